@@ -1,0 +1,710 @@
+"""One error type for every stage, and the messages users read.
+
+A `SpecError` carries the spec path (``layers[1].trend.method``) and, where
+known, the file position, so a problem found late in the pipeline still points
+at the exact spot in the user's file. Messages live here as functions so tests
+compare against the same wording the code produces.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Iterable, Sequence, Union
+
+PathKey = Union[str, int]
+SpecPath = tuple  # tuple[PathKey, ...]: ("layers", 1, "trend", "method")
+
+# How many diagnostics an aggregated error prints before "... and N more".
+SHOWN_ERRORS = 3
+
+
+def format_path(path: Sequence[PathKey]) -> str:
+    """Render a spec path the way users write it: ``layers[1].trend.method``.
+
+    The root is ``$``, as in JSON Path.
+    """
+    text = ""
+    for key in path:
+        if isinstance(key, int):
+            text += f"[{key}]"
+        else:
+            key = str(key)
+            plain = key.replace("_", "").replace("$", "").isalnum()
+            text += (f".{key}" if text else key) if plain else f"[{key!r}]"
+    return text or "$"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A 1-based position in a spec file."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class SpecError(Exception):
+    """A problem with a chart spec: its message, spec path and file position.
+
+    An aggregate error (from `SpecError.collect`) keeps every problem in
+    ``.errors`` and prints the first few.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        path: Sequence[PathKey] = (),
+        *,
+        location: Location | None = None,
+        stage: str = "",
+        hint: str | None = None,
+        severity: str = "error",
+    ):
+        self.message = message
+        self.path = tuple(path)
+        self.location = location
+        self.stage = stage
+        self.hint = hint
+        self.severity = severity
+        self.errors: list[SpecError] = [self]
+        super().__init__(self.diagnostic())
+
+    def diagnostic(self) -> str:
+        """One line: ``FILE:LINE:COL: error: PATH: message (hint)``."""
+        where = f"{self.location}: " if self.location else ""
+        text = f"{where}{self.severity}: {format_path(self.path)}: {self.message}"
+        return f"{text} ({self.hint})" if self.hint else text
+
+    def __str__(self) -> str:
+        lines = [e.diagnostic() for e in self.errors[:SHOWN_ERRORS]]
+        if len(self.errors) > SHOWN_ERRORS:
+            lines.append(f"... and {len(self.errors) - SHOWN_ERRORS} more")
+        return "\n".join(lines)
+
+    @classmethod
+    def collect(cls, errors: Sequence["SpecError"]) -> "SpecError":
+        """Fold several problems into one raisable error (order kept)."""
+        if len(errors) == 1:
+            return errors[0]
+        first = errors[0]
+        combined = cls(
+            first.message, first.path, location=first.location,
+            stage=first.stage, hint=first.hint,
+        )
+        combined.errors = list(errors)
+        return combined
+
+
+class SpecWarning(SpecError):
+    """A problem that does not stop compilation (printed as ``warning:``)."""
+
+    def __init__(self, message: str, path: Sequence[PathKey] = (), **kwargs):
+        kwargs.setdefault("severity", "warning")
+        super().__init__(message, path, **kwargs)
+
+
+# ---------------------------------------------------------------- hints
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
+    """A "did you mean 'x'?" hint for a near miss, or None."""
+    choices = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
+    if not close:
+        lowered = {c.lower(): c for c in choices}
+        if str(word).lower() in lowered:
+            close = [lowered[str(word).lower()]]
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+def quoted_list(values: Iterable[object], limit: int = 12) -> str:
+    """``'a', 'b', 'c'`` with an ellipsis past `limit` items."""
+    values = [str(v) for v in values]
+    text = ", ".join(repr(v) for v in values[:limit])
+    return text + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
+
+
+# ---------------------------------------------------------------- messages
+# Every user-facing message is built here; tests import these functions.
+
+def unknown_key(key: str) -> str:
+    return f"unknown key {key!r}"
+
+
+def not_one_of(value: object, allowed: Sequence[object]) -> str:
+    return f"{value!r} is not one of {quoted_list(allowed, limit=20)}"
+
+
+def field_not_found(field: str, available: Iterable[str]) -> str:
+    return f"field {field!r} is not in the data"
+
+
+def available_columns(available: Iterable[str]) -> str:
+    return f"available columns: {quoted_list(available)}"
+
+
+def file_not_found(path: str) -> str:
+    return f"data file {path!r} does not exist"
+
+
+# schema (validate stage)
+
+def missing_key(key: str) -> str:
+    return f"missing required key {key!r}"
+
+
+def allowed_keys(keys: Sequence[str]) -> str:
+    return f"allowed keys: {quoted_list(keys, limit=20)}"
+
+
+def _describe_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return repr(value)
+
+
+def wrong_type(value: object, wanted: Sequence[str]) -> str:
+    wanted = list(dict.fromkeys(wanted))
+    expected = " or ".join(wanted) if len(wanted) < 3 else ", ".join(wanted[:-1]) + " or " + wanted[-1]
+    return f"expected {expected}, got {_describe_value(value)}"
+
+
+def out_of_bounds(value: object, relation: str, bound: object) -> str:
+    return f"{value!r} is out of range: it must be {relation} {bound!r}"
+
+
+def wrong_size(rule: str, bound: int) -> str:
+    return {
+        "minItems": f"needs at least {bound} item{'s' if bound != 1 else ''}",
+        "maxItems": f"takes at most {bound} item{'s' if bound != 1 else ''}",
+        "minProperties": f"needs at least {bound} entr{'ies' if bound != 1 else 'y'}",
+        "maxProperties": f"takes at most {bound} entr{'ies' if bound != 1 else 'y'}",
+        "minLength": "must not be empty",
+    }[rule]
+
+
+def bad_pattern(value: object) -> str:
+    return f"{value!r} is not a valid value here"
+
+
+def data_one_source() -> str:
+    return "data needs exactly one of 'values', 'path' or 'dataset'"
+
+
+def data_hint() -> str:
+    return "e.g. data: {path: results.csv} or data: {dataset: cars}"
+
+
+def mark_and_layers() -> str:
+    return "a chart has either 'mark' or 'layers', not both"
+
+
+def mark_and_layers_hint() -> str:
+    return "move the mark into a layer: layers: [{mark: point}, ...]"
+
+
+def no_mark() -> str:
+    return "missing 'mark' or 'layers'"
+
+
+def no_mark_hint() -> str:
+    return "add e.g. mark: point"
+
+
+def markers_with_layers() -> str:
+    return "top-level 'markers' is for single-mark charts; put it in the layer it styles"
+
+
+def mark_and_trend() -> str:
+    return "a layer has either 'mark' or 'trend', not both"
+
+
+def layer_needs_mark() -> str:
+    return "a layer needs 'mark' or 'trend'"
+
+
+def layer_needs_mark_hint() -> str:
+    return "add e.g. mark: point, or trend: {method: linear}"
+
+
+def markers_on_trend() -> str:
+    return "'markers' styles a mark layer, not a trend layer"
+
+
+# data (resolve and check stages)
+
+def empty_data() -> str:
+    return "the data has no rows"
+
+
+def empty_data_hint() -> str:
+    return "a chart needs at least one row of data"
+
+
+def data_url(path: str) -> str:
+    return f"data is never fetched from a URL: {path!r}"
+
+
+def data_url_hint() -> str:
+    return "download the file next to the spec and give its relative path"
+
+
+def data_path_absolute(path: str) -> str:
+    return f"data path {path!r} must be relative to the spec file"
+
+
+def data_path_hint() -> str:
+    return "keep data files inside the project, e.g. path: data/results.csv"
+
+
+def data_path_outside(path: str, root: str) -> str:
+    return f"data path {path!r} leaves the project folder {root!r}"
+
+
+def data_not_a_file(path: str) -> str:
+    return f"data path {path!r} is not a file"
+
+
+def data_unknown_format(path: str) -> str:
+    return f"cannot tell the format of {path!r}"
+
+
+def data_format_hint() -> str:
+    return "use a .csv, .tsv or .json file, or set data.format"
+
+
+def data_too_large(path: str, size: int, limit: int) -> str:
+    return f"data file {path!r} is {size:,} bytes, over the limit of {limit:,}"
+
+
+def data_unreadable(path: str, reason: str) -> str:
+    return f"cannot read data file {path!r}: {reason}"
+
+
+def log_scale_non_positive(field: str, count: int) -> str:
+    values = "value is" if count == 1 else "values are"
+    return f"log scale on {field!r}, but {count} {values} zero or negative"
+
+
+def log_scale_hint() -> str:
+    return "filter those rows out, or use scale type 'symlog'"
+
+
+def unknown_type_for(field: str) -> str:
+    return f"cannot infer the type of {field!r}"
+
+
+def vega_lite_invalid(reason: str) -> str:
+    return f"the merged Vega-Lite is invalid: {reason}"
+
+
+def trend_needs_xy(channel: str) -> str:
+    return f"a trend needs a field on '{channel}'"
+
+
+def trend_unsupported_transform(kind: str) -> str:
+    return f"a trend cannot be fitted after a {kind!r} transform with an expression"
+
+
+def trend_transform_hint() -> str:
+    return "use a field predicate such as filter: {field: Year, gte: 1975}, or compute the field in the data file"
+
+
+def trend_with_facet() -> str:
+    return "trend layers cannot be combined with facet yet"
+
+
+# ---- shape messages
+
+def unknown_shape(name: object) -> str:
+    return f"unknown marker shape {name!r}"
+
+
+def known_shapes(names: Iterable[str]) -> str:
+    return f"known shapes: {quoted_list(names, limit=30)}"
+
+
+# ---- fit messages
+
+def trend_unknown_method(method: object, methods: Iterable[str]) -> str:
+    return not_one_of(method, list(methods))
+
+
+def trend_unknown_scale(channel: str, scale: object, scales: Iterable[str]) -> str:
+    return (f"a trend cannot follow {channel} scale {scale!r}; "
+            f"it follows {quoted_list(scales)}")
+
+
+def trend_unknown_space(space: object, spaces: Iterable[str]) -> str:
+    return not_one_of(space, list(spaces))
+
+
+def trend_not_numeric(channel: str, example: object) -> str:
+    return f"{channel} values must be numbers for a trend, but {example!r} is not"
+
+
+def trend_not_numeric_hint() -> str:
+    return "fit trends on quantitative fields"
+
+
+def trend_too_few_x(count: int) -> str:
+    return f"a trend needs at least 2 distinct x values, but the data has {count}"
+
+
+def trend_too_few_x_hint() -> str:
+    return ("check the x field and any filter; rows with a missing or "
+            "non-finite x or y are dropped before fitting")
+
+
+def trend_poly_order(order: object) -> str:
+    return f"method 'poly' needs a whole-number order of at least 1, got {order!r}"
+
+
+def trend_poly_order_hint() -> str:
+    return "set order: 2 for a quadratic or 3 for a cubic"
+
+
+def trend_quad_order(order: object) -> str:
+    return f"method 'quad' is the polynomial of order 2, but order is {order!r}"
+
+
+def trend_quad_order_hint(order: object) -> str:
+    return f"remove order, or use method 'poly' with order {order!r}"
+
+
+def trend_order_too_high(order: int, distinct: int) -> str:
+    return (f"poly order {order} needs at least {order + 1} distinct x values, "
+            f"but the data has {distinct}")
+
+
+def trend_order_too_high_hint(distinct: int) -> str:
+    return f"use an order of at most {distinct - 1}"
+
+
+def trend_nonpositive(channel: str, count: int, total: int,
+                      method: str | None = None) -> str:
+    needed_by = f"method {method!r}" if method else f"a log {channel} scale"
+    verb = "is" if count == 1 else "are"
+    return (f"{needed_by} needs positive {channel} values, but {count} of "
+            f"{total} {verb} zero or negative")
+
+
+def trend_nonpositive_hint(channel: str, method: str | None = None) -> str:
+    if method:
+        return ("filter out those rows, or use a method without a logarithm, "
+                "such as 'linear' or 'poly'")
+    return f"filter out those rows, or use a linear {channel} scale"
+
+
+def trend_log_on_log_axis(method: str, logged: Sequence[str],
+                          axes: Sequence[str]) -> str:
+    noun = "axis is" if len(axes) == 1 else "axes are"
+    return (f"method {method!r} fits the logarithm of {' and '.join(logged)}, "
+            f"but the {' and '.join(axes)} {noun} already logarithmic")
+
+
+def trend_log_on_log_axis_hint(same_fit: str) -> str:
+    return (f"use method {same_fit!r}, which on these axes is the same fit, "
+            "or set space: data to fit the untransformed values")
+
+
+def trend_window(window: object, n: int) -> str:
+    return (f"moving-average window must be a whole number from 1 to {n} "
+            f"(the number of points), got {window!r}")
+
+
+def trend_window_hint() -> str:
+    return ("the window is how many neighbouring points, in x order, each mean "
+            "takes, e.g. window: 5")
+
+
+def trend_bandwidth(bandwidth: object) -> str:
+    return (f"loess bandwidth must be a number greater than 0 and at most 1, "
+            f"got {bandwidth!r}")
+
+
+def trend_bandwidth_hint() -> str:
+    return "it is the fraction of the points each local fit uses; 0.3 is a common choice"
+
+
+def trend_band_unsupported(method: str) -> str:
+    return f"method {method!r} has no confidence or prediction band"
+
+
+def trend_band_unsupported_hint(methods: Iterable[str]) -> str:
+    return f"remove band and prediction, or use one of {quoted_list(methods)}"
+
+
+def trend_band_level(kind: str, level: object) -> str:
+    return f"{kind} level must be a number between 0 and 1, got {level!r}"
+
+
+def trend_band_level_hint() -> str:
+    return "e.g. 0.95 for a 95% band"
+
+
+def trend_band_conflict() -> str:
+    return "band and prediction are both set, but a trend draws one band"
+
+
+def trend_band_conflict_hint() -> str:
+    return ("keep band for the confidence band of the fitted mean, or "
+            "prediction for the band where new points are expected")
+
+
+def trend_band_too_few_points(n: int, coefficients: int) -> str:
+    points = "is 1 point" if n == 1 else f"are {n} points"
+    return (f"a band needs more points than fitted coefficients, but there "
+            f"{points} for {coefficients} coefficients")
+
+
+def trend_band_too_few_points_hint() -> str:
+    return "add data, use a method with fewer coefficients, or remove the band"
+
+
+def trend_extent(extent: object) -> str:
+    return f"extent {extent!r} must be two finite numbers [low, high] with low < high"
+
+
+def trend_extent_hint() -> str:
+    return "leave a bound empty (null) to use the data's own minimum or maximum"
+
+
+def trend_extent_nonpositive(extent: object, method: str | None = None) -> str:
+    needed_by = f"method {method!r}" if method else "a log x scale"
+    return (f"extent {extent!r} reaches x values of zero or below, where "
+            f"{needed_by} is undefined")
+
+
+def trend_extent_nonpositive_hint() -> str:
+    return "start the extent above 0"
+
+
+def trend_extent_misses_data(extent: object, method: str,
+                             low: float, high: float) -> str:
+    return (f"extent {extent!r} does not overlap the data's x range "
+            f"[{low:g}, {high:g}], and method {method!r} cannot extrapolate")
+
+
+def trend_extent_misses_data_hint() -> str:
+    return "widen the extent to include the data"
+
+
+def trend_samples(samples: object) -> str:
+    return f"samples must be a whole number of at least 2, got {samples!r}"
+
+
+def trend_not_finite(method: str) -> str:
+    return f"the {method} curve overflows over the chosen x range"
+
+
+def trend_not_finite_hint() -> str:
+    return "narrow the extent, or fit on a log y scale"
+
+
+def trend_label_placeholder(name: str) -> str:
+    return f"label placeholder {{{name}}} is unknown"
+
+
+def trend_label_placeholder_hint(names: Iterable[str]) -> str:
+    return "valid placeholders: " + ", ".join("{" + n + "}" for n in names)
+
+
+def trend_label_format(template: str, detail: str) -> str:
+    return f"label {template!r} cannot be formatted: {detail}"
+
+
+def trend_label_format_hint() -> str:
+    return ("use str.format syntax, e.g. 'R²={r2:.3f}' or '{coef[1]:.2f}'; "
+            "write {{ and }} for literal braces")
+
+
+def trend_label_undefined(name: str, method: str) -> str:
+    return f"label placeholder {{{name}}} has no value for this {method} trend"
+
+
+def trend_label_undefined_hint() -> str:
+    return "remove it from the label, or use a method that defines it"
+
+
+# ---- load messages
+# Stage 1 (compiler/load.py): reading the file and parsing YAML / JSON.
+
+def spec_not_found(path: str) -> str:
+    return f"spec file {path!r} does not exist"
+
+
+def spec_is_directory(path: str) -> str:
+    return f"{path!r} is a directory, not a spec file"
+
+
+def spec_unreadable(path: str, reason: str) -> str:
+    return f"cannot read spec file {path!r}: {reason}"
+
+
+def spec_too_large(limit: int) -> str:
+    return f"the spec is larger than {limit // (1024 * 1024)} MiB"
+
+
+def spec_too_large_hint() -> str:
+    return "keep large data in a separate file and point the spec at it"
+
+
+def invalid_utf8(byte: int) -> str:
+    return f"the file is not valid UTF-8 (byte 0x{byte:02X})"
+
+
+def invalid_utf8_hint() -> str:
+    return "save the file as UTF-8"
+
+
+def forbidden_character(char: str) -> str:
+    code = ord(char)
+    if 0xD800 <= code <= 0xDFFF:
+        kind = "unpaired surrogate"
+    elif code < 0x20 or 0x7F <= code <= 0x9F:
+        kind = "control character"
+    else:
+        kind = "non-character"
+    return f"{kind} U+{code:04X} is not allowed"
+
+
+def forbidden_character_hint() -> str:
+    return "remove it; tab, newline and carriage return are the only control characters allowed"
+
+
+def tab_indentation() -> str:
+    return "tab character used for indentation"
+
+
+def tab_indentation_hint() -> str:
+    return "indent with spaces"
+
+
+def tab_not_allowed() -> str:
+    return "tab character is not allowed here"
+
+
+def tab_not_allowed_hint() -> str:
+    return "use spaces instead of tabs"
+
+
+def invalid_yaml(problem: str) -> str:
+    return f"invalid YAML: {problem}"
+
+
+def invalid_json(problem: str) -> str:
+    return f"invalid JSON: {problem}"
+
+
+def syntax_context_hint(context: str, line: int, column: int) -> str:
+    """Where the construct that the parser was reading began."""
+    return f"in {context} that starts at line {line}, column {column}"
+
+
+def multiple_documents() -> str:
+    return "the file holds more than one YAML document"
+
+
+def multiple_documents_hint() -> str:
+    return "a spec file holds one chart: remove the extra '---' or split the file"
+
+
+def unsupported_yaml_version(version: str) -> str:
+    return f"YAML {version} is not supported; specs are read as YAML 1.2"
+
+
+def unsupported_yaml_version_hint() -> str:
+    return "remove the %YAML line"
+
+
+def not_a_mapping(kind: str) -> str:
+    return f"a chart spec must be a mapping of keys to values, not {kind}"
+
+
+def not_a_mapping_hint(spec_format: str) -> str:
+    if spec_format == "json":
+        return 'write the spec as a JSON object, e.g. {"title": "My chart"}'
+    return "start the file with top-level keys, e.g. 'title: My chart'"
+
+
+def duplicate_key(key: str, first_line: int) -> str:
+    return f"duplicate key {key!r} (first defined on line {first_line})"
+
+
+def duplicate_key_hint() -> str:
+    return "a key may appear only once in a mapping; remove or rename one"
+
+
+def key_not_string(kind: str, text: str | None = None) -> str:
+    if text is None:
+        return f"a mapping key must be a string, not {kind}"
+    return f"mapping key {text!r} is {kind}, not a string"
+
+
+def key_not_string_hint() -> str:
+    return "quote the key"
+
+
+def unsupported_tag(tag: str) -> str:
+    return f"the tag {tag} is not supported"
+
+
+def unsupported_tag_hint() -> str:
+    return "remove the tag; a spec holds only mappings, lists, strings, numbers, booleans and null"
+
+
+def bad_tagged_scalar(value: str, tag: str) -> str:
+    return f"{value!r} is not a valid {tag} value"
+
+
+def bad_merge() -> str:
+    return "a merge key '<<' must be followed by a mapping or a list of mappings"
+
+
+def non_finite_number(text: str) -> str:
+    return f"{text} is not allowed: numbers in a spec must be finite"
+
+
+def non_finite_number_hint() -> str:
+    return "JSON has no NaN or infinity; use null, or quote the value if it is text"
+
+
+def number_out_of_range(text: str) -> str:
+    shown = text if len(text) <= 24 else text[:20] + "..."
+    return f"the number {shown} is out of range"
+
+
+def undefined_alias(name: str) -> str:
+    return f"alias *{name} refers to an undefined anchor"
+
+
+def undefined_alias_hint(name: str) -> str:
+    return f"define the anchor with &{name} before the alias"
+
+
+def recursive_alias(name: str) -> str:
+    return f"recursive alias *{name}: it refers to a node that contains it"
+
+
+def alias_bomb(limit: int) -> str:
+    return f"aliases expand to more than {limit:,} nodes"
+
+
+def alias_bomb_hint() -> str:
+    return "use fewer aliases (*name), or write the repeated values out"
+
+
+def too_deeply_nested(limit: int) -> str:
+    return f"the spec is nested more than {limit} levels deep"
