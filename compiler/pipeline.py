@@ -1,0 +1,101 @@
+"""The pipeline in one place: a spec file in, a compiled chart out.
+
+    text -load-> Document -validate-> (schema errors) -parse-> ChartSpec
+         -resolve-> data frame -check-> (field errors, warnings)
+         -fit-> trend lines -translate-> Altair -> Vega-Lite dict
+         -export-> .vl.json / .svg / .png / .pdf / .html
+
+Each stage takes plain data and returns plain data; problems from every stage
+are `SpecError`s that point into the spec file.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import SpecError, SpecWarning
+from .load import Document, load_spec
+from .model import ChartSpec, parse_chart
+from .validate import validate_document
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The result of the pipeline: the spec, its fits and its Vega-Lite."""
+
+    spec: ChartSpec
+    document: Document
+    vega_lite: dict
+    fits: dict = field(default_factory=dict)
+    warnings: tuple = ()
+
+
+def check_spec(path: str | os.PathLike) -> tuple[ChartSpec, Document]:
+    """Load, validate and parse a spec file without touching its data.
+
+    Args:
+        path: the spec file (YAML or JSON).
+
+    Returns:
+        The parsed chart and its document.
+
+    Raises:
+        SpecError: every schema problem, in file order.
+    """
+    document = load_spec(path)
+    problems = validate_document(document)
+    if problems:
+        raise SpecError.collect(problems)
+    return parse_chart(document.data), document
+
+
+def compile_spec(path: str | os.PathLike) -> Compiled:
+    """Compile a chart spec file to Vega-Lite.
+
+    Args:
+        path: the spec file (YAML or JSON).
+
+    Returns:
+        A `Compiled` with the Vega-Lite dict, the fitted trends and any warnings.
+
+    Raises:
+        SpecError: the spec or its data has problems (all of them, in file order).
+    """
+    spec, document = check_spec(path)
+    from .fit import fit_chart
+    from .resolve import check_chart, resolve_data
+    from .translate import translate_chart
+
+    frame = resolve_data(spec, document)
+    problems = check_chart(spec, frame, document)
+    errors = [p for p in problems if not isinstance(p, SpecWarning)]
+    if errors:
+        raise SpecError.collect(errors)
+    fits = fit_chart(spec, frame, document)
+    vega_lite = translate_chart(spec, frame, fits)
+    return Compiled(spec, document, vega_lite, fits,
+                    tuple(p for p in problems if isinstance(p, SpecWarning)))
+
+
+def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:
+    """Render a compiled chart to a file; the format follows the suffix.
+
+    Args:
+        compiled: from `compile_spec`.
+        out: the output path (.vl.json, .json, .svg, .png, .pdf or .html).
+
+    Returns:
+        The path written.
+
+    Raises:
+        ValueError: the suffix names no export format.
+    """
+    from .export import export_format, render, write_atomic
+
+    fmt = export_format(out)
+    if fmt is None:
+        raise ValueError(f"cannot tell the export format of {str(out)!r}")
+    write_atomic(out, render(compiled.vega_lite, fmt))
+    return Path(out)

@@ -1,0 +1,225 @@
+"""Stage 5: a checked `ChartSpec` (plus its data and fits) -> Altair -> Vega-Lite.
+
+Only this module knows Altair. The result is a plain dict in canonical form:
+the same spec and data always give the same bytes from `canonical_json`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+from .model import ChartSpec, LayerSpec
+from .resolve import field_types, to_records, transform_fields
+
+# Axis / legend `format` presets: d3-format strings, or a label expression.
+POW10_EXPR = (
+    "abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6 ? "
+    "'10' + replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace("
+    "format(round(log(datum.value) / LN10), 'd'),"
+    " /0/g, '⁰'), /1/g, '¹'), /2/g, '²'), /3/g, '³'), /4/g, '⁴'), /5/g, '⁵'),"
+    " /6/g, '⁶'), /7/g, '⁷'), /8/g, '⁸'), /9/g, '⁹'), /-/g, '⁻') : ''"
+)
+FORMAT_PRESETS = {"si": "~s", "percent": ".0%"}
+
+LEGEND_POSITIONS = {  # legend.position -> Vega-Lite legend orient
+    "top-left": "top-left", "top-right": "top-right", "bottom-left": "bottom-left",
+    "bottom-right": "bottom-right", "top": "top", "bottom": "bottom", "left": "left", "right": "right",
+}
+CHANNEL_CLASSES = {
+    "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
+    "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
+}
+# Secondary channels take their type from the primary one and accept no type.
+UNTYPED_CHANNELS = {"x2", "y2"}
+
+
+def translate_chart(spec: ChartSpec, frame, fits: dict) -> dict:
+    """Build the Altair chart for a spec and return its Vega-Lite dict.
+
+    Args:
+        spec: the checked chart.
+        frame: its rows (from `resolve_data`).
+        fits: layer path -> list of fitted `TrendLine` (from the fit stage).
+
+    Returns:
+        The Vega-Lite specification as a plain dict.
+    """
+    import altair as alt
+
+    base_types = transform_fields(field_types(frame), spec.transform)
+    views = []
+    for layer in spec.layers:
+        if layer.trend is not None:
+            views.extend(translate_trend(layer, fits.get(layer.path, []), alt))
+        else:
+            views.append(translate_layer(layer, spec, base_types, alt))
+    data = alt.InlineData(values=to_records(frame))
+    chart = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
+    if spec.facet is None:  # a facet carries the data itself
+        chart.data = data
+    chart = _decorate(chart, spec, data, alt)
+    vega_lite = chart.to_dict(validate=False)
+    vega_lite["config"] = _config(spec, vega_lite.get("config", {}))
+    return deep_merge(vega_lite, spec.vega_lite)
+
+
+def translate_layer(layer: LayerSpec, spec: ChartSpec, base_types: dict, alt):
+    """One mark layer: mark, encodings, marker styles and transforms."""
+    types = transform_fields(base_types, layer.transform)
+    mark = dict(layer.mark)
+    kind = mark.pop("type")
+    if "strokeDash" in mark:
+        mark["strokeDash"] = list(mark["strokeDash"])
+    chart = getattr(alt.Chart(), f"mark_{kind}")(**mark)
+    encodings = {}
+    for channel, definition in layer.encoding.items():
+        encodings[channel] = translate_channel(channel, definition, types, alt)
+    if layer.markers is not None:
+        from .markers import translate_markers
+
+        encodings.update(translate_markers(layer, types, alt))
+    chart = chart.encode(**encodings)
+    for step in (*spec.transform, *layer.transform):
+        chart = _transform(chart, step, alt)
+    return chart
+
+
+def translate_channel(channel: str, definition, types: dict, alt):
+    """A channel mapping (or a list for tooltip/detail) -> Altair channel object."""
+    if isinstance(definition, list):
+        return [translate_channel(channel, item, types, alt) for item in definition]
+    props = dict(definition)
+    cls = getattr(alt, CHANNEL_CLASSES[channel])
+    if "value" in props:
+        return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"])
+    if "datum" in props:
+        return getattr(alt, CHANNEL_CLASSES[channel] + "Datum")(props["datum"])
+    if channel not in UNTYPED_CHANNELS and "type" not in props:
+        props["type"] = channel_type(props, types)
+    if channel in UNTYPED_CHANNELS:
+        props.pop("type", None)
+    if "scale" in props:
+        props["scale"] = alt.Scale(**props["scale"])
+    for key, params in (("axis", alt.Axis), ("legend", alt.Legend)):
+        if key in props:
+            props[key] = None if props[key] is None else params(**apply_format(dict(props[key])))
+    if "format" in props:
+        props.update(apply_format({"format": props.pop("format")}, label_key=None))
+    if isinstance(props.get("bin"), dict):
+        props["bin"] = alt.Bin(**props["bin"])
+    return cls(**props)
+
+
+def channel_type(props: dict, types: dict) -> str:
+    """The declared type, else the one the data (or the aggregate) implies."""
+    if props.get("aggregate") in ("count", "distinct", "valid", "missing") or props.get("bin"):
+        return "quantitative"
+    if "timeUnit" in props:
+        return "temporal" if types.get(props.get("field")) == "temporal" else "ordinal"
+    return types.get(props.get("field"), "nominal")
+
+
+def apply_format(props: dict, label_key: str | None = "labelExpr") -> dict:
+    """Expand `format` presets (`pow10`, `si`, `percent`) into Vega-Lite terms."""
+    fmt = props.get("format")
+    if fmt == "pow10":
+        props.pop("format")
+        if label_key:
+            props[label_key] = POW10_EXPR
+    elif fmt in FORMAT_PRESETS:
+        props["format"] = FORMAT_PRESETS[fmt]
+    return props
+
+
+def translate_trend(layer: LayerSpec, lines, alt) -> list:
+    """Fitted trend lines -> line (and band) layers over their own inline data."""
+    from .trend_layers import translate_trend_layers
+
+    return translate_trend_layers(layer, lines, alt)
+
+
+def _transform(chart, step: dict, alt):
+    if "filter" in step:
+        return chart.transform_filter(step["filter"])  # expression text or field predicate
+    if "calculate" in step:
+        return chart.transform_calculate(**{step["as"]: step["calculate"]})
+    if "fold" in step:
+        return chart.transform_fold(step["fold"], as_=step.get("as", ["key", "value"]))
+    if "aggregate" in step:
+        return chart.transform_aggregate(
+            [alt.AggregatedFieldDef(**a) for a in step["aggregate"]], groupby=step.get("groupby", []))
+    raise AssertionError(f"unknown transform {step}")  # the schema admits no other
+
+
+def _decorate(chart, spec: ChartSpec, data, alt):
+    """Title, size and facet: properties of the whole chart."""
+    if spec.facet is not None:
+        facet_args = {}
+        for channel in ("row", "column"):
+            if channel in spec.facet:
+                facet_args[channel] = getattr(alt, channel.capitalize())(**spec.facet[channel])
+        if spec.width is not None or spec.height is not None:
+            chart = chart.properties(**_size(spec))
+        chart = chart.facet(data=data, columns=spec.facet.get("columns", alt.Undefined), **facet_args)
+    else:
+        chart = chart.properties(**_size(spec))
+    if spec.title is not None:
+        chart = chart.properties(title=alt.TitleParams(
+            text=spec.title, **({"subtitle": spec.subtitle} if spec.subtitle else {})))
+    if spec.description is not None:
+        chart = chart.properties(description=spec.description)
+    return chart
+
+
+def _size(spec: ChartSpec) -> dict:
+    return {k: v for k, v in (("width", spec.width), ("height", spec.height)) if v is not None}
+
+
+def _config(spec: ChartSpec, altair_config: dict) -> dict:
+    """Theme, then the chart's legend settings, then the user's config."""
+    import vl_convert
+
+    config = copy.deepcopy(vl_convert.get_themes()[spec.theme]) if spec.theme != "default" else {}
+    config = deep_merge(altair_config, config)
+    legend = spec.legend
+    if legend:
+        settings = {}
+        position = legend.get("position")
+        if position == "none":
+            settings["disable"] = True
+        elif position:
+            settings["orient"] = LEGEND_POSITIONS[position]
+        if "columns" in legend:
+            settings["columns"] = legend["columns"]
+        if "title" in legend and legend["title"] is None:
+            settings["title"] = None
+        config = deep_merge(config, {"legend": settings})
+    return deep_merge(config, spec.config)
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """`override` merged into a copy of `base`: mappings recursively, the rest replaced."""
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def canonical_json(vega_lite: dict) -> str:
+    """Sorted keys, no NaN/Infinity, two-space indent, trailing newline."""
+    return json.dumps(_finite(vega_lite), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _finite(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
