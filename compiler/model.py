@@ -65,7 +65,7 @@ class TrendSpec:
     band: float | None = None
     prediction: float | None = None
     label: str | None = None
-    annotate: str | None = None
+    annotate: Any = None               # a corner, or {position, text}
     extent: Any = "data"
     space: str = "axis"
     style: Mapping = field(default_factory=dict)

@@ -21,12 +21,16 @@ POW10_EXPR = (
     " /0/g, '⁰'), /1/g, '¹'), /2/g, '²'), /3/g, '³'), /4/g, '⁴'), /5/g, '⁵'),"
     " /6/g, '⁶'), /7/g, '⁷'), /8/g, '⁸'), /9/g, '⁹'), /-/g, '⁻') : ''"
 )
-FORMAT_PRESETS = {"si": "~s", "percent": ".0%"}
-
-LEGEND_POSITIONS = {  # legend.position -> Vega-Lite legend orient
-    "top-left": "top-left", "top-right": "top-right", "bottom-left": "bottom-left",
-    "bottom-right": "bottom-right", "top": "top", "bottom": "bottom", "left": "left", "right": "right",
+# preset -> (d3 format for text and tooltip channels, label expression for axes
+# and legends). A label expression formats each label on its own: `si` gives
+# 200k, 1.2M where the d3 format alone gives 0.2M, 1.2M (one prefix per axis);
+# `~%` rather than `.0%`, which repeats labels on fine ticks (1%, 1%, 2%).
+FORMAT_PRESETS = {
+    "pow10": (None, POW10_EXPR),
+    "si": ("~s", "format(datum.value, '~s')"),
+    "percent": ("~%", None),
 }
+
 CHANNEL_CLASSES = {
     "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
     "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
@@ -48,27 +52,35 @@ def translate_chart(spec: ChartSpec, frame, fits: dict) -> dict:
     """
     import altair as alt
 
+    from .legend import plan_legend
+
     base_types = transform_fields(field_types(frame), spec.transform)
+    plan = plan_legend(spec, frame, fits)  # one legend across every layer
     views = []
     for layer in spec.layers:
         if layer.trend is not None:
-            views.extend(translate_trend(layer, fits.get(layer.path, []), alt))
+            views.extend(translate_trend(layer, fits.get(layer.path, []), alt, plan))
         else:
-            views.append(translate_layer(layer, spec, base_types, alt))
+            views.append(translate_layer(layer, spec, base_types, alt, plan))
     data = alt.InlineData(values=to_records(frame))
     chart = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
     if spec.facet is None:  # a facet carries the data itself
         chart.data = data
-    chart = _decorate(chart, spec, data, alt)
+    chart = _decorate(chart, spec, data, alt, base_types)
     vega_lite = chart.to_dict(validate=False)
     vega_lite["config"] = _config(spec, vega_lite.get("config", {}))
     return deep_merge(vega_lite, spec.vega_lite)
 
 
-def translate_layer(layer: LayerSpec, spec: ChartSpec, base_types: dict, alt):
-    """One mark layer: mark, encodings, marker styles and transforms."""
+def translate_layer(layer: LayerSpec, spec: ChartSpec, base_types: dict, alt, plan=None):
+    """One mark layer: mark, encodings, marker styles and transforms.
+
+    `plan` (from `legend.plan_legend`) gives a layer with `markers` the
+    encodings that draw its categories and join the chart's one legend.
+    """
     types = transform_fields(base_types, layer.transform)
-    mark = dict(layer.mark)
+    styled = layer.markers is not None and plan is not None
+    mark = {**(plan.mark_properties(layer) if styled else {}), **layer.mark}
     kind = mark.pop("type")
     if "strokeDash" in mark:
         mark["strokeDash"] = list(mark["strokeDash"])
@@ -76,13 +88,11 @@ def translate_layer(layer: LayerSpec, spec: ChartSpec, base_types: dict, alt):
     encodings = {}
     for channel, definition in layer.encoding.items():
         encodings[channel] = translate_channel(channel, definition, types, alt)
-    if layer.markers is not None:
-        from .markers import translate_markers
-
-        encodings.update(translate_markers(layer, types, alt))
+    if styled:
+        encodings.update(plan.mark_encodings(layer, types, alt))
     chart = chart.encode(**encodings)
     for step in (*spec.transform, *layer.transform):
-        chart = _transform(chart, step, alt)
+        chart = _transform(chart, step, alt, types)
     return chart
 
 
@@ -122,27 +132,47 @@ def channel_type(props: dict, types: dict) -> str:
 
 
 def apply_format(props: dict, label_key: str | None = "labelExpr") -> dict:
-    """Expand `format` presets (`pow10`, `si`, `percent`) into Vega-Lite terms."""
+    """Expand `format` presets (`pow10`, `si`, `percent`) into Vega-Lite terms.
+
+    Args:
+        props: axis, legend or channel properties, possibly with `format`.
+        label_key: where a label expression goes (None for a channel's own
+            `format`, which takes only d3-format strings).
+
+    Returns:
+        `props`, its preset replaced; any other `format` (a d3-format string)
+        is left as it is. A label expression the user wrote wins.
+    """
     fmt = props.get("format")
-    if fmt == "pow10":
+    if fmt not in FORMAT_PRESETS:
+        return props
+    d3_format, expression = FORMAT_PRESETS[fmt]
+    if label_key and expression:
         props.pop("format")
-        if label_key:
-            props[label_key] = POW10_EXPR
-    elif fmt in FORMAT_PRESETS:
-        props["format"] = FORMAT_PRESETS[fmt]
+        props.setdefault(label_key, expression)
+    elif d3_format:
+        props["format"] = d3_format
+    else:
+        props.pop("format")
     return props
 
 
-def translate_trend(layer: LayerSpec, lines, alt) -> list:
-    """Fitted trend lines -> line (and band) layers over their own inline data."""
+def translate_trend(layer: LayerSpec, lines, alt, plan=None) -> list:
+    """Fitted trend lines -> line (and band) layers over their own inline data.
+
+    A labelled trend joins the chart's legend through `plan`.
+    """
     from .trend_layers import translate_trend_layers
 
-    return translate_trend_layers(layer, lines, alt)
+    return translate_trend_layers(layer, lines, alt, plan=plan)
 
 
-def _transform(chart, step: dict, alt):
+def _transform(chart, step: dict, alt, types: dict):
     if "filter" in step:
-        return chart.transform_filter(step["filter"])  # expression text or field predicate
+        predicate = step["filter"]  # expression text or field predicate
+        if isinstance(predicate, dict) and types.get(predicate["field"]) == "temporal":
+            predicate = _date_predicate(predicate)
+        return chart.transform_filter(predicate)
     if "calculate" in step:
         return chart.transform_calculate(**{step["as"]: step["calculate"]})
     if "fold" in step:
@@ -153,13 +183,50 @@ def _transform(chart, step: dict, alt):
     raise AssertionError(f"unknown transform {step}")  # the schema admits no other
 
 
-def _decorate(chart, spec: ChartSpec, data, alt):
+PREDICATE_VALUES = ("equal", "lt", "lte", "gt", "gte")
+
+
+def _date_predicate(predicate: dict) -> dict:
+    """Date strings in a field predicate -> Vega-Lite DateTime objects.
+
+    Vega-Lite compares a date field with a string as text (keeping no rows),
+    while the fit stage compares dates; DateTime objects make both agree.
+    """
+    converted = dict(predicate)
+    for key in PREDICATE_VALUES:
+        if isinstance(converted.get(key), str):
+            converted[key] = _date_time(converted[key])
+    for key in ("range", "oneOf"):
+        if isinstance(converted.get(key), list):
+            converted[key] = [_date_time(v) if isinstance(v, str) else v for v in converted[key]]
+    return converted
+
+
+def _date_time(text: str):
+    """ISO text -> a Vega-Lite DateTime (wall-clock, like the data); other text unchanged."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    value = {"year": moment.year, "month": moment.month, "date": moment.day}
+    for key, part in (("hours", moment.hour), ("minutes", moment.minute), ("seconds", moment.second)):
+        if part:
+            value[key] = part
+    return value
+
+
+def _decorate(chart, spec: ChartSpec, data, alt, types: dict | None = None):
     """Title, size and facet: properties of the whole chart."""
     if spec.facet is not None:
         facet_args = {}
         for channel in ("row", "column"):
             if channel in spec.facet:
-                facet_args[channel] = getattr(alt, channel.capitalize())(**spec.facet[channel])
+                props = dict(spec.facet[channel])
+                if "type" not in props:  # inferred from the data, as for every other channel
+                    props["type"] = channel_type(props, types or {})
+                facet_args[channel] = getattr(alt, channel.capitalize())(**props)
         if spec.width is not None or spec.height is not None:
             chart = chart.properties(**_size(spec))
         chart = chart.facet(data=data, columns=spec.facet.get("columns", alt.Undefined), **facet_args)
@@ -177,25 +244,26 @@ def _size(spec: ChartSpec) -> dict:
     return {k: v for k, v in (("width", spec.width), ("height", spec.height)) if v is not None}
 
 
+# Vega config keys in the renderer's themes that Vega-Lite's schema has no place
+# for. Vega's `group` marks are Vega-Lite's views (so ggplot2's grey panels show);
+# `path`, `shape` and `symbol` style marks that Vega-Lite always styles itself.
+VEGA_THEME_KEYS = {"group": "view", "path": None, "shape": None, "symbol": None}
+
+
 def _config(spec: ChartSpec, altair_config: dict) -> dict:
     """Theme, then the chart's legend settings, then the user's config."""
     import vl_convert
 
     config = copy.deepcopy(vl_convert.get_themes()[spec.theme]) if spec.theme != "default" else {}
+    for key, target in VEGA_THEME_KEYS.items():  # keep the output valid Vega-Lite
+        value = config.pop(key, None)
+        if target and value:
+            config[target] = deep_merge(value, config.get(target, {}))
     config = deep_merge(altair_config, config)
-    legend = spec.legend
-    if legend:
-        settings = {}
-        position = legend.get("position")
-        if position == "none":
-            settings["disable"] = True
-        elif position:
-            settings["orient"] = LEGEND_POSITIONS[position]
-        if "columns" in legend:
-            settings["columns"] = legend["columns"]
-        if "title" in legend and legend["title"] is None:
-            settings["title"] = None
-        config = deep_merge(config, {"legend": settings})
+    if spec.legend:
+        from .legend import legend_config
+
+        config = deep_merge(config, {"legend": legend_config(spec.legend)})
     return deep_merge(config, spec.config)
 
 
