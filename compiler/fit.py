@@ -1,18 +1,31 @@
 """Stage 4: fit every trend layer of a chart on its data.
 
 The numbers come from `trend.fit_trend` (pure numpy); this stage picks the
-rows and fields each trend layer sees, one fit per `by` group, and places any
-failure at the trend's position in the spec file.
+rows and fields each trend layer sees, one fit per `by` group, follows the x
+and y scales the chart declares (on any layer: layers share their axes),
+turns dates into numbers and back, and places any failure at the trend's
+position in the spec file.
+
+Dates on x are fitted as milliseconds since 1970-01-01 of their wall-clock
+time (the same zone-free reading `resolve.to_records` gives the renderer), so
+the coefficients of a temporal trend are per millisecond.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import string
+
+import numpy as np
 import pandas as pd
 
 from . import errors as msg
 from .errors import SpecError
 from .load import Document
+from .markers import category_key
 from .model import ChartSpec, LayerSpec
+from .resolve import infer_type
 from .trend import TrendLine, fit_trend, format_trend_label
 
 # Transforms a trend's rows can pass through, evaluated here in pandas so the
@@ -27,6 +40,19 @@ PREDICATE_TESTS = {
     "gte": lambda s, v: s >= v,
     "valid": lambda s, v: s.notna() if v else s.isna(),
 }
+
+# Encoding properties that make a channel show something other than the rows'
+# own values; a trend is fitted to the rows, so it cannot follow them.
+DERIVED_PROPERTIES = ("aggregate", "bin", "timeUnit")
+
+# Measurement types a trend can fit on, per channel.
+FIT_TYPES = {"x": ("quantitative", "temporal"), "y": ("quantitative",)}
+
+# The scale a channel has when the chart declares no type.
+DEFAULT_SCALE = {"quantitative": "linear", "temporal": "time"}
+
+EPOCH = np.datetime64(0, "ms")
+MILLISECOND = np.timedelta64(1, "ms")
 
 
 def fit_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> dict[tuple, list[TrendLine]]:
@@ -58,40 +84,218 @@ def fit_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> dict[tuple
 
 
 def fit_layer(layer: LayerSpec, spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> list[TrendLine]:
-    """The fitted lines of one trend layer (labels checked too)."""
+    """The fitted lines of one trend layer, labels filled in.
+
+    Args:
+        layer: a layer with a `trend`.
+        spec: the chart (for its transforms, facet and the other layers' scales).
+        frame: the chart's rows.
+        doc: the document, for positions.
+
+    Returns:
+        One `TrendLine` per `by` group (one in all without `by`): groups that a
+        marker map on the same field declares come first, in its order, then
+        the rest in sorted order.
+
+    Raises:
+        SpecError: the first problem, at the trend key it concerns.
+    """
     trend = layer.trend
     where = layer.path + ("trend",)
+
+    def fail(message, relative=(), hint=None, group=None):
+        path = where + tuple(relative)
+        # The key at fault if the file has it, else the trend's own key.
+        location = (doc.positions.get(path) if relative else None) or doc.locate(where, key=True)
+        if trend.by is not None and group is not None:
+            message = msg.trend_in_group(trend.by, group, message)
+        return SpecError(message, path, location=location, stage="fit", hint=hint)
+
     if spec.facet is not None:
-        raise SpecError(msg.trend_with_facet(), where, location=doc.locate(where, key=True), stage="fit")
+        raise fail(msg.trend_with_facet())
     for channel in ("x", "y"):
         if "field" not in layer.encoding.get(channel, {}):
-            raise SpecError(msg.trend_needs_xy(channel), where, location=doc.locate(where, key=True), stage="fit")
+            raise fail(msg.trend_needs_xy(channel))
+        for prop in DERIVED_PROPERTIES:
+            if layer.encoding[channel].get(prop):
+                path = layer.channel_paths[channel] + (prop,)
+                raise SpecError(msg.trend_channel_derived(channel, prop), path,
+                                location=doc.locate(path), stage="fit",
+                                hint=msg.trend_channel_derived_hint(channel, prop))
     rows = _apply_transforms(frame, (*spec.transform, *layer.transform), layer, doc)
     x_field, y_field = layer.encoding["x"]["field"], layer.encoding["y"]["field"]
-    x_scale = layer.encoding["x"].get("scale", {}).get("type", "linear")
-    y_scale = layer.encoding["y"].get("scale", {}).get("type", "linear")
-    groups = [(None, rows)] if trend.by is None else [
-        (str(key), part) for key, part in rows.groupby(trend.by, sort=False, dropna=True)]
+    kinds = {}
+    for channel, field in (("x", x_field), ("y", y_field)):
+        kind = layer.encoding[channel].get("type") or infer_type(rows[field])
+        if pd.api.types.is_datetime64_any_dtype(rows[field]):
+            kind = "temporal"
+        if kind not in FIT_TYPES[channel]:
+            path = layer.channel_paths[channel]
+            raise SpecError(msg.trend_channel_type(channel, field, kind, FIT_TYPES[channel]), path,
+                            location=doc.locate(path), stage="fit", hint=msg.trend_channel_type_hint())
+        kinds[channel] = kind
+    temporal = pd.api.types.is_datetime64_any_dtype(rows[x_field])
+    scales = {channel: _axis_scale(spec, layer, channel) for channel in ("x", "y")}
+    try:
+        extent = _extent(trend.extent, scales["x"], temporal)
+    except SpecError as error:
+        raise fail(error.message, ("extent",), error.hint) from None
     options = dict(
         order=trend.order, bandwidth=trend.bandwidth, window=trend.window, band=trend.band,
-        prediction=trend.prediction, x_scale=x_scale, y_scale=y_scale, space=trend.space,
-        extent=tuple(trend.extent) if trend.extent != "data" else None,
+        prediction=trend.prediction, space=trend.space, extent=extent,
+        x_scale=scales["x"].get("type", DEFAULT_SCALE[kinds["x"]]),
+        y_scale=scales["y"].get("type", DEFAULT_SCALE[kinds["y"]]),
+        x_exponent=scales["x"].get("exponent", 1.0), y_exponent=scales["y"].get("exponent", 1.0),
     )
+    groups = _groups(rows, trend.by, spec)
+    if not groups:  # every row's `by` value is missing
+        raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint())
     lines = []
     for group, part in groups:
-        x = pd.to_numeric(part[x_field], errors="coerce").to_numpy(dtype=float)
+        x = _numbers(part[x_field])
         y = pd.to_numeric(part[y_field], errors="coerce").to_numpy(dtype=float)
+        corner, text = annotation(trend)
         try:
             line = fit_trend(x, y, trend.method, group=group, **options)
-            if trend.label is not None:
-                format_trend_label(trend.label, line)  # fail here, at the label, not at render
+            label = format_trend_label(trend.label, line) if trend.label is not None else None
         except SpecError as error:
-            key = "label" if trend.label is not None and error.stage == "label" else None
-            path = where + ((key,) if key else ())
-            raise SpecError(error.message, path, location=doc.locate(path), stage="fit",
-                            hint=error.hint) from None
-        lines.append(line)
+            raise fail(error.message, error.path, error.hint, group) from None
+        if corner is not None and text is not None:
+            try:  # fail here, at the text, not when drawing
+                format_trend_label(text, line)
+            except SpecError as error:
+                raise fail(error.message, ("annotate", "text"), error.hint, group) from None
+        lines.append(dataclasses.replace(
+            line, label=label, x_type="temporal" if temporal else "quantitative"))
     return lines
+
+
+def annotation(trend) -> tuple[str | None, str | None]:
+    """A trend's `annotate` as (corner, text template): (None, None) for none;
+    a text of None prints each line's label, else its equation."""
+    value = trend.annotate
+    if isinstance(value, dict):
+        corner, text = value.get("position"), value.get("text")
+    else:
+        corner, text = value, None
+    return (None, None) if corner in (None, "none") else (corner, text)
+
+
+def label_uses_group(template: str | None) -> bool:
+    """Whether a label template names the `{group}` placeholder."""
+    if template is None:
+        return False
+    try:
+        return any(name is not None and name.split(".")[0].split("[")[0] == "group"
+                   for _, name, _, _ in string.Formatter().parse(template))
+    except ValueError:
+        return False
+
+
+def _axis_scale(spec: ChartSpec, layer: LayerSpec, channel: str) -> dict:
+    """The scale a layer's channel is drawn with: its own declaration first,
+    then the other layers' (Vega-Lite shares one x and one y scale)."""
+    scale = dict(layer.encoding.get(channel, {}).get("scale") or {})
+    for other in spec.layers:
+        if other is not layer and isinstance(other.encoding.get(channel), dict):
+            for key, value in (other.encoding[channel].get("scale") or {}).items():
+                scale.setdefault(key, value)
+    return scale
+
+
+def _extent(extent, scale: dict, temporal: bool):
+    """`extent` as fit_trend takes it: None for the data, else (low, high) numbers."""
+    if extent == "data":
+        return None
+    if extent == "axis":
+        domain = scale.get("domain")
+        if not isinstance(domain, list) or len(domain) < 2:
+            raise SpecError(msg.trend_extent_axis(), hint=msg.trend_extent_axis_hint())
+        values = [_bound(v, temporal) for v in domain]
+        if any(v is None for v in values):
+            raise SpecError(msg.trend_extent_axis(), hint=msg.trend_extent_axis_hint())
+        return (min(values), max(values))
+    return tuple(_bound(v, temporal) for v in extent)
+
+
+def _bound(value, temporal: bool):
+    """One extent or domain value in fitting units (dates as milliseconds)."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not temporal:
+        raise SpecError(msg.trend_extent_text(value), hint=msg.trend_extent_text_hint())
+    try:
+        stamp = pd.Timestamp(**_datetime_parts(value)) if isinstance(value, dict) else pd.Timestamp(value)
+    except (ValueError, TypeError):
+        raise SpecError(msg.trend_extent_date(value), hint=msg.trend_extent_text_hint()) from None
+    if stamp is pd.NaT:
+        raise SpecError(msg.trend_extent_date(value), hint=msg.trend_extent_text_hint())
+    return float((stamp.tz_localize(None) if stamp.tzinfo else stamp).value / 1e6)
+
+
+def _datetime_parts(value: dict) -> dict:
+    """A Vega-Lite DateTime object (`{year: 2020, month: 3}`) as Timestamp arguments."""
+    keys = {"year": "year", "month": "month", "date": "day", "hours": "hour",
+            "minutes": "minute", "seconds": "second"}
+    parts = {"year": 2012, "month": 1, "day": 1}  # Vega-Lite's defaults
+    for key, name in keys.items():
+        if key in value:
+            parts[name] = value[key]
+    if "milliseconds" in value:
+        parts["microsecond"] = int(value["milliseconds"]) * 1000
+    unknown = set(value) - set(keys) - {"milliseconds", "utc"}
+    if unknown:
+        raise ValueError(f"unknown DateTime keys {sorted(unknown)}")
+    return parts
+
+
+def _numbers(series: pd.Series) -> np.ndarray:
+    """x values as floats: dates as milliseconds since 1970 (wall clock), NaT as NaN."""
+    if pd.api.types.is_datetime64_any_dtype(series):
+        if getattr(series.dt, "tz", None) is not None:
+            series = series.dt.tz_localize(None)
+        values = series.to_numpy(dtype="datetime64[ms]")
+        millis = (values - EPOCH) / MILLISECOND
+        return np.where(np.isnat(values), np.nan, millis)
+    return pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+
+
+def _groups(rows: pd.DataFrame, by: str | None, spec: ChartSpec) -> list[tuple]:
+    """(group value, its rows) pairs: one pair of (None, all rows) without `by`."""
+    if by is None:
+        return [(None, rows)]
+    keys = rows[by].map(_plain)
+    present = keys.dropna().drop_duplicates().tolist()
+    declared = [value for layer in spec.layers if layer.markers is not None
+                and layer.markers.field == by for value, _ in layer.markers.styles]
+    rank = {key: index for index, key in enumerate(dict.fromkeys(declared))}
+
+    def order(value, text=False):
+        return (rank.get(category_key(value), len(rank)), str(value) if text else value)
+
+    try:
+        present.sort(key=order)
+    except TypeError:  # a column of mixed types: compare their text
+        present.sort(key=lambda v: order(v, text=True))
+    plain_keys = keys
+    return [(value, rows[plain_keys == value]) for value in present]
+
+
+def _plain(value):
+    """A group value as plain JSON-ready Python (numpy scalars unwrapped, dates as text)."""
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%dT%H:%M:%S")
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _apply_transforms(frame: pd.DataFrame, transforms, layer: LayerSpec, doc: Document) -> pd.DataFrame:

@@ -12,6 +12,7 @@ stays well conditioned for x around 1e24. ``space="data"`` fits the raw values.
 Scale transforms (``space="axis"``):
 
 - ``linear``, ``time``, ``utc``: none.
+- ``pow`` (with its exponent e): ``sign(v)·|v|^e``, as Vega's pow scale.
 - ``log``: ``log10(v)``; values must be positive.
 - ``sqrt``: ``sign(v)·sqrt(|v|)``, as Vega's sqrt scale, so negatives are kept.
 - ``symlog``: ``sign(v)·log10(1 + |v|)``. Vega's symlog uses the natural log;
@@ -36,9 +37,9 @@ Methods (`TREND_METHODS`):
   both ends the window shrinks to the points that exist, so the curve spans the
   data.
 
-The two smoothers are drawn through their fitted values, interpolated at the
-sample points; they do not extrapolate, so an `extent` wider than the data is
-cut to the data's x range. Bands (``band`` for the confidence band of the mean,
+Curves are sampled evenly on the x axis as drawn. The two smoothers are drawn
+as the polyline through their fitted value at each distinct x; they do not
+extrapolate, so an `extent` wider than the data is cut to the data's x range. Bands (``band`` for the confidence band of the mean,
 ``prediction`` for the prediction band) use Student's t and exist for the OLS
 methods only.
 """
@@ -83,10 +84,14 @@ class TrendLine:
     space given by ``space``. ``r2``, ``adj_r2`` and ``rse`` are None where
     they are undefined (the smoothers; R² of a constant y; no residual degrees
     of freedom). ``x``/``y`` and ``lower``/``upper`` are in data space.
+    ``group`` is the ``by`` value of this fit (None for one overall fit).
+    The fit stage fills in ``label`` (the legend text) and ``x_type``
+    (``temporal`` when x was dates, fitted and sampled as milliseconds since
+    1970-01-01 of their wall-clock time).
     """
 
     method: str
-    group: str | None
+    group: Any
     n: int
     coefficients: tuple[tuple[str, float], ...]
     r2: float | None
@@ -100,6 +105,8 @@ class TrendLine:
     band: float | None
     band_kind: str | None
     space: tuple[str, str]
+    label: str | None = None
+    x_type: str = "quantitative"
 
 
 # ---------------------------------------------------------------- scales
@@ -164,8 +171,8 @@ class _Model:
     r2: float | None = None
     adj_r2: float | None = None
     rse: float | None = None
-    # The u range the curve is defined on; None when it extrapolates.
-    coverage: tuple[float, float] | None = None
+    # False for the smoothers: their curve exists only over the data's x.
+    extrapolates: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +266,7 @@ def _require_positive(values: np.ndarray, channel: str, method: str) -> None:
     bad = int(np.count_nonzero(values <= 0))
     if bad:
         raise SpecError(errors.trend_nonpositive(channel, bad, len(values), method),
-                        (), stage=STAGE,
+                        ("method",) if method else (), stage=STAGE,
                         hint=errors.trend_nonpositive_hint(channel, method))
 
 
@@ -275,7 +282,8 @@ def _fit_linear(u, v, opts: _Options) -> _Model:
 def _fit_polynomial(u, v, opts: _Options, order: int) -> _Model:
     distinct = len(np.unique(u))
     if order >= distinct:
-        raise SpecError(errors.trend_order_too_high(order, distinct), (),
+        key = "order" if opts.method == "poly" else "method"  # quad has no order key
+        raise SpecError(errors.trend_order_too_high(order, distinct), (key,),
                         stage=STAGE, hint=errors.trend_order_too_high_hint(distinct))
     ols = _solve_ols(u, v, order)
     coef = ols.raw()
@@ -289,14 +297,14 @@ def _fit_polynomial(u, v, opts: _Options, order: int) -> _Model:
 def _fit_poly(u, v, opts: _Options) -> _Model:
     order = opts.order
     if not _is_whole(order) or order < 1:
-        raise SpecError(errors.trend_poly_order(order), (), stage=STAGE,
+        raise SpecError(errors.trend_poly_order(order), ("order",), stage=STAGE,
                         hint=errors.trend_poly_order_hint())
     return _fit_polynomial(u, v, opts, int(order))
 
 
 def _fit_quad(u, v, opts: _Options) -> _Model:
     if opts.order is not None and not (_is_whole(opts.order) and opts.order == 2):
-        raise SpecError(errors.trend_quad_order(opts.order), (), stage=STAGE,
+        raise SpecError(errors.trend_quad_order(opts.order), ("order",), stage=STAGE,
                         hint=errors.trend_quad_order_hint(opts.order))
     return _fit_polynomial(u, v, opts, 2)
 
@@ -337,7 +345,7 @@ def _smoother_model(u, fitted, equation: str) -> _Model:
     xs, inverse = np.unique(u, return_inverse=True)
     ys = np.bincount(inverse, weights=fitted) / np.bincount(inverse)
     return _Model((), equation, lambda g: np.interp(g, xs, ys), None,
-                  coverage=(float(xs[0]), float(xs[-1])))
+                  extrapolates=False)
 
 
 def _fit_loess(u, v, opts: _Options) -> _Model:
@@ -426,7 +434,7 @@ def smooth_loess(x: Sequence[float], y: Sequence[float], bandwidth: float) -> np
 
 def _check_bandwidth(bandwidth: Any) -> None:
     if not _is_number(bandwidth) or not 0 < bandwidth <= 1:
-        raise SpecError(errors.trend_bandwidth(bandwidth), (), stage=STAGE,
+        raise SpecError(errors.trend_bandwidth(bandwidth), ("bandwidth",), stage=STAGE,
                         hint=errors.trend_bandwidth_hint())
 
 
@@ -474,7 +482,7 @@ def smooth_moving_average(x: Sequence[float], y: Sequence[float], window: int) -
     y = np.asarray(y, dtype=float)
     n = len(x)
     if not _is_whole(window) or not 1 <= window <= n:
-        raise SpecError(errors.trend_window(window, n), (), stage=STAGE,
+        raise SpecError(errors.trend_window(window, n), ("window",), stage=STAGE,
                         hint=errors.trend_window_hint())
     window = int(window)
     order = np.argsort(x, kind="stable")
@@ -506,12 +514,21 @@ def fit_trend(
     prediction: float | None = None,
     x_scale: str = "linear",
     y_scale: str = "linear",
+    x_exponent: float = 1.0,
+    y_exponent: float = 1.0,
     space: str = "axis",
     extent: tuple[float | None, float | None] | None = None,
     samples: int = 100,
-    group: str | None = None,
+    group: Any = None,
 ) -> TrendLine:
     """Fit a trend through (x, y) and sample its curve for drawing.
+
+    The curve is sampled at `samples` points evenly spaced on the x axis as
+    drawn (in the x scale's space, whatever `space` is), so it is smooth on a
+    log axis too. A smoother's curve instead passes through its fitted value
+    at every distinct x inside the extent (plus the ends), which is the exact
+    polyline it stands for; with ``space="data"`` on a non-linear x axis the
+    evenly spaced points are added as well.
 
     Args:
         x: x values; None, NaN and infinite rows (in x or y) are dropped.
@@ -522,14 +539,17 @@ def fit_trend(
         window: moving-average window, 1..n (required for that method).
         band: level of the confidence band of the mean, e.g. 0.95.
         prediction: level of the prediction band, e.g. 0.95.
-        x_scale: the x axis scale (a key of `SCALE_TRANSFORMS`).
+        x_scale: the x axis scale (a key of `SCALE_TRANSFORMS`, or ``pow``).
         y_scale: the y axis scale.
+        x_exponent: the exponent of a ``pow`` x scale.
+        y_exponent: the exponent of a ``pow`` y scale.
         space: ``"axis"`` fits in the axis scales' space, ``"data"`` fits raw
             values.
         extent: x range of the curve, in data units; None is the data's range,
             and a None bound is the data's minimum or maximum.
-        samples: number of curve points, evenly spaced in fitting space.
-        group: the ``by`` group this fit belongs to, None for one overall fit.
+        samples: number of curve points, evenly spaced on the x axis.
+        group: the ``by`` group this fit belongs to (its value), None for one
+            overall fit.
 
     Returns:
         The fitted `TrendLine`.
@@ -538,18 +558,23 @@ def fit_trend(
         SpecError: for an unknown method, scale or space; bad parameters; data
             the method cannot fit (too few distinct x, values outside the
             domain of a logarithm); or a curve that overflows. The error has
-            an empty path and stage ``"fit"``; callers add the layer's path.
+            stage ``"fit"`` and a path relative to the trend that names the
+            parameter at fault (``("order",)``), or ``()`` when the data is;
+            callers prefix the layer's path.
     """
     fit = TREND_METHODS.get(method) if isinstance(method, str) else None
     if fit is None:
-        raise SpecError(errors.trend_unknown_method(method, TREND_METHODS), (),
+        raise SpecError(errors.trend_unknown_method(method, TREND_METHODS), ("method",),
                         stage=STAGE, hint=did_you_mean(str(method), TREND_METHODS))
     if space not in SPACES:
-        raise SpecError(errors.trend_unknown_space(space, SPACES), (), stage=STAGE,
+        raise SpecError(errors.trend_unknown_space(space, SPACES), ("space",), stage=STAGE,
                         hint=did_you_mean(str(space), SPACES))
-    x_transform = _scale_transform("x", x_scale, space)
-    y_transform = _scale_transform("y", y_scale, space)
+    x_axis = _scale_transform("x", x_scale, x_exponent)
+    y_axis = _scale_transform("y", y_scale, y_exponent)
+    x_transform = x_axis if space == "axis" else _IDENTITY
+    y_transform = y_axis if space == "axis" else _IDENTITY
     level, band_kind = _band_request(method, band, prediction)
+    band_key = "band" if band is not None else "prediction"
     if method == "loess":
         _check_bandwidth(bandwidth)
     if not _is_whole(samples) or samples < 2:
@@ -565,7 +590,7 @@ def fit_trend(
     if distinct < 2:
         raise SpecError(errors.trend_too_few_x(distinct), (), stage=STAGE,
                         hint=errors.trend_too_few_x_hint())
-    for channel, values, transform in (("x", xv, x_transform), ("y", yv, y_transform)):
+    for channel, values, transform in (("x", xv, x_axis), ("y", yv, y_axis)):
         if transform.positive:
             _require_positive(values, channel, None)
     u, v = x_transform.forward(xv), y_transform.forward(yv)
@@ -575,23 +600,32 @@ def fit_trend(
                        y_transform.variable.format("y"))
     model = fit(u, v, options)
 
-    ends, data_ends = _extent(extent, xv, x_transform, method, model)
-    grid = np.linspace(ends[0], ends[1], int(samples))
+    low, high = _extent(extent, xv, x_axis, method, model)
     lower = upper = None
     # Overflow (an exp fit far out) is reported below, not warned about.
     with np.errstate(over="ignore", invalid="ignore"):
-        curve_x = x_transform.inverse(grid)
+        grid = np.linspace(float(x_axis.forward(np.float64(low))),
+                           float(x_axis.forward(np.float64(high))), int(samples))
+        curve_x = x_axis.inverse(grid)
         # The ends are the requested values, not their round trip through a scale.
-        curve_x[0], curve_x[-1] = data_ends
-        curve_y = y_transform.inverse(model.curve(grid))
+        curve_x[0], curve_x[-1] = low, high
+        if model.extrapolates:
+            # In axis space the grid is the fitting space's own: use it as is.
+            at = grid if x_transform is x_axis else x_transform.forward(curve_x)
+        else:
+            distinct_x = np.unique(xv)
+            knots = np.r_[low, distinct_x[(distinct_x > low) & (distinct_x < high)], high]
+            curve_x = knots if x_transform is x_axis else np.union1d(knots, curve_x)
+            at = x_transform.forward(curve_x)
+        curve_y = y_transform.inverse(model.curve(at))
         if level is not None:
             coefficients = len(model.coefficients)
             if len(xv) <= coefficients:
                 raise SpecError(errors.trend_band_too_few_points(len(xv), coefficients),
-                                (), stage=STAGE,
+                                (band_key,), stage=STAGE,
                                 hint=errors.trend_band_too_few_points_hint())
-            low, high = model.band(grid, level, band_kind == "prediction")
-            lower, upper = y_transform.inverse(low), y_transform.inverse(high)
+            low_band, high_band = model.band(at, level, band_kind == "prediction")
+            lower, upper = y_transform.inverse(low_band), y_transform.inverse(high_band)
     arrays = [curve_x, curve_y] + ([lower, upper] if level is not None else [])
     if not all(np.all(np.isfinite(a)) for a in arrays):
         raise SpecError(errors.trend_not_finite(method), (), stage=STAGE,
@@ -616,26 +650,43 @@ def fit_trend(
     )
 
 
-def _scale_transform(channel: str, scale: str, space: str) -> _Transform:
+def _scale_transform(channel: str, scale: str, exponent: Any = 1.0) -> _Transform:
+    """The transform of an axis scale (a ``pow`` scale takes its exponent)."""
+    if scale == "pow":
+        if not _is_number(exponent) or exponent == 0:
+            raise SpecError(errors.trend_scale_exponent(channel, exponent), (), stage=STAGE)
+        return _pow_transform(float(exponent))
     transform = SCALE_TRANSFORMS.get(scale) if isinstance(scale, str) else None
     if transform is None:
-        raise SpecError(errors.trend_unknown_scale(channel, scale, SCALE_TRANSFORMS),
-                        (), stage=STAGE, hint=did_you_mean(str(scale), SCALE_TRANSFORMS))
-    return transform if space == "axis" else _IDENTITY
+        scales = (*SCALE_TRANSFORMS, "pow")
+        raise SpecError(errors.trend_unknown_scale(channel, scale, scales),
+                        (), stage=STAGE, hint=did_you_mean(str(scale), scales))
+    return transform
+
+
+def _pow_transform(exponent: float) -> _Transform:
+    """Vega's pow scale: ``sign(v)·|v|^exponent``."""
+    if exponent == 1.0:
+        return _IDENTITY
+    return _Transform(
+        "pow", f"{{}}^{exponent:g}",
+        lambda v: np.sign(v) * np.power(np.abs(v), exponent),
+        lambda u: np.sign(u) * np.power(np.abs(u), 1.0 / exponent), False)
 
 
 def _band_request(method: str, band: Any, prediction: Any) -> tuple[float | None, str | None]:
     if band is None and prediction is None:
         return None, None
     if band is not None and prediction is not None:
-        raise SpecError(errors.trend_band_conflict(), (), stage=STAGE,
+        raise SpecError(errors.trend_band_conflict(), ("prediction",), stage=STAGE,
                         hint=errors.trend_band_conflict_hint())
+    band_key = "band" if band is not None else "prediction"
     if method not in BAND_METHODS:
-        raise SpecError(errors.trend_band_unsupported(method), (), stage=STAGE,
+        raise SpecError(errors.trend_band_unsupported(method), (band_key,), stage=STAGE,
                         hint=errors.trend_band_unsupported_hint(BAND_METHODS))
     kind, level = ("confidence", band) if band is not None else ("prediction", prediction)
     if not _is_number(level) or not 0 < level < 1:
-        raise SpecError(errors.trend_band_level(kind, level), (), stage=STAGE,
+        raise SpecError(errors.trend_band_level(kind, level), (band_key,), stage=STAGE,
                         hint=errors.trend_band_level_hint())
     return float(level), kind
 
@@ -646,42 +697,37 @@ def _check_log_axes(method: str, x_transform: _Transform, y_transform: _Transfor
     clash = sorted(logged & log_axes)
     if clash:
         raise SpecError(
-            errors.trend_log_on_log_axis(method, sorted(logged), clash), (),
+            errors.trend_log_on_log_axis(method, sorted(logged), clash), ("method",),
             stage=STAGE,
             hint=errors.trend_log_on_log_axis_hint(_METHOD_LOGGING[logged - log_axes]))
 
 
-def _extent(extent: Any, xv: np.ndarray, x_transform: _Transform, method: str,
-            model: _Model) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The curve's ends, in fitting space and in data space."""
+def _extent(extent: Any, xv: np.ndarray, x_axis: _Transform, method: str,
+            model: _Model) -> tuple[float, float]:
+    """The curve's ends in data space (a smoother's cut to the data)."""
     low, high = float(xv.min()), float(xv.max())
     if extent is not None:
         bounds = tuple(extent) if isinstance(extent, (tuple, list)) else None
         if (bounds is None or len(bounds) != 2
                 or not all(b is None or _is_number(b) for b in bounds)):
-            raise SpecError(errors.trend_extent(extent), (), stage=STAGE,
+            raise SpecError(errors.trend_extent(extent), ("extent",), stage=STAGE,
                             hint=errors.trend_extent_hint())
         low = low if bounds[0] is None else float(bounds[0])
         high = high if bounds[1] is None else float(bounds[1])
         if not (math.isfinite(low) and math.isfinite(high) and low < high):
-            raise SpecError(errors.trend_extent(extent), (), stage=STAGE,
+            raise SpecError(errors.trend_extent(extent), ("extent",), stage=STAGE,
                             hint=errors.trend_extent_hint())
-        if low <= 0 and (x_transform.positive or "x" in _LOGARITHM_OF.get(method, ())):
-            needed_by = None if x_transform.positive else method
-            raise SpecError(errors.trend_extent_nonpositive(extent, needed_by), (),
+        if low <= 0 and (x_axis.positive or "x" in _LOGARITHM_OF.get(method, ())):
+            needed_by = None if x_axis.positive else method
+            raise SpecError(errors.trend_extent_nonpositive(extent, needed_by), ("extent",),
                             stage=STAGE, hint=errors.trend_extent_nonpositive_hint())
-    ends = (float(x_transform.forward(np.float64(low))),
-            float(x_transform.forward(np.float64(high))))
-    if model.coverage is not None:
-        first, last = model.coverage
-        if ends[1] <= first or ends[0] >= last:
-            raise SpecError(errors.trend_extent_misses_data(extent, method, xv.min(), xv.max()),
-                            (), stage=STAGE, hint=errors.trend_extent_misses_data_hint())
-        if ends[0] < first:
-            ends, low = (first, ends[1]), float(xv.min())
-        if ends[1] > last:
-            ends, high = (ends[0], last), float(xv.max())
-    return ends, (low, high)
+    if not model.extrapolates:
+        first, last = float(xv.min()), float(xv.max())
+        if high <= first or low >= last:
+            raise SpecError(errors.trend_extent_misses_data(extent, method, first, last),
+                            ("extent",), stage=STAGE, hint=errors.trend_extent_misses_data_hint())
+        low, high = max(low, first), min(high, last)
+    return low, high
 
 
 def _as_numbers(values: Sequence[Any], channel: str) -> np.ndarray:
@@ -775,19 +821,19 @@ def format_trend_label(template: str, line: TrendLine) -> str:
     try:
         names = _placeholders(template)
     except ValueError as exc:
-        raise SpecError(errors.trend_label_format(template, str(exc)), (),
+        raise SpecError(errors.trend_label_format(template, str(exc)), ("label",),
                         stage=STAGE, hint=errors.trend_label_format_hint()) from None
     for name in names:
         if name not in values:
-            raise SpecError(errors.trend_label_placeholder(name), (), stage=STAGE,
+            raise SpecError(errors.trend_label_placeholder(name), ("label",), stage=STAGE,
                             hint=errors.trend_label_placeholder_hint(LABEL_PLACEHOLDERS))
         if values[name] is None:
-            raise SpecError(errors.trend_label_undefined(name, line.method), (),
+            raise SpecError(errors.trend_label_undefined(name, line.method), ("label",),
                             stage=STAGE, hint=errors.trend_label_undefined_hint())
     try:
         return template.format_map(values)
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
-        raise SpecError(errors.trend_label_format(template, str(exc)), (),
+        raise SpecError(errors.trend_label_format(template, str(exc)), ("label",),
                         stage=STAGE, hint=errors.trend_label_format_hint()) from None
 
 
@@ -828,13 +874,15 @@ def trend_summary(line: TrendLine) -> dict[str, Any]:
         line: the fitted trend.
 
     Returns:
-        ``{"method", "group", "n", "coefficients": {name: value}, "r2",
-        "adj_r2", "rse", "band", "band_kind", "space": {"x", "y"},
-        "equation"}``; undefined statistics and absent bands are None.
+        ``{"method", "group", "label", "n", "coefficients": {name: value},
+        "r2", "adj_r2", "rse", "band", "band_kind", "space": {"x", "y"},
+        "x_type", "equation"}``; undefined statistics, absent bands and
+        labels are None.
     """
     return {
         "method": line.method,
         "group": line.group,
+        "label": line.label,
         "n": line.n,
         "coefficients": {name: value for name, value in line.coefficients},
         "r2": line.r2,
@@ -843,5 +891,6 @@ def trend_summary(line: TrendLine) -> dict[str, Any]:
         "band": line.band,
         "band_kind": line.band_kind,
         "space": {"x": line.space[0], "y": line.space[1]},
+        "x_type": line.x_type,
         "equation": line.equation,
     }

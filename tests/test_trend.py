@@ -200,12 +200,29 @@ def test_loess_curve_interpolates_the_fit_and_stays_inside_the_data(cars):
     fitted = smooth_loess(x, y, 0.3)
     unique = np.unique(x)
     at_unique = np.array([fitted[x == u][0] for u in unique])
-    grid = np.linspace(x.min(), x.max(), 60)
-    assert (line.x[0], line.x[-1]) == (x.min(), x.max())
-    close(line.x, grid, rtol=1e-12)
-    close(line.y, np.interp(grid, unique, at_unique))
+    # The curve is the exact polyline through the fitted value at every distinct x.
+    assert line.x == tuple(unique)
+    close(line.y, at_unique, rtol=1e-14)
     assert (line.r2, line.adj_r2, line.rse, line.lower, line.band) == (None,) * 5
     assert line.coefficients == ()
+    inside = fit_trend(x, y, "loess", bandwidth=0.3, extent=(100.5, 150))
+    kept = unique[(unique > 100.5) & (unique < 150)]
+    assert inside.x == (100.5, *kept, 150.0)
+    close(inside.y, np.interp(inside.x, unique, at_unique))
+
+
+def test_smoother_on_a_log_axis_in_data_space_is_sampled_on_the_axis(cars):
+    x, y = cars
+    line = fit_trend(x, y, "loess", bandwidth=0.3, x_scale="log", space="data", samples=50)
+    grid = 10 ** np.linspace(np.log10(x.min()), np.log10(x.max()), 50)
+    grid[0], grid[-1] = x.min(), x.max()
+    expected_x = np.union1d(np.unique(x), grid)
+    close(line.x, expected_x, rtol=1e-12)
+    fitted = smooth_loess(x, y, 0.3)
+    unique = np.unique(x)
+    at_unique = np.array([fitted[x == u][0] for u in unique])
+    close(line.y, np.interp(expected_x, unique, at_unique))  # fitted on raw x
+    assert line.space == ("linear", "linear")
 
 
 @pytest.mark.parametrize("window", [1, 2, 3, 4, 5, 10, 392])
@@ -220,7 +237,8 @@ def test_moving_average_matches_pandas_rolling_mean(cars, window):
     line = fit_trend(x, y, "moving-average", window=window, samples=50)
     unique = np.unique(x)
     per_x = np.array([averaged[x == u].mean() for u in unique])
-    close(line.y, np.interp(np.linspace(x.min(), x.max(), 50), unique, per_x))
+    assert line.x == tuple(unique)
+    close(line.y, per_x)
 
 
 # ---------------------------------------------------------------- scales, extent
@@ -245,6 +263,27 @@ def test_space_data_fits_untransformed_values(cars):
     plain = fit_trend(x, y, "log")
     assert axis.coefficients == plain.coefficients
     assert axis.space == ("linear", "linear")
+    # ... but is still sampled evenly on the log axis it is drawn on.
+    close(np.diff(np.log10(axis.x)), np.full(99, np.log10(x.max() / x.min()) / 99), rtol=1e-9)
+    a, b = (v for _, v in axis.coefficients)
+    close(axis.y, a + b * np.log(axis.x))
+
+
+def test_pow_scale_follows_its_exponent(cars):
+    x, y = cars
+    line = fit_trend(x, y, "linear", x_scale="pow", x_exponent=0.5, band=LEVEL)
+    result = OLS(y, np.column_stack([np.ones_like(x), np.sqrt(x)])).fit()
+    close([v for _, v in line.coefficients], result.params)
+    grid = np.linspace(np.sqrt(x.min()), np.sqrt(x.max()), 100)
+    close(line.x, grid ** 2, rtol=1e-12)
+    frame = result.get_prediction(np.column_stack([np.ones(100), grid])).summary_frame(
+        alpha=1 - LEVEL)
+    close(line.lower, frame["mean_ci_lower"])
+    assert line.space == ("pow", "linear") and "x^0.5" in line.equation
+    assert fit_trend(x, y, x_scale="pow").space == ("linear", "linear")  # exponent 1
+    with pytest.raises(SpecError) as caught:
+        fit_trend(x, y, x_scale="pow", x_exponent=0)
+    assert caught.value.message == errors.trend_scale_exponent("x", 0)
 
 
 def test_extent_and_samples(cars):
@@ -315,8 +354,9 @@ def test_summary_is_json_ready(car_line):
     assert summary["coefficients"] == dict(car_line.coefficients)
     assert summary["band"] == LEVEL and summary["band_kind"] == "confidence"
     assert summary["space"] == {"x": "linear", "y": "linear"}
-    assert set(summary) == {"method", "group", "n", "coefficients", "r2", "adj_r2",
-                            "rse", "band", "band_kind", "space", "equation"}
+    assert set(summary) == {"method", "group", "label", "n", "coefficients", "r2", "adj_r2",
+                            "rse", "band", "band_kind", "space", "x_type", "equation"}
+    assert (summary["label"], summary["x_type"]) == (None, "quantitative")
 
 
 # ---------------------------------------------------------------- errors
@@ -330,7 +370,8 @@ ERROR_CASES = {
         errors.trend_unknown_method("lineer", TREND_METHODS), "did you mean 'linear'?"),
     "unknown scale": (
         dict(x_scale="logg"),
-        errors.trend_unknown_scale("x", "logg", SCALE_TRANSFORMS), "did you mean 'log'?"),
+        errors.trend_unknown_scale("x", "logg", (*SCALE_TRANSFORMS, "pow")),
+        "did you mean 'log'?"),
     "unknown space": (
         dict(space="axes"),
         errors.trend_unknown_space("axes", SPACES), "did you mean 'axis'?"),
@@ -447,6 +488,26 @@ ERROR_CASES = {
 }
 
 
+# The trend key each error concerns, relative to the trend (the fit stage
+# puts it after the layer's path); () when the data is at fault.
+ERROR_PATHS = {
+    "unknown method": ("method",), "unknown space": ("space",),
+    "poly without order": ("order",), "poly order 0": ("order",),
+    "poly order 2.5": ("order",), "quad order 3": ("order",), "order too high": ("order",),
+    "log of x <= 0": ("method",), "pow of x <= 0": ("method",), "pow of y <= 0": ("method",),
+    "exp of y <= 0": ("method",), "log on log x": ("method",), "exp on log y": ("method",),
+    "pow on log x": ("method",), "pow on log-log": ("method",),
+    "window missing": ("window",), "window 0": ("window",), "window > n": ("window",),
+    "bandwidth 0": ("bandwidth",), "bandwidth 1.5": ("bandwidth",),
+    "band on loess": ("band",), "band on moving-average": ("prediction",),
+    "band level 95": ("band",), "prediction level 0": ("prediction",),
+    "band and prediction": ("prediction",), "band on two points": ("band",),
+    "extent reversed": ("extent",), "extent not a pair": ("extent",),
+    "extent on log scale": ("extent",), "extent for log method": ("extent",),
+    "extent misses data": ("extent",),
+}
+
+
 @pytest.mark.parametrize("case", ERROR_CASES, ids=str)
 def test_fit_errors(case):
     kwargs, message, hint = ERROR_CASES[case]
@@ -454,7 +515,8 @@ def test_fit_errors(case):
     with pytest.raises(SpecError) as caught:
         fit_trend(kwargs.pop("x"), kwargs.pop("y"), **kwargs)
     assert (caught.value.message, caught.value.hint) == (message, hint)
-    assert caught.value.stage == "fit" and caught.value.path == ()
+    assert caught.value.stage == "fit"
+    assert caught.value.path == ERROR_PATHS.get(case, ())
 
 
 def test_log_method_on_log_axis_is_allowed_in_data_space():
@@ -486,6 +548,7 @@ def test_label_errors(template, line_kind, message, hint):
     with pytest.raises(SpecError) as caught:
         format_trend_label(template, line)
     assert (caught.value.message, caught.value.hint) == (message, hint)
+    assert caught.value.path == ("label",)
 
 
 def test_method_table_and_unknown_hint():
