@@ -4,6 +4,14 @@ Only this module knows vl-convert. Rendering never touches the network
 (`allowed_base_urls=[]`; data is always inlined) and runs in UTC so temporal
 axes do not depend on the machine's time zone. Every file is written
 atomically: a reader sees the old bytes or the new ones, never half a file.
+
+Every export carries the chart's provenance (``usermeta.chartc``: chartc and
+Vega-Lite versions, spec and data hashes; never a timestamp): inside the
+Vega-Lite JSON, as an SVG ``<metadata>`` element, as a PNG ``tEXt`` chunk and
+as ``<meta name="chartc:...">`` tags in HTML.
+
+This module imports vl-convert (and, for JSON, the translate stage) only when
+it renders, so `write_atomic` stays cheap for builds that render nothing.
 """
 
 from __future__ import annotations
@@ -13,11 +21,11 @@ import html
 import json
 import os
 import re
+import struct
 import tempfile
 import time
+import zlib
 from pathlib import Path
-
-from .translate import canonical_json
 
 PNG_SCALE = 2  # crisp on high-density screens and in papers
 
@@ -51,42 +59,149 @@ def write_atomic(path: str | os.PathLike, content: bytes) -> None:
     """Write `content` to `path` through a temporary file and a rename.
 
     A build killed half-way leaves the previous file intact; the temporary
-    file (named ``.<name>.*.tmp``) is removed on failure.
+    file (named ``.<name>.*.tmp``) is removed on failure, or by
+    `remove_leftovers` when the process was killed outright.
+    """
+    temp = stage_file(path, content)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def stage_file(path: str | os.PathLike, content: bytes) -> Path:
+    """Write `content` to a temporary file beside `path` and return its name.
+
+    The caller renames it over `path` (`os.replace`) once every file of a
+    build is staged, so a build killed while rendering or staging leaves all
+    previous outputs untouched.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         with os.fdopen(handle, "wb") as stream:
             stream.write(content)
-        os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+    return Path(temp)
+
+
+@functools.cache
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+LEFTOVER = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what `stage_file` names its temp files
+
+
+def leftovers(folder: str | os.PathLike) -> list[Path]:
+    """Temporary files a killed build left in `folder`, sorted."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if LEFTOVER.match(p.name) and p.is_file())
+
+
+def remove_leftovers(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files a killed build left in `folder`; returns them."""
+    found = leftovers(folder)
+    for path in found:
+        path.unlink(missing_ok=True)
+    return found
+
+
+@functools.cache
+def use_utc() -> None:
+    """Set the process time zone to UTC, before vl-convert's JavaScript engine starts.
+
+    V8 reads the zone once, when it starts, and any vl-convert call starts it
+    (`vl_convert.get_themes()` too), so the pipeline calls this before the
+    translate stage. Dates are zone-free wall-clock times, which UTC shows as
+    written: no shift across a daylight-saving change.
+    """
+    os.environ["TZ"] = "UTC"
+    if hasattr(time, "tzset"):
+        time.tzset()
 
 
 @functools.cache
 def _engine():
     """vl-convert, with the process set to UTC before its JavaScript engine starts."""
-    os.environ["TZ"] = "UTC"
-    if hasattr(time, "tzset"):
-        time.tzset()
+    use_utc()
     import vl_convert
 
     return vl_convert
 
 
 def _render_json(vega_lite: dict) -> bytes:
+    from .translate import canonical_json
+
     return canonical_json(vega_lite).encode("utf-8")
 
 
 def _render_svg(vega_lite: dict) -> bytes:
-    svg = _engine().vegalite_to_svg(vega_lite, allowed_base_urls=[])
-    return normalize_svg_ids(svg).encode("utf-8")
+    svg = normalize_svg_ids(_engine().vegalite_to_svg(vega_lite, allowed_base_urls=[]))
+    return svg_with_provenance(svg, _provenance(vega_lite)).encode("utf-8")
 
 
 def _render_png(vega_lite: dict) -> bytes:
-    return _engine().vegalite_to_png(vega_lite, scale=PNG_SCALE, allowed_base_urls=[])
+    png = _engine().vegalite_to_png(vega_lite, scale=PNG_SCALE, allowed_base_urls=[])
+    return png_with_provenance(png, _provenance(vega_lite))
+
+
+# --------------------------------------------------------------- provenance
+
+PROVENANCE_KEY = "chartc"  # PNG tEXt keyword; also the usermeta key
+
+
+def _provenance(vega_lite: dict) -> dict | None:
+    usermeta = vega_lite.get("usermeta")
+    block = usermeta.get(PROVENANCE_KEY) if isinstance(usermeta, dict) else None
+    return block if isinstance(block, dict) else None
+
+
+def _provenance_json(block: dict) -> str:
+    return json.dumps(block, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+
+
+def svg_with_provenance(svg: str, block: dict | None) -> str:
+    """The SVG with ``<metadata id="chartc-provenance">JSON</metadata>`` first inside <svg>."""
+    if not block:
+        return svg
+    start = svg.find("<svg")
+    end = svg.find(">", start)
+    if start < 0 or end < 0:
+        return svg
+    element = f'<metadata id="chartc-provenance">{html.escape(_provenance_json(block), quote=False)}</metadata>'
+    return svg[:end + 1] + element + svg[end + 1:]
+
+
+def png_with_provenance(png: bytes, block: dict | None) -> bytes:
+    """The PNG with a ``tEXt`` chunk (keyword ``chartc``, JSON text) after IHDR."""
+    if not block or not png.startswith(b"\x89PNG\r\n\x1a\n"):
+        return png
+    ihdr_end = 8 + 8 + struct.unpack(">I", png[8:12])[0] + 4  # signature, length+type, data, crc
+    data = PROVENANCE_KEY.encode("latin-1") + b"\0" + _provenance_json(block).encode("latin-1")
+    chunk = struct.pack(">I", len(data)) + b"tEXt" + data + struct.pack(">I", zlib.crc32(b"tEXt" + data))
+    return png[:ihdr_end] + chunk + png[ihdr_end:]
+
+
+def png_text_chunks(png: bytes) -> dict[str, str]:
+    """keyword -> text of every ``tEXt`` chunk of a PNG (to read provenance back)."""
+    chunks, offset = {}, 8
+    while offset + 8 <= len(png):
+        length, kind = struct.unpack(">I4s", png[offset:offset + 8])
+        if kind == b"tEXt":
+            key, _, text = png[offset + 8:offset + 8 + length].partition(b"\0")
+            chunks[key.decode("latin-1")] = text.decode("latin-1")
+        offset += 12 + length
+    return chunks
 
 
 def _render_pdf(vega_lite: dict) -> bytes:
@@ -140,7 +255,7 @@ HTML_PAGE = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
+{meta}<title>{title}</title>
 <style>
   body {{ margin: 0; padding: 24px; font-family: system-ui, sans-serif; background: #fff; }}
   #chart-error {{ color: #b00020; white-space: pre-wrap; }}
@@ -163,11 +278,22 @@ def _render_html(vega_lite: dict) -> bytes:
     title = vega_lite.get("title", {})
     text = title.get("text") if isinstance(title, dict) else title
     page = HTML_PAGE.format(
+        meta=html_provenance(_provenance(vega_lite)),
         title=html.escape(str(text) if text else "chart"),
         bundle=javascript_bundle(),
         spec=html_safe_json(vega_lite),
     )
     return page.encode("utf-8")
+
+
+def html_provenance(block: dict | None) -> str:
+    """``<meta name="chartc:KEY" content="VALUE">`` lines, keys sorted."""
+    if not block:
+        return ""
+    return "".join(
+        f'<meta name="chartc:{html.escape(key.replace("_", "-"), quote=True)}" '
+        f'content="{html.escape("" if value is None else str(value), quote=True)}">\n'
+        for key, value in sorted(block.items()))
 
 
 RENDERERS = {

@@ -1,0 +1,333 @@
+"""Gallery builds: incremental re-rendering, the manifest, `build --check`, removal, failures.
+
+Every test builds two or three small inline-data specs in a temporary folder,
+never specs/ or the repository's gallery/.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from compiler import errors as msg
+from compiler.cli import main
+from compiler.gallery import build_gallery, check_gallery
+from compiler.manifest import MANIFEST_NAME, input_hash, output_hash, read_manifest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BARS = """\
+title: Bars
+data:
+  values: [{k: a, v: 1}, {k: b, v: 3}, {k: c, v: 2}]
+mark: bar
+encoding: {x: k, y: v}
+"""
+
+TREND = """\
+title: Points and a trend
+data: {path: data/points.csv}
+encoding:
+  x: {field: x}
+  y: {field: y}
+layers:
+  - mark: point
+  - trend: {method: linear, style: {color: gray}}
+"""
+
+POINTS = "x,y\n1,2.1\n2,3.9\n3,6.2\n4,7.8\n5,10.1\n"
+HEAVY = ("altair", "pandas", "vl_convert", "numpy")
+
+
+def make_project(root: Path) -> Path:
+    """A folder with specs/bars.yaml, specs/trend.yaml and specs/data/points.csv."""
+    (root / "specs" / "data").mkdir(parents=True)
+    (root / "specs" / "bars.yaml").write_text(BARS)
+    (root / "specs" / "trend.yaml").write_text(TREND)
+    (root / "specs" / "data" / "points.csv").write_text(POINTS)
+    return root / "specs"
+
+
+def spec_list(specs: Path) -> list[Path]:
+    return sorted(p for p in specs.glob("*.yaml"))
+
+
+def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and mtime (ns), to prove a command wrote nothing."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """One full build, shared (read-only) by the tests that only look at it."""
+    root = tmp_path_factory.mktemp("built")
+    specs = make_project(root)
+    report = build_gallery(spec_list(specs), root / "gallery")
+    assert not report.failed, report.problems
+    return root, report
+
+
+@pytest.fixture
+def project(built, tmp_path):
+    """A private copy of the built project, to change."""
+    import shutil
+
+    shutil.copytree(built[0], tmp_path / "p")
+    return tmp_path / "p"
+
+
+def test_full_build_writes_every_output_index_and_manifest(built):
+    root, report = built
+    names = sorted(p.name for p in (root / "gallery").iterdir())
+    assert names == sorted([
+        "bars.html", "bars.png", "bars.svg", "bars.vl.json",
+        "trend.fits.json", "trend.html", "trend.png", "trend.svg", "trend.vl.json",
+        "index.html", MANIFEST_NAME, "vega-bundle.js",  # the script every chart page shares
+    ])
+    assert report.rendered == ["bars", "trend"]
+
+
+def test_manifest_records_input_and_output_hashes(built):
+    root, _ = built
+    gallery = root / "gallery"
+    manifest = read_manifest(gallery)
+    record = manifest.charts["trend"]
+    assert record.spec == "../specs/trend.yaml"
+    assert record.title == "Points and a trend"
+    assert record.inputs == {
+        "../specs/trend.yaml": input_hash((root / "specs/trend.yaml").read_bytes()),
+        "../specs/data/points.csv": input_hash(POINTS.encode()),
+    }
+    for name, digest in record.outputs.items():
+        assert output_hash((gallery / name).read_bytes()) == digest
+    assert manifest.index == output_hash((gallery / "index.html").read_bytes())
+    assert set(manifest.tools) >= {"chartc", "altair", "vl_convert", "vega_lite"}
+    # canonical JSON: sorted keys, two-space indent, trailing newline
+    text = (gallery / MANIFEST_NAME).read_text()
+    assert text == json.dumps(json.loads(text), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_outputs_are_readable_files_not_private_temp_modes(built):
+    root, _ = built
+    mode = (root / "gallery" / "bars.svg").stat().st_mode & 0o777
+    assert mode & 0o044, oct(mode)  # mkstemp's 0600 would hide outputs from a web server
+
+
+def test_no_op_build_renders_nothing_and_writes_nothing(project):
+    before = snapshot(project / "gallery")
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.rendered == [] and not report.failed
+    assert report.lines[-1] == msg.build_summary(str(project / "gallery"), 0, 2, 0)
+    assert snapshot(project / "gallery") == before
+
+
+def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+
+
+@pytest.mark.parametrize("extra", [[], ["--check"]], ids=["build", "check"])
+def test_no_op_build_and_check_import_no_rendering_stack(project, extra):
+    code = (
+        "import sys\n"
+        "from compiler.cli import main\n"
+        f"code = main(['build', 'specs', '--out', 'gallery', *{extra!r}])\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+        "sys.exit(code)\n"
+    )
+    result = run_python(code, project)
+    assert result.returncode == 0, result.stderr
+    assert "HEAVY []" in result.stdout
+
+
+def test_changed_spec_rerenders_only_that_chart(project):
+    spec = project / "specs" / "bars.yaml"
+    spec.write_text(BARS.replace("title: Bars", "title: Bars, renamed"))
+    trend_before = (project / "gallery" / "trend.svg").read_bytes()
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.rendered == ["bars"]
+    assert report.lines[0].startswith(f"{spec}: rendered (") and "bars.yaml changed" in report.lines[0]
+    assert "Bars, renamed" in (project / "gallery" / "bars.svg").read_text()
+    assert "Bars, renamed" in (project / "gallery" / "index.html").read_text()
+    assert (project / "gallery" / "trend.svg").read_bytes() == trend_before
+    assert read_manifest(project / "gallery").charts["bars"].title == "Bars, renamed"
+
+
+def test_changed_data_file_rerenders_the_chart_that_reads_it(project):
+    (project / "specs" / "data" / "points.csv").write_text(POINTS + "6,12.2\n")
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.rendered == ["trend"]
+    assert '"n": 6' in (project / "gallery" / "trend.fits.json").read_text()
+
+
+def test_crlf_checkout_of_the_same_inputs_is_up_to_date(project):
+    spec = project / "specs" / "bars.yaml"
+    spec.write_bytes(spec.read_bytes().replace(b"\n", b"\r\n"))
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.rendered == []
+
+
+def test_hand_edited_or_deleted_output_is_restored(project):
+    gallery = project / "gallery"
+    original = (gallery / "bars.svg").read_bytes()
+    (gallery / "bars.svg").write_text("<svg/>")
+    (gallery / "trend.png").unlink()
+    check = check_gallery(spec_list(project / "specs"), gallery)
+    assert f"{gallery / 'bars.svg'}: {msg.output_modified()}" in check.problems
+    assert f"{gallery / 'trend.png'}: {msg.output_missing()}" in check.problems
+    report = build_gallery(spec_list(project / "specs"), gallery)
+    assert sorted(report.rendered) == ["bars", "trend"]
+    assert (gallery / "bars.svg").read_bytes() == original
+    assert (gallery / "trend.png").exists()
+
+
+def test_deleted_spec_removes_its_outputs_and_index_entry(project):
+    gallery = project / "gallery"
+    (gallery / "README.md").write_text("not chartc's")
+    (project / "specs" / "trend.yaml").unlink()
+    report = build_gallery(spec_list(project / "specs"), gallery)
+    assert sorted(report.removed) == ["trend.fits.json", "trend.html", "trend.png", "trend.svg", "trend.vl.json"]
+    assert not list(gallery.glob("trend.*"))
+    assert (gallery / "README.md").read_text() == "not chartc's"  # only files chartc wrote are removed
+    assert "trend" not in (gallery / "index.html").read_text()
+    assert list(read_manifest(gallery).charts) == ["bars"]
+
+
+def test_removed_trend_layer_removes_fits_json(project):
+    spec = project / "specs" / "trend.yaml"
+    spec.write_text(TREND.replace("  - trend: {method: linear, style: {color: gray}}\n", ""))
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.removed == ["trend.fits.json"]
+
+
+def test_building_one_spec_keeps_the_other_charts(project):
+    spec = project / "specs" / "bars.yaml"
+    report = build_gallery([spec], project / "gallery")
+    assert report.rendered == [] and report.removed == []
+    assert sorted(read_manifest(project / "gallery").charts) == ["bars", "trend"]
+
+
+# --------------------------------------------------------------------- check
+
+def test_check_passes_on_a_fresh_gallery(project):
+    report = check_gallery(spec_list(project / "specs"), project / "gallery")
+    assert not report.failed
+    assert report.lines == [msg.check_passed(2, str(project / "gallery"))]
+
+
+def test_check_lists_stale_missing_and_orphaned_outputs_and_writes_nothing(project):
+    gallery = project / "gallery"
+    specs = project / "specs"
+    (specs / "bars.yaml").write_text(BARS.replace("v: 3", "v: 4"))           # stale
+    (specs / "new.yaml").write_text(BARS.replace("title: Bars", "title: New"))  # missing
+    (specs / "trend.yaml").unlink()                                           # orphaned
+    (gallery / ".bars.svg.abcd1234.tmp").write_bytes(b"half")                  # leftover
+    before = snapshot(gallery)
+
+    report = check_gallery(spec_list(specs), gallery)
+
+    assert report.failed
+    assert snapshot(gallery) == before
+    problems = report.problems
+    for suffix in ("html", "png", "svg", "vl.json"):
+        assert any(p.startswith(f"{gallery / ('bars.' + suffix)}: stale (") and "bars.yaml changed)" in p
+                   for p in problems), problems
+        assert f"{gallery / ('new.' + suffix)}: {msg.output_not_built(str(specs / 'new.yaml'))}" in problems
+    for suffix in ("fits.json", "html", "png", "svg", "vl.json"):
+        assert any(p.startswith(f"{gallery / ('trend.' + suffix)}: orphaned (") for p in problems), problems
+    assert f"{gallery / '.bars.svg.abcd1234.tmp'}: {msg.output_leftover()}" in problems
+    assert any(p.startswith(f"{gallery / 'index.html'}: stale") for p in problems)
+    assert problems[-1] == msg.check_failed(len(problems) - 1, str(gallery))
+
+
+def test_check_reports_a_changed_data_file(project):
+    (project / "specs" / "data" / "points.csv").write_text(POINTS.replace("6.2", "6.3"))
+    report = check_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.failed
+    trend = [p for p in report.problems if "/trend." in p]
+    assert len(trend) == 5 and all(p.endswith("points.csv changed)") for p in trend), report.problems
+    assert not [p for p in report.problems if "/bars." in p]
+
+
+def test_check_of_an_empty_folder_lists_everything_missing(tmp_path):
+    specs = make_project(tmp_path)
+    report = check_gallery(spec_list(specs), tmp_path / "gallery")
+    assert report.failed
+    assert not (tmp_path / "gallery").exists()
+    assert len([p for p in report.problems if "missing" in p]) == 9  # 2 charts x 4 formats + index
+
+
+def test_cli_check_exit_codes(project, monkeypatch, capsys):
+    monkeypatch.chdir(project)
+    assert main(["build", "--check"]) == 0
+    (project / "specs" / "bars.yaml").write_text(BARS.replace("v: 3", "v: 5"))
+    assert main(["build", "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "gallery/bars.svg: stale (" in err
+    assert main(["build", "--check", "--force"]) == 2
+
+
+# ------------------------------------------------------------------ failures
+
+def test_a_broken_spec_reports_diagnostics_and_the_others_still_build(tmp_path):
+    specs = make_project(tmp_path)
+    (specs / "broken.yaml").write_text("title: Broken\ndata: {values: [{a: 1}]}\nmark: bar\nencoding:\n  x: {field: nope}\n")
+    report = build_gallery(spec_list(specs), tmp_path / "gallery")
+    assert report.failed
+    assert any(p.startswith(f"{specs / 'broken.yaml'}:5:") and "nope" in p for p in report.problems), report.problems
+    assert report.rendered == ["bars", "trend"]
+    assert not list((tmp_path / "gallery").glob("broken.*"))
+
+
+def test_a_spec_broken_after_a_build_keeps_its_previous_outputs(project):
+    gallery = project / "gallery"
+    before = (gallery / "bars.svg").read_bytes()
+    (project / "specs" / "bars.yaml").write_text(BARS.replace("encoding: {x: k, y: v}", "encoding: {x: k, y: nope}"))
+    report = build_gallery(spec_list(project / "specs"), gallery)
+    assert report.failed and report.rendered == []
+    assert (gallery / "bars.svg").read_bytes() == before
+    assert check_gallery(spec_list(project / "specs"), gallery).failed  # and it is still stale
+
+
+def test_two_specs_with_the_same_output_name_are_an_error(tmp_path):
+    specs = make_project(tmp_path)
+    (specs / "more").mkdir()
+    (specs / "more" / "bars.yaml").write_text(BARS)
+    report = build_gallery([specs / "bars.yaml", specs / "more" / "bars.yaml"], tmp_path / "gallery")
+    assert report.failed
+    assert report.problems == [
+        f"{specs / 'more' / 'bars.yaml'}: error: {msg.duplicate_output_stem('bars', str(specs / 'bars.yaml'))}"]
+
+
+def test_leftover_temp_files_are_removed_by_the_next_build(project):
+    leftover = project / "gallery" / ".bars.png.x1y2z3w4.tmp"
+    leftover.write_bytes(b"partial")
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert not leftover.exists()
+    assert report.lines[0] == msg.leftover_removed(str(leftover))
+
+
+def test_unreadable_manifest_means_a_full_rebuild(project):
+    (project / "gallery" / MANIFEST_NAME).write_text("<<<<<<< HEAD\n")
+    report = build_gallery(spec_list(project / "specs"), project / "gallery")
+    assert report.rendered == ["bars", "trend"]
+    assert read_manifest(project / "gallery") is not None
+
+
+# ----------------------------------------------------------------- pre-commit
+
+def test_pre_commit_hooks_offer_validate_and_check():
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert hooks["chartc-validate"]["entry"] == "chartc validate"
+    assert hooks["chartc-validate"]["pass_filenames"] is True
+    assert hooks["chartc-check"]["entry"] == "chartc build --check"
+    assert hooks["chartc-check"]["pass_filenames"] is False
+    for hook in hooks.values():
+        assert hook["language"] == "python"
+        assert hook["files"].startswith("^")
