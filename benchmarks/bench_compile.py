@@ -1,0 +1,52 @@
+"""Figure 2: cold `chartc compile` of seed chart 1 to SVG vs a matplotlib script.
+
+The peer (peers/mpl_seed.py) draws the same chart: five markers with their
+own shapes and colours, a fitted dashed linear trend with R² in the legend,
+legend at the bottom right, titles, saved as SVG.
+
+    python benchmarks/bench_compile.py [--quick] [--at REV]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import (HERE, Row, chartc, child_env, compare, failed_row, print_series, python, repeats,
+                     run_script, seconds, size)
+
+SPEC = "specs/seed_pretraining.yaml"
+DATA = "specs/data/attention_variants.csv"
+TARGET, LIMIT = "<= 1.2", 1.2
+
+
+def run(args) -> list[Row]:
+    env = child_env(args.repo)
+    with tempfile.TemporaryDirectory(prefix="chartc-bench-") as tmp:
+        mine, peer = Path(tmp, "chartc.svg"), Path(tmp, "matplotlib.svg")
+        commands = {
+            "chartc compile -o .svg": dict(cmd=chartc("compile", SPEC, "-o", mine), cwd=args.repo, env=env),
+            "matplotlib script": dict(cmd=python(HERE / "peers" / "mpl_seed.py", DATA, peer), cwd=args.repo, env=env),
+            "import matplotlib.pyplot": dict(cmd=python("-c", "import matplotlib.pyplot"), cwd=args.repo, env=env),
+        }
+        series = compare(commands, repeats(args, 5, 3))
+        sizes = {name: path.stat().st_size if path.exists() else None for name, path in (("chartc", mine), ("peer", peer))}
+    print_series("figure 2: cold compile of seed chart 1 to SVG", series, commands)
+    figure = "2 cold compile seed chart -> SVG"
+    broken = failed_row(figure, TARGET, {k: series[k] for k in ("chartc compile -o .svg", "matplotlib script")})
+    if broken:
+        return [broken]
+    a, b = series["chartc compile -o .svg"], series["matplotlib script"]
+    return [Row(figure, seconds(a.median), seconds(b.median), a.median / b.median, TARGET, LIMIT,
+                note=f"SVG {size(sizes['chartc'])} vs {size(sizes['peer'])}; peak RSS {a.maxrss_mb:.0f} vs "
+                     f"{b.maxrss_mb:.0f} MB; import matplotlib.pyplot alone "
+                     f"{seconds(series['import matplotlib.pyplot'].median)}")]
+
+
+def main(argv=None):
+    run_script(run, "figure 2: cold chartc compile vs matplotlib script", argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
