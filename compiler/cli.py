@@ -30,6 +30,15 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # a bug in chartc: still one line, never a traceback
+        print(internal_error(error), file=sys.stderr)
+        return EXIT_INVALID
+
+
+def internal_error(error: BaseException, where: object = None) -> str:
+    """The one line printed for an unexpected exception (a bug to report)."""
+    prefix = f"{where}: " if where is not None else "chartc: "
+    return f"{prefix}error: internal error: {type(error).__name__}: {error} (please report this as a chartc bug)"
 
 
 class UsageError(Exception):
@@ -38,6 +47,7 @@ class UsageError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .templates import TEMPLATE_NAMES
 
     parser = argparse.ArgumentParser(
         prog="chartc", description="Compile declarative chart specs to Vega-Lite, SVG, PNG, PDF and HTML.")
@@ -58,11 +68,44 @@ def _parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="render every spec and an index page")
     build.add_argument("specs", nargs="*", metavar="SPECS", help="spec files or folders (default: specs/)")
     build.add_argument("--out", default="gallery", metavar="DIR", help="output folder (default: gallery)")
-    build.add_argument("--check", action="store_true", help="write nothing; exit 1 if any output is stale")
+    build.add_argument("--check", action="store_true",
+                       help="write nothing; exit 1 listing every stale, missing or orphaned output")
+    build.add_argument("--force", action="store_true", help="render every chart, even those up to date")
     build.set_defaults(run=run_build)
 
+    diff = commands.add_parser(
+        "diff", help="what changed in each chart between two git revisions",
+        usage="chartc diff [-h] [--html FILE] [REV_A [REV_B]] [PATHS...]",
+        description="Compare the charts of two git revisions (default: HEAD and the working tree). "
+                    "Exit 0 when no chart changed, 1 when one did.")
+    diff.add_argument("arguments", nargs="*", metavar="REV_OR_PATH",
+                      help="revisions (default HEAD, then the working tree), then spec files or folders "
+                           "(default: specs/)")
+    diff.add_argument("--html", metavar="FILE", help="also write a page with every changed chart before and after")
+    diff.set_defaults(run=run_diff)
+
     schema = commands.add_parser("schema", help="print the JSON Schema of chart specs")
+    schema.add_argument("--markdown", action="store_true",
+                        help="print the spec reference generated from the schema (docs/reference.md) instead")
     schema.set_defaults(run=run_schema)
+
+    serve = commands.add_parser(
+        "serve", help="serve the gallery locally; re-render and reload the page on every save",
+        description="Build the gallery into a temporary folder (or --out) and serve it on 127.0.0.1. "
+                    "Saving a spec or its data re-renders that chart and reloads the page; a spec with "
+                    "problems shows its diagnostics. Ctrl-C stops.")
+    serve.add_argument("specs", nargs="*", metavar="SPECS", help="spec files or folders (default: specs/)")
+    serve.add_argument("--port", type=int, default=0, metavar="N", help="port to listen on (default: a free one)")
+    serve.add_argument("--out", metavar="DIR", help="build into this folder and keep it (default: a temporary one)")
+    serve.set_defaults(run=run_serve)
+
+    new = commands.add_parser("new", help="write a commented starter spec",
+                              description="Write NAME.yaml from a template: a commented spec that "
+                                          "validates and renders as it is (its data ships with chartc).")
+    new.add_argument("name", metavar="NAME", help="the spec to write (.yaml is added when missing)")
+    new.add_argument("--template", default="scatter", choices=TEMPLATE_NAMES,
+                     help="the kind of chart (default: scatter)")
+    new.set_defaults(run=run_new)
     return parser
 
 
@@ -97,6 +140,10 @@ def run_validate(args) -> int:
             print_problems(error)
             status = EXIT_INVALID
             continue
+        except Exception as error:  # keep checking the other specs
+            print(internal_error(error, path), file=sys.stderr)
+            status = EXIT_INVALID
+            continue
         for warning in compiled.warnings:
             print(warning.diagnostic(), file=sys.stderr)
     return status
@@ -120,29 +167,107 @@ def run_compile(args) -> int:
         return EXIT_INVALID
     for warning in compiled.warnings:
         print(warning.diagnostic(), file=sys.stderr)
-    if args.out == "-":
-        sys.stdout.write(canonical_json(compiled.vega_lite))
-    else:
-        write_atomic(args.out, render(compiled.vega_lite, fmt))
-    if args.fits:
-        from .gallery import fits_json
+    try:
+        if args.out == "-":
+            sys.stdout.write(canonical_json(compiled.vega_lite))
+        else:
+            write_atomic(args.out, render(compiled.vega_lite, fmt))
+        if args.fits:
+            from .gallery import fits_json
 
-        write_atomic(args.fits, fits_json(compiled).encode("utf-8"))
+            write_atomic(args.fits, fits_json(compiled).encode("utf-8"))
+    except OSError as error:  # an output folder that cannot be written
+        raise UsageError(f"cannot write {error.filename or args.out}: {error.strerror or error}") from None
     return EXIT_OK
 
 
 def run_build(args) -> int:
     from .gallery import build_gallery
 
+    if args.check and args.force:
+        raise UsageError("--check and --force exclude each other")
     specs = spec_files(args.specs or ["specs"])
-    report = build_gallery(specs, Path(args.out), check=args.check)
+    report = build_gallery(specs, Path(args.out), check=args.check, force=args.force)
     for line in report.lines:
-        print(line, file=sys.stderr if report.failed else sys.stdout)
+        print(line)
+    for line in report.problems:
+        print(line, file=sys.stderr)
     return EXIT_INVALID if report.failed else EXIT_OK
+
+
+def run_diff(args) -> int:
+    from .diff import DiffUsageError, diff_charts, report_html, split_arguments
+    from .export import write_atomic
+
+    try:
+        revisions, paths = split_arguments(args.arguments)
+        before, after = revisions + ["HEAD", None][len(revisions):]  # defaults: HEAD vs the working tree
+        report = diff_charts(before, after, paths)
+    except DiffUsageError as error:
+        raise UsageError(str(error)) from None
+    if report.unmatched:
+        raise UsageError(f"neither a revision nor a path at {report.before} or {report.after}: "
+                         f"{', '.join(report.unmatched)}")
+    for line in report.lines():
+        print(line)
+    if args.html:
+        write_atomic(args.html, report_html(report).encode("utf-8"))
+    return EXIT_INVALID if report.changed else EXIT_OK
 
 
 def run_schema(args) -> int:
     from .validate import SCHEMA_PATH
 
+    if args.markdown:
+        sys.stdout.write(reference_markdown())
+        return EXIT_OK
     sys.stdout.write(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
+REFERENCE_TITLE = """\
+# chartc spec reference
+
+Every key a chart spec can hold, generated from `schemas/chart.schema.json` by
+`chartc schema --markdown` (do not edit: a test fails when this file is stale).
+
+"""
+
+
+def reference_markdown() -> str:
+    """The text of docs/reference.md: a title, then the reference of every schema property."""
+    from .reference import schema_reference_markdown
+
+    return REFERENCE_TITLE + schema_reference_markdown()
+
+
+def run_serve(args) -> int:
+    from .errors import serve_port_unavailable
+    from .serve import serve
+
+    paths = args.specs or ["specs"]
+    spec_files(paths)  # a path that does not exist is a usage error
+    if not 0 <= args.port <= 65535:
+        raise UsageError(serve_port_unavailable(args.port, "not a port number"))
+    try:
+        return serve(paths, port=args.port, out=args.out)
+    except OSError as error:
+        raise UsageError(serve_port_unavailable(args.port, error.strerror or str(error))) from None
+
+
+def run_new(args) -> int:
+    from .errors import new_file_exists, new_written
+    from .templates import starter_spec
+
+    path = Path(args.name)
+    if path.suffix not in (".yaml", ".yml"):
+        path = path.with_name(path.name + ".yaml")
+    text = starter_spec(args.template, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8", newline="\n") as stream:  # "x": never overwrite
+            stream.write(text)
+    except FileExistsError:
+        raise UsageError(new_file_exists(str(path))) from None
+    print(new_written(str(path), args.template))
     return EXIT_OK

@@ -1,118 +1,400 @@
-"""The gallery: every spec rendered to every format, plus an index page.
+"""The gallery: every spec rendered to every format, an index page and a manifest.
 
-Built only on `pipeline`: a chart in the gallery is exactly what
-`chartc compile` makes of the same spec.
+Built only on `pipeline`: a chart's .vl.json, .svg and .png are exactly what
+`chartc compile` makes of the same spec. Its .html is the chart's gallery page:
+the interactive chart (tooltips on), its spec source beside it, the fitted
+trends and download links. The pages share one ``vega-bundle.js`` (Vega,
+Vega-Lite and vega-embed, ~0.9 MB) by relative path instead of embedding it
+each: still offline, no CDN, and the gallery stays small in git.
+
+Builds are incremental and git-friendly:
+
+- ``manifest.json`` records, per chart, the hashes of its inputs (spec file,
+  data file or dataset) and of every output, plus the tool versions. A chart
+  whose inputs, tools and outputs all match is not rendered again, so a build
+  that changes nothing imports neither altair, pandas nor vl-convert.
+- `check_gallery` (``chartc build --check``) writes nothing and lists every
+  stale, missing or orphaned output, from hashes alone.
+- Writes are staged: every new output goes to a temporary file first and is
+  renamed into place only once all charts are rendered, then the manifest is
+  replaced last. A build killed while rendering leaves every previous file
+  byte-identical; its temporary files are removed by the next build.
+- The gallery's charts are the specs given plus those already in the manifest
+  whose spec file still exists; a chart whose spec file is gone is removed.
+  Only files the manifest says chartc wrote are ever deleted.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import errors as msg
 from .errors import SpecError
+from .manifest import (INDEX_NAME, MANIFEST_NAME, ChartRecord, Manifest, chart_inputs, current_input_hash,
+                       file_output_hash, output_hash, read_manifest, relative_to, toolchain, tools_changed)
 
 GALLERY_FORMATS = ("vl.json", "svg", "png", "html")
+BUNDLE_NAME = "vega-bundle.js"
+# Outputs every chart's page needs and no chart owns alone: each chart record
+# lists them (so they go only with the last chart), `check` reports them once.
+SHARED_OUTPUTS = frozenset({BUNDLE_NAME})
 
 
 @dataclass
 class BuildReport:
-    """What a build did, as lines to print, and whether it failed."""
+    """What a build or check did: lines for stdout, problems for stderr."""
 
     lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     failed: bool = False
+    rendered: list[str] = field(default_factory=list)  # stems rendered in this build
+    failures: dict[str, SpecError] = field(default_factory=dict)  # stem -> its problems (for `chartc serve`)
+    removed: list[str] = field(default_factory=list)   # file names deleted
+
+
+@dataclass
+class _Chart:
+    """One chart of the gallery being built: where its spec is, what is recorded."""
+
+    stem: str
+    spec: Path                   # as the user gave it (for messages)
+    record: ChartRecord | None   # from the previous manifest
+    reasons: list[str]           # why it is stale; empty when up to date
+    output_reasons: dict[str, str] = field(default_factory=dict)  # file -> why that file is stale
+
+
+def output_stem(spec: Path) -> str:
+    """The name a spec's outputs share: ``specs/cars.yaml`` -> ``cars``."""
+    return Path(spec).name.split(".")[0]
 
 
 def fits_json(compiled) -> str:
-    """The fitted trends of a chart as canonical JSON (for `--fits` and the gallery)."""
+    """The fitted trends of a chart as canonical JSON (for `--fits` and the gallery).
+
+    Carries the chart's provenance under ``chartc`` like every other export.
+    """
     from .errors import format_path
+    from .manifest import provenance
     from .trend import trend_summary
 
     layers = [
         {"layer": format_path(path), "fits": [trend_summary(line) for line in lines]}
         for path, lines in compiled.fits.items()
     ]
-    return json.dumps({"trends": layers}, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    document = {"trends": layers}
+    block = provenance(compiled.vega_lite)
+    if block:
+        document["chartc"] = block
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def chart_outputs(compiled) -> dict[str, bytes]:
     """File name suffix -> content for one chart."""
     from .export import render
 
-    outputs = {fmt: render(compiled.vega_lite, fmt) for fmt in GALLERY_FORMATS}
+    outputs = {fmt: render(compiled.vega_lite, fmt) for fmt in GALLERY_FORMATS if fmt != "html"}
+    outputs["html"] = chart_page(compiled).encode("utf-8")
     if compiled.fits:
         outputs["fits.json"] = fits_json(compiled).encode("utf-8")
     return outputs
 
 
-def build_gallery(specs: list[Path], out: Path, *, check: bool = False) -> BuildReport:
-    """Render every spec into `out` with an index page.
+def bundle_output() -> bytes:
+    """The content of ``vega-bundle.js``, the script every chart page loads."""
+    from .export import javascript_bundle
+
+    return javascript_bundle().encode("utf-8")
+
+
+# ------------------------------------------------------------------ planning
+
+def _display(key: str, out: Path) -> str:
+    """A manifest input key as the user would type it (relative to the cwd)."""
+    if key.startswith("dataset:"):
+        return key
+    return os.path.relpath(os.path.normpath(out / key))
+
+
+def _plan(specs: list[Path], out: Path, manifest: Manifest, report: BuildReport) -> tuple[list[_Chart], dict[str, ChartRecord]]:
+    """Every chart of the gallery with why it is stale, and the orphaned records.
+
+    Reads and hashes inputs and outputs; imports nothing heavy.
+    """
+    tool_changes = tools_changed(manifest.tools, toolchain()) if manifest.charts else []
+    given: dict[str, Path] = {}
+    for spec in specs:
+        stem = output_stem(spec)
+        if stem in given and Path(given[stem]).resolve() != Path(spec).resolve():
+            report.problems.append(f"{spec}: error: {msg.duplicate_output_stem(stem, str(given[stem]))}")
+            report.failed = True
+            continue
+        given.setdefault(stem, spec)
+    orphans: dict[str, ChartRecord] = {}
+    for stem, record in manifest.charts.items():
+        if stem in given:
+            continue
+        if (out / record.spec).is_file():
+            given[stem] = Path(os.path.relpath(os.path.normpath(out / record.spec)))
+        else:
+            orphans[stem] = record
+
+    charts = []
+    for stem, spec in sorted(given.items(), key=lambda item: (str(item[1]), item[0])):
+        record = manifest.charts.get(stem)
+        chart = _Chart(stem, spec, record, [])
+        if record is None:
+            chart.reasons.append(msg.chart_not_built())
+        elif record.spec != relative_to(spec, out):
+            chart.reasons.append(msg.chart_spec_moved(_display(record.spec, out)))
+        else:
+            chart.reasons.extend(f"{msg.chart_tools_changed(change)}" for change in tool_changes)
+            for key, recorded in sorted(record.inputs.items()):
+                now = current_input_hash(key, out)
+                if now is None:
+                    chart.reasons.append(msg.chart_input_missing(_display(key, out)))
+                elif now != recorded:
+                    chart.reasons.append(msg.chart_input_changed(_display(key, out)))
+            for name, recorded in sorted(record.outputs.items()):
+                now = file_output_hash(out / name)
+                if now is None:
+                    chart.output_reasons[name] = msg.output_missing()
+                elif now != recorded:
+                    chart.output_reasons[name] = msg.output_modified()
+        charts.append(chart)
+    return charts, orphans
+
+
+def _index_entries(records: dict[str, ChartRecord]) -> list[tuple[str, str]]:
+    return [(stem, record.title) for stem, record in sorted(records.items(), key=lambda i: (i[1].spec, i[0]))]
+
+
+# --------------------------------------------------------------------- check
+
+def check_gallery(specs: list[Path], out: Path) -> BuildReport:
+    """List every stale, missing or orphaned output of a gallery; write nothing.
+
+    Renders nothing either: inputs and outputs are compared by hash with the
+    manifest, so this is cheap enough for a pre-commit hook.
 
     Args:
-        specs: spec files, in the order they appear on the index.
+        specs: the spec files the gallery should hold (besides those already in it).
         out: the gallery folder.
-        check: write nothing; report outputs that differ from what would be written.
 
     Returns:
-        A report; `failed` is set when a spec has errors or (with check) an output is stale.
+        A report whose `problems` name each bad file; `failed` when there is any.
     """
-    from .export import write_atomic
-    from .pipeline import compile_spec
+    from .export import leftovers
 
+    out = Path(out)
     report = BuildReport()
-    expected: dict[str, bytes] = {}
-    entries = []
-    for spec in specs:
-        try:
-            compiled = compile_spec(spec)
-        except SpecError as error:
-            report.failed = True
-            report.lines.extend(problem.diagnostic() for problem in error.errors)
+    manifest = read_manifest(out) or Manifest()
+    charts, orphans = _plan(specs, out, manifest, report)
+    bad = 0
+
+    def flag(name: str, problem: str) -> None:
+        nonlocal bad
+        bad += 1
+        report.problems.append(f"{out / name}: {problem}")
+
+    shared_flagged: set[str] = set()
+    for chart in charts:
+        if chart.record is None:
+            for suffix in GALLERY_FORMATS:
+                name = f"{chart.stem}.{suffix}"
+                exists = (out / name).exists()
+                flag(name, msg.output_untracked(str(chart.spec)) if exists else msg.output_not_built(str(chart.spec)))
             continue
-        stem = spec.name.split(".")[0]
-        for suffix, content in chart_outputs(compiled).items():
-            expected[f"{stem}.{suffix}"] = content
-        entries.append((stem, compiled.spec.title or stem, spec))
-    expected["index.html"] = index_page(entries).encode("utf-8")
+        for name in sorted(chart.record.outputs):
+            if name in SHARED_OUTPUTS:  # no one chart's inputs decide it: only missing or modified counts
+                if name in chart.output_reasons and name not in shared_flagged:
+                    shared_flagged.add(name)
+                    flag(name, chart.output_reasons[name])
+                continue
+            if name in chart.output_reasons:
+                flag(name, chart.output_reasons[name])
+            elif chart.reasons:
+                flag(name, msg.output_stale("; ".join(chart.reasons)))
+    live = {name for chart in charts if chart.record is not None for name in chart.record.outputs}
+    for stem, record in sorted(orphans.items()):
+        for name in sorted(record.outputs):
+            if name in live:  # a shared output another chart still uses
+                continue
+            if (out / name).exists():
+                flag(name, msg.output_orphaned(_display(record.spec, out)))
+    records = {c.stem: c.record for c in charts if c.record is not None}
+    index_now = file_output_hash(out / INDEX_NAME)
+    if index_now is None:
+        flag(INDEX_NAME, msg.output_missing())
+    elif index_now != manifest.index:
+        flag(INDEX_NAME, msg.output_modified())
+    elif (manifest.index != output_hash(index_page(_index_entries(records)).encode("utf-8"))
+          or orphans or len(records) < len(charts)):
+        flag(INDEX_NAME, msg.output_stale(msg.index_charts_changed()))
+    for path in leftovers(out):
+        flag(path.name, msg.output_leftover())
 
-    if check:
-        for name, content in sorted(expected.items()):
-            target = out / name
-            if not target.exists():
-                report.lines.append(f"{target}: missing")
-                report.failed = True
-            elif target.read_bytes() != content:
-                report.lines.append(f"{target}: stale")
-                report.failed = True
-        if not report.failed:
-            report.lines.append(f"{out}: {len(entries)} charts up to date")
-        return report
-
-    for name, content in sorted(expected.items()):
-        target = out / name
-        if not target.exists() or target.read_bytes() != content:
-            write_atomic(target, content)
-    report.lines.append(f"{out}: built {len(entries)} charts")
+    report.failed = report.failed or bad > 0
+    if report.failed:
+        report.problems.append(msg.check_failed(bad, str(out)))
+    else:
+        report.lines.append(msg.check_passed(len(charts), str(out)))
     return report
 
+
+# --------------------------------------------------------------------- build
+
+def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: bool = False) -> BuildReport:
+    """Render every stale chart into `out`, with an index page and the manifest.
+
+    Args:
+        specs: spec files; the gallery also keeps charts already in its manifest
+            whose spec file still exists, and drops those whose spec is gone.
+        out: the gallery folder.
+        check: write nothing; see `check_gallery`.
+        force: render every chart even when the manifest says it is up to date.
+
+    Returns:
+        A report; `failed` is set when a spec has errors (its previous outputs
+        are kept; every other chart is still built).
+    """
+    if check:
+        return check_gallery(specs, out)
+    from .export import remove_leftovers
+
+    out = Path(out)
+    report = BuildReport()
+    for path in remove_leftovers(out):
+        report.lines.append(msg.leftover_removed(str(path)))
+    old = read_manifest(out) or Manifest()
+    charts, orphans = _plan(specs, out, old, report)
+
+    tools = {**old.tools, **toolchain()}
+    records: dict[str, ChartRecord] = {}
+    contents: dict[str, bytes] = {}  # file name -> new bytes, for rendered charts
+    for chart in charts:
+        stale = force or chart.reasons or chart.output_reasons
+        if not stale:
+            records[chart.stem] = chart.record
+            continue
+        rendered = _render_chart(chart, out, report)
+        if rendered is None:  # spec errors: keep what was there
+            if chart.record is not None:
+                records[chart.stem] = chart.record
+            continue
+        record, outputs, vega_lite_version = rendered
+        records[chart.stem] = record
+        contents.update(outputs)
+        if vega_lite_version:
+            tools["vega_lite"] = vega_lite_version
+        why = "; ".join(chart.reasons or list(chart.output_reasons.values())) or msg.chart_forced()
+        report.lines.append(msg.chart_rendered(str(chart.spec), why))
+        report.rendered.append(chart.stem)
+
+    index = index_page(_index_entries(records)).encode("utf-8")
+    contents[INDEX_NAME] = index
+    manifest = Manifest(tools, dict(sorted(records.items())), output_hash(index))
+    wanted = manifest.owned_files()
+    doomed = sorted(name for name in old.owned_files() - wanted if (out / name).exists())
+    for name in doomed:
+        report.lines.append(msg.output_removed(str(out / name)))
+    _commit(out, {name: data for name, data in contents.items() if file_output_hash(out / name) != output_hash(data)},
+            doomed, manifest.to_bytes())
+    report.removed = doomed
+    report.lines.append(msg.build_summary(str(out), len(report.rendered), len(records) - len(report.rendered),
+                                          len(orphans)))
+    return report
+
+
+def _render_chart(chart: _Chart, out: Path, report: BuildReport):
+    """Compile and render one chart; None (with diagnostics reported) on spec errors."""
+    from .manifest import data_identity, provenance
+    from .pipeline import compile_spec
+
+    try:
+        compiled = compile_spec(chart.spec)
+    except SpecError as error:
+        report.problems.extend(problem.diagnostic() for problem in error.errors)
+        report.failed = True
+        report.failures[chart.stem] = error
+        return None
+    report.problems.extend(warning.diagnostic() for warning in compiled.warnings)
+    outputs = {f"{chart.stem}.{suffix}": content for suffix, content in chart_outputs(compiled).items()}
+    outputs[BUNDLE_NAME] = bundle_output()
+    label, data_hash, data_file = data_identity(compiled.spec, compiled.document)
+    record = ChartRecord(
+        spec=relative_to(chart.spec, out),
+        title=compiled.spec.title or chart.stem,
+        inputs=chart_inputs(chart.spec, label, data_file, data_hash, out),
+        outputs={name: output_hash(content) for name, content in sorted(outputs.items())},
+    )
+    block = provenance(compiled.vega_lite) or {}
+    return record, outputs, block.get("vega_lite")
+
+
+def _commit(out: Path, writes: dict[str, bytes], removals: list[str], manifest: bytes) -> None:
+    """Stage every write, then rename them all into place, then the manifest.
+
+    A kill before the renames leaves every previous file as it was (plus
+    temporary files the next build removes); the manifest goes last, so after
+    a kill during the renames the next build sees which outputs are new.
+    """
+    from .export import stage_file, write_atomic
+
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for name, content in sorted(writes.items()):
+            staged.append((stage_file(out / name, content), out / name))
+        for temp, target in staged:
+            os.replace(temp, target)
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+    for name in removals:
+        (out / name).unlink(missing_ok=True)
+    if file_output_hash(out / MANIFEST_NAME) != output_hash(manifest):
+        write_atomic(out / MANIFEST_NAME, manifest)
+
+
+# --------------------------------------------------------------------- pages
+
+PAGE_STYLE = """\
+  body { font-family: system-ui, sans-serif; margin: 24px; color: #222; background: #fff; }
+  a { color: #1f5fa8; }
+  nav { margin-bottom: 8px; }
+  h1 { margin: 0 0 4px; font-size: 1.5rem; }
+  .downloads a { margin-right: 10px; }
+  .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 20px; }
+  figure { margin: 0; border: 1px solid #ddd; border-radius: 6px; padding: 12px; }
+  figure img { width: 100%; height: 220px; object-fit: contain; }
+  figcaption a { margin-right: 8px; }
+  .chart-page { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+  .chart-page > section { min-width: 0; }
+  .source { flex: 1 1 380px; }
+  .source pre { background: #f6f8fa; border: 1px solid #ddd; border-radius: 6px; padding: 12px;
+                overflow: auto; max-height: 80vh; font-size: 13px; line-height: 1.4; }
+  #chart-error { color: #b00020; white-space: pre-wrap; }
+  table.fits { border-collapse: collapse; margin-top: 8px; font-size: 14px; }
+  table.fits th, table.fits td { border: 1px solid #ddd; padding: 4px 8px; text-align: left; }
+  table.fits td.num { text-align: right; font-variant-numeric: tabular-nums; }
+"""
 
 INDEX_PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>chartc gallery</title>
 <style>
-  body {{ font-family: system-ui, sans-serif; margin: 24px; color: #222; }}
-  .grid {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 20px; }}
-  figure {{ margin: 0; border: 1px solid #ddd; border-radius: 6px; padding: 12px; }}
-  figure img {{ width: 100%; height: 220px; object-fit: contain; }}
-  figcaption a {{ margin-right: 8px; }}
-</style>
+{style}</style>
 </head>
 <body>
 <h1>chartc gallery</h1>
+<p>{count}</p>
 <div class="grid">
 {figures}
 </div>
@@ -120,16 +402,154 @@ INDEX_PAGE = """<!DOCTYPE html>
 </html>
 """
 
+CHART_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+{meta}<title>{title} - chartc gallery</title>
+<style>
+{style}</style>
+</head>
+<body>
+<nav><a href="index.html">&larr; gallery</a></nav>
+<h1>{title}</h1>
+<p class="downloads">Download: {downloads}</p>
+<main class="chart-page">
+<section class="chart">
+<div id="chart"></div>
+<pre id="chart-error"></pre>
+</section>
+<section class="source">
+<h2>Spec <code>{spec_name}</code></h2>
+<pre><code>{source}</code></pre>
+</section>
+</main>
+{fits}<script src="{bundle}"></script>
+<script>
+  vegaEmbed("#chart", {spec}, {{"actions": false, "renderer": "svg"}})
+    .catch(function (error) {{
+      document.getElementById("chart-error").textContent = String(error);
+      console.error(error);
+    }});
+</script>
+</body>
+</html>
+"""
+
 
 def index_page(entries) -> str:
-    """The gallery's index: a thumbnail, title and links per chart."""
+    """The gallery's index: a thumbnail and title per chart, linking to its page.
+
+    Args:
+        entries: ``(stem, title)`` pairs in display order.
+
+    Returns:
+        The page's HTML (deterministic: the same entries give the same bytes).
+    """
     figures = []
-    for stem, title, spec in entries:
+    for stem, title in entries:
         name = html.escape(stem, quote=True)
         links = " ".join(
             f'<a href="{name}.{fmt}">{label}</a>'
-            for fmt, label in (("html", "interactive"), ("svg", "SVG"), ("png", "PNG"), ("vl.json", "Vega-Lite")))
+            for fmt, label in (("html", "chart page"), ("svg", "SVG"), ("png", "PNG"), ("vl.json", "Vega-Lite")))
         figures.append(
-            f'<figure><a href="{name}.html"><img src="{name}.png" alt="{html.escape(title, quote=True)}"></a>'
-            f"<figcaption><strong>{html.escape(title)}</strong><br>{links}</figcaption></figure>")
-    return INDEX_PAGE.format(figures="\n".join(figures))
+            f'<figure id="chart-{name}"><a href="{name}.html"><img src="{name}.png" loading="lazy" '
+            f'alt="{html.escape(title, quote=True)}"></a>'
+            f'<figcaption><a href="{name}.html"><strong>{html.escape(title)}</strong></a><br>{links}</figcaption>'
+            "</figure>")
+    count = f"{len(entries)} chart{'s' if len(entries) != 1 else ''}"
+    return INDEX_PAGE.format(style=PAGE_STYLE, count=count, figures="\n".join(figures))
+
+
+def chart_page(compiled) -> str:
+    """One chart's gallery page (its ``.html``).
+
+    The interactive chart (vega-embed, tooltips on) beside its spec source,
+    the fitted trends as a table, download links, and the chart's provenance
+    as ``<meta>`` tags. Loads ``vega-bundle.js`` from the same folder.
+
+    Args:
+        compiled: from `pipeline.compile_spec`.
+
+    Returns:
+        The page's HTML; the spec's line endings are normalised, so a CRLF
+        checkout gives the same bytes.
+    """
+    from .export import html_provenance, html_safe_json
+    from .manifest import provenance
+
+    stem = output_stem(Path(compiled.document.file))
+    title = compiled.spec.title or stem
+    title = " ".join(title) if isinstance(title, (list, tuple)) else str(title)
+    name = html.escape(stem, quote=True)
+    downloads = [(f"{name}.svg", "SVG"), (f"{name}.png", "PNG"), (f"{name}.vl.json", "Vega-Lite JSON")]
+    if compiled.fits:
+        downloads.append((f"{name}.fits.json", "fits JSON"))
+    return CHART_PAGE.format(
+        meta=html_provenance(provenance(compiled.vega_lite)),
+        title=html.escape(title),
+        style=PAGE_STYLE,
+        downloads=" ".join(f'<a href="{href}" download>{label}</a>' for href, label in downloads),
+        spec_name=html.escape(Path(compiled.document.file).name),
+        source=html.escape(_spec_source(compiled.document.file), quote=False),
+        fits=fits_table(compiled),
+        bundle=BUNDLE_NAME,
+        spec=html_safe_json(with_hover_tooltips(compiled.vega_lite)),
+    )
+
+
+def with_hover_tooltips(vega_lite: dict) -> dict:
+    """The chart as its page embeds it: every mark shows its data on hover.
+
+    Only on the page (the .vl.json is untouched): a channel's own ``tooltip``
+    encoding still wins, and so does a ``config.mark.tooltip`` the spec sets.
+    """
+    config = dict(vega_lite.get("config") or {})
+    mark = dict(config.get("mark") or {})
+    if "tooltip" in mark:
+        return vega_lite
+    mark["tooltip"] = {"content": "data"}
+    config["mark"] = mark
+    return {**vega_lite, "config": config}
+
+
+def _spec_source(file: str) -> str:
+    """The spec file's text as the page shows it: LF line ends, no BOM."""
+    try:
+        text = Path(file).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
+FITS_COLUMNS = (("layer", "Layer"), ("group", "Group"), ("method", "Method"), ("equation", "Equation"),
+                ("r2", "R²"), ("adj_r2", "adj. R²"), ("rse", "RSE"), ("n", "n"))
+
+
+def fits_table(compiled) -> str:
+    """The fitted trends of a chart as an HTML table ('' when it has none)."""
+    from .errors import format_path
+    from .trend import trend_summary
+
+    rows = []
+    for path, lines in compiled.fits.items():
+        for line in lines:
+            summary = {"layer": format_path(path), **trend_summary(line)}
+            rows.append("<tr>" + "".join(_fits_cell(key, summary.get(key)) for key, _ in FITS_COLUMNS) + "</tr>")
+    if not rows:
+        return ""
+    header = "".join(f"<th>{html.escape(label)}</th>" for _, label in FITS_COLUMNS)
+    return (f'<section class="fits">\n<h2>Fitted trends</h2>\n<table class="fits">\n<thead><tr>{header}</tr></thead>\n'
+            f"<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>\n</section>\n")
+
+
+def _fits_cell(key: str, value) -> str:
+    if value is None:
+        return "<td>&ndash;</td>"
+    if isinstance(value, float):
+        return f'<td class="num">{value:.4g}</td>' if key != "r2" and key != "adj_r2" else f'<td class="num">{value:.4f}</td>'
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f'<td class="num">{value}</td>'
+    return f"<td>{html.escape(str(value))}</td>"

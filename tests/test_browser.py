@@ -1,0 +1,373 @@
+"""The gallery and `chartc serve` in a real browser: Debian's headless Chromium.
+
+Chromium is started once for the module and driven over the Chrome DevTools
+Protocol (one websocket, one tab). Every chart page of the gallery must draw
+an SVG with marks and log no console error, load nothing from the network,
+show tooltips on hover; a served page must reload by itself when its spec is
+saved and show the diagnostics of a broken spec.
+
+``scripts/setup-test-env`` installs Chromium (the README's test command runs
+it). Without Chromium these tests fail in CI (``CI=true``) and are skipped
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from test_serve import BARS, BROKEN, ServeProcess, make_specs, write_later
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_NAMES = ("chromium", "chromium-browser")
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
+    "--disable-extensions", "--mute-audio", "--window-size=1280,1024",
+)
+
+# Data marks drawn by Vega's SVG renderer (axes, legends and titles have other roles).
+COUNT_MARKS = """(() => {
+  const svg = document.querySelector('#chart svg');
+  if (!svg) { return -1; }
+  let count = 0;
+  for (const group of svg.querySelectorAll('g.role-mark')) { count += group.childElementCount; }
+  return count;
+})()"""
+
+
+def chromium_path() -> str | None:
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class CDPError(RuntimeError):
+    pass
+
+
+class Browser:
+    """Headless Chromium with one tab, driven over the DevTools protocol."""
+
+    def __init__(self, executable: str, profile: Path):
+        import websocket  # websocket-client, a test dependency
+
+        self.proc = subprocess.Popen(
+            [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        active = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (active.exists() and len(active.read_text().splitlines()) >= 2):
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                self.close()
+                raise CDPError("Chromium did not open its DevTools port")
+            time.sleep(0.05)
+        port, path = active.read_text().splitlines()[:2]
+        self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}{path}", timeout=30, suppress_origin=True)
+        self.timeout_error = websocket.WebSocketTimeoutException
+        self.next_id = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.call(f"{domain}.enable", session=True)
+
+    # ------------------------------------------------------------ protocol
+
+    def call(self, method: str, *, session: bool = False, timeout: float = 30, **params) -> dict:
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self.session
+        self.ws.send(json.dumps(message))
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.receive(deadline - time.monotonic())
+            if reply is None:
+                raise CDPError(f"{method}: no reply in {timeout} s")
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise CDPError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def receive(self, seconds: float) -> dict | None:
+        self.ws.settimeout(max(seconds, 0.01))
+        try:
+            return json.loads(self.ws.recv())
+        except self.timeout_error:
+            return None
+
+    def pump(self, seconds: float) -> None:
+        """Collect events for a while."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            event = self.receive(deadline - time.monotonic())
+            if event is not None:
+                self.events.append(event)
+
+    # ------------------------------------------------------------ pages
+
+    def open(self, url: str, timeout: float = 30) -> None:
+        """Navigate the tab and wait for the load event."""
+        self.events.clear()
+        self.call("Page.navigate", session=True, url=url)
+        deadline = time.monotonic() + timeout
+        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
+            if time.monotonic() > deadline:
+                raise CDPError(f"{url}: no load event in {timeout} s")
+            self.pump(0.05)
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", session=True, expression=expression,
+                           returnByValue=True, awaitPromise=True)
+        if "exceptionDetails" in result:
+            raise CDPError(f"{expression[:60]}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 10, interval: float = 0.02):
+        """Evaluate until truthy; returns the value (or raises after `timeout`)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                value = self.evaluate(expression)
+            except CDPError:  # the page is navigating: its context is gone for a moment
+                value = None
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise CDPError(f"timed out waiting for {expression[:80]}")
+            self.pump(interval)
+
+    def console_errors(self) -> list[str]:
+        """Console errors, uncaught exceptions and failed loads since the last `open`."""
+        found = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.exceptionThrown":
+                details = params["exceptionDetails"]
+                found.append(details.get("exception", {}).get("description") or details.get("text", ""))
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                found.append(" ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
+            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+                found.append(f"{params['entry'].get('text')} {params['entry'].get('url', '')}")
+        return found
+
+    def requested_urls(self) -> list[str]:
+        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+
+    def hover(self, x: float, y: float) -> None:
+        for kind in ("mouseMoved",):
+            self.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y)
+
+    def close(self) -> None:
+        try:
+            self.ws.close()
+        except Exception:
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    executable = chromium_path()
+    if executable is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Chromium is missing: scripts/setup-test-env installs it (apt-get install chromium)")
+        pytest.skip("Chromium is not installed (run scripts/setup-test-env)")
+    browser = Browser(executable, tmp_path_factory.mktemp("chromium-profile"))
+    yield browser
+    browser.close()
+
+
+# ------------------------------------------------------------ built gallery
+
+@pytest.fixture(scope="module")
+def gallery(tmp_path_factory) -> Path:
+    """A built gallery of every spec in specs/.
+
+    The repository's gallery/ when `build --check` says it is up to date (it
+    is only read); otherwise a fresh build in a temporary folder.
+    """
+    from compiler.cli import spec_files
+    from compiler.gallery import build_gallery, check_gallery
+
+    specs = spec_files([str(ROOT / "specs")])
+    committed = ROOT / "gallery"
+    if (committed / "index.html").exists() and not check_gallery(specs, committed).failed:
+        return committed
+    out = tmp_path_factory.mktemp("gallery")
+    report = build_gallery(specs, out)
+    assert not report.failed, report.problems
+    return out
+
+
+def chart_pages(gallery: Path) -> list[Path]:
+    from compiler.manifest import read_manifest
+
+    return [gallery / f"{stem}.html" for stem in read_manifest(gallery).charts]
+
+
+def test_every_chart_page_draws_marks_offline_without_console_errors(browser, gallery):
+    pages = chart_pages(gallery)
+    assert len(pages) >= 30
+    problems = {}
+    for page in pages:
+        browser.open(page.as_uri())
+        try:
+            marks = browser.wait_for(f"{COUNT_MARKS} > 0 && {COUNT_MARKS}", timeout=10)
+        except Exception as error:
+            shown = browser.evaluate("document.getElementById('chart-error').textContent")
+            marks = f"no marks: {error}; chart-error: {shown}"
+        browser.pump(0.05)  # late console messages
+        errors = browser.console_errors()
+        remote = [url for url in browser.requested_urls() if not url.startswith(("file:", "data:"))]
+        source = browser.evaluate("document.querySelector('.source pre code').textContent")
+        links = browser.evaluate("[...document.querySelectorAll('.downloads a')].map(a => a.getAttribute('href'))")
+        if not isinstance(marks, int) or errors or remote or "title:" not in source:
+            problems[page.name] = {"marks": marks, "errors": errors, "remote": remote}
+        for href in links:
+            if not (gallery / href).is_file():
+                problems.setdefault(page.name, {})["missing link"] = href
+        assert {Path(h).name.split(".", 1)[1] for h in links} >= {"svg", "png", "vl.json"}
+    assert problems == {}
+
+
+def test_trend_pages_show_their_fit_results(browser, gallery):
+    from compiler.manifest import read_manifest
+
+    with_fits = [stem for stem, record in read_manifest(gallery).charts.items() if f"{stem}.fits.json" in record.outputs]
+    assert with_fits
+    for stem in with_fits[:3]:
+        browser.open((gallery / f"{stem}.html").as_uri())
+        rows = browser.evaluate("document.querySelectorAll('table.fits tbody tr').length")
+        fits = json.loads((gallery / f"{stem}.fits.json").read_text())
+        assert rows == sum(len(layer["fits"]) for layer in fits["trends"])
+        r2 = fits["trends"][0]["fits"][0]["r2"]
+        if r2 is not None:
+            assert f"{r2:.4f}" in browser.evaluate("document.querySelector('table.fits').textContent")
+
+
+def test_index_shows_every_chart_as_a_thumbnail_with_its_title(browser, gallery):
+    from compiler.manifest import read_manifest
+
+    charts = read_manifest(gallery).charts
+    browser.open((gallery / "index.html").as_uri())
+    browser.evaluate("Promise.all([...document.images].map(i => { i.loading = 'eager';"  # lazy below the fold
+                     " return i.decode().catch(() => null); }))")
+    figures = browser.evaluate("""[...document.querySelectorAll('figure')].map(f => ({
+        title: f.querySelector('figcaption strong').textContent,
+        loaded: f.querySelector('img').naturalWidth > 0,
+        page: f.querySelector('a').getAttribute('href')}))""")
+    assert len(figures) == len(charts)
+    assert {f["title"] for f in figures} == {record.title for record in charts.values()}
+    assert all(f["loaded"] for f in figures), [f for f in figures if not f["loaded"]]
+    assert all((gallery / f["page"]).is_file() for f in figures)
+    assert browser.console_errors() == []
+
+
+@pytest.mark.parametrize("stem, expected", [
+    ("cars_scatter", ("Horsepower", "Origin")),   # the spec's own tooltip channels
+    ("trend_linear", ("Horsepower", "Miles_per_Gallon")),  # no tooltip declared: the page shows the data
+])
+def test_tooltips_show_on_hover(browser, gallery, stem, expected):
+    page = gallery / f"{stem}.html"
+    if not page.exists():
+        pytest.skip(f"specs/{stem}.yaml is gone")
+    browser.open(page.as_uri())
+    browser.wait_for(f"{COUNT_MARKS} > 0")
+    point = browser.evaluate("""(() => {
+        const mark = document.querySelector('#chart svg g.mark-symbol.role-mark > path');
+        mark.scrollIntoView({block: 'center'});
+        const box = mark.getBoundingClientRect();
+        return {x: box.x + box.width / 2, y: box.y + box.height / 2};
+    })()""")
+    browser.hover(point["x"], point["y"])
+    text = browser.wait_for("(() => { const t = document.getElementById('vg-tooltip-element');"
+                            " return t && t.classList.contains('visible') && t.textContent; })()", timeout=5)
+    assert all(name in text for name in expected), text
+    assert browser.console_errors() == []
+
+
+# ----------------------------------------------------------------- serve
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("served")
+    specs = make_specs(root)
+    server = ServeProcess(root, "specs")
+    server.wait_version(0)
+    yield server, specs
+    code, _, err = server.stop()
+    assert code == 0, err
+
+
+def chart_title(browser) -> str | None:
+    return browser.evaluate("(() => { const t = document.querySelector('#chart svg .role-title-text');"
+                            " return t && t.textContent; })()")
+
+
+def test_served_page_reloads_by_itself_within_a_second_of_a_save(browser, served):
+    server, specs = served
+    browser.open(server.url + "bars.html")
+    browser.wait_for(f"{COUNT_MARKS} > 0")
+    assert chart_title(browser) == "Bars"
+    latencies = []
+    for n in range(3):
+        browser.evaluate("window.chartcMarker = 1")
+        saved = time.monotonic()
+        write_later(specs / "bars.yaml", BARS.replace("title: Bars", f"title: Bars, edit {n}"))
+        browser.wait_for(f"(() => {{ const t = document.querySelector('#chart svg .role-title-text');"
+                         f" return t && t.textContent === 'Bars, edit {n}'; }})()", timeout=5, interval=0.01)
+        latencies.append(time.monotonic() - saved)
+        assert browser.evaluate("window.chartcMarker") is None  # the page reloaded itself
+        assert browser.evaluate(f"{COUNT_MARKS}") == 3
+    print(f"save -> new chart in the browser: {', '.join(f'{t:.2f}' for t in latencies)} s")
+    assert max(latencies) < 1.0, latencies
+    assert browser.console_errors() == []
+
+
+def test_served_broken_spec_shows_its_diagnostic_then_the_fixed_chart(browser, served):
+    server, specs = served
+    browser.open(server.url + "bars.html")
+    browser.wait_for(f"{COUNT_MARKS} > 0")
+    write_later(specs / "bars.yaml", BROKEN)
+    text = browser.wait_for("(() => { const p = document.getElementById('chartc-problems');"
+                            " return p && p.textContent; })()", timeout=5)
+    assert "specs/bars.yaml:4:7" in text and "'barr' is not one of" in text and "did you mean 'bar'?" in text
+    assert browser.evaluate("document.querySelector('#chart svg')") is None  # diagnostics instead of the chart
+    previous = browser.evaluate("document.getElementById('previous').href")
+    assert previous.endswith("bars.html?previous")
+
+    browser.open(previous)  # the last good chart is still there
+    browser.wait_for(f"{COUNT_MARKS} > 0")
+
+    browser.open(server.url + "bars.html")
+    write_later(specs / "bars.yaml", BARS.replace("title: Bars", "title: Bars, fixed"))
+    browser.wait_for("(() => { const t = document.querySelector('#chart svg .role-title-text');"
+                     " return t && t.textContent === 'Bars, fixed'; })()", timeout=5)
+    assert browser.console_errors() == []
+
+
+def test_served_index_lists_the_charts_and_reloads(browser, served):
+    server, specs = served
+    browser.open(server.url)
+    titles = browser.wait_for("[...document.querySelectorAll('figcaption strong')].map(s => s.textContent)")
+    assert "Points" in titles
+    (specs / "extra.yaml").write_text(BARS.replace("title: Bars", "title: Extra"))
+    browser.wait_for("[...document.querySelectorAll('figcaption strong')].some(s => s.textContent === 'Extra')",
+                     timeout=5)
+    assert browser.console_errors() == []
