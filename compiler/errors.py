@@ -176,6 +176,9 @@ def _describe_value(value: object) -> str:
 
 def wrong_type(value: object, wanted: Sequence[str]) -> str:
     wanted = list(dict.fromkeys(wanted))
+    if len(wanted) > 1 and "true or false" in wanted:  # "true, false or a mapping"
+        at = wanted.index("true or false")
+        wanted[at:at + 1] = ["true", "false"]
     expected = " or ".join(wanted) if len(wanted) < 3 else ", ".join(wanted[:-1]) + " or " + wanted[-1]
     return f"expected {expected}, got {_describe_value(value)}"
 
@@ -708,3 +711,446 @@ def alias_bomb_hint() -> str:
 
 def too_deeply_nested(limit: int) -> str:
     return f"the spec is nested more than {limit} levels deep"
+
+
+# ---- validate / resolve messages (core compiler)
+
+def data_two_sources(keys: Sequence[str]) -> str:
+    names = [repr(k) for k in keys]
+    listed = ", ".join(names[:-1]) + " and " + names[-1]
+    return f"data has {'both' if len(keys) == 2 else 'all of'} {listed}, but takes exactly one source"
+
+
+def data_two_sources_hint() -> str:
+    return "keep one of 'values', 'path' or 'dataset' and remove the others"
+
+
+def or_list(values: Sequence[object]) -> str:
+    """``'a', 'b' or 'c'``."""
+    shown = [repr(v) for v in values]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def needs_one_of_keys(keys: Sequence[str]) -> str:
+    return f"expected a mapping with one of the keys {or_list(keys)}"
+
+
+def files_in_folder(folder: str, names: Sequence[str]) -> str:
+    where = f"in {folder!r}" if folder not in ("", ".") else "next to the spec"
+    return f"files {where}: {quoted_list(names)}" if names else f"there are no files {where}"
+
+
+def field_hint(field: str, available: Sequence[str]) -> str:
+    """The hint for a missing field: a near miss, then every column."""
+    guess = did_you_mean(field, available)
+    columns = available_columns(available)
+    return f"{guess} {columns}" if guess else columns
+
+
+# ---- marker maps (check stage)
+
+def marker_unstyled(field: str, values: Sequence[object]) -> str:
+    noun = "value" if len(values) == 1 else f"{len(values)} values"
+    return f"{field!r} has the {noun} {quoted_list(values)} in the data but no style for {'it' if len(values) == 1 else 'them'}"
+
+
+def marker_unstyled_hint(values: Sequence[object]) -> str:
+    return f"add a style for {str(values[0])!r} under 'styles' (e.g. {str(values[0])!r}: {{shape: circle, color: gray}}), or a 'default:' style for every category without one"
+
+
+def marker_absent(field: str, value: str) -> str:
+    return f"style for {value!r}, but {field!r} has no such value in the data"
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice `did_you_mean` would suggest, or None."""
+    choices = [str(c) for c in choices]
+    hint = did_you_mean(word, choices)
+    return next((c for c in choices if hint == f"did you mean {c!r}?"), None)
+
+
+# ---- trend layers (fit stage)
+
+def trend_in_group(by: str, group: object, message: str) -> str:
+    return f"for {by} {group!r}: {message}"
+
+
+def trend_channel_derived(channel: str, prop: str) -> str:
+    return f"a trend is fitted to the rows themselves, so its {channel} cannot use {prop!r}"
+
+
+def trend_channel_derived_hint(channel: str, prop: str) -> str:
+    return (f"give the trend layer its own {channel} encoding without {prop}, "
+            "or put the summarised values in the data")
+
+
+def trend_channel_type(channel: str, field: str, kind: str, allowed: Sequence[str]) -> str:
+    wanted = " or ".join(allowed)
+    return f"a trend needs {wanted} values on {channel}, but {field!r} is {kind}"
+
+
+def trend_channel_type_hint() -> str:
+    return "fit trends on numbers (and dates on x); declare type: quantitative for numbers stored as text"
+
+
+def trend_extent_axis() -> str:
+    return "extent 'axis' needs the x scale's domain, but no layer declares one as [low, high]"
+
+
+def trend_extent_axis_hint() -> str:
+    return "declare encoding.x.scale.domain: [low, high], or use extent: data or extent: [low, high]"
+
+
+def trend_extent_text(value: object) -> str:
+    return f"extent bound {value!r} is text, but the x axis is not temporal"
+
+
+def trend_extent_date(value: object) -> str:
+    return f"extent bound {value!r} is not a date"
+
+
+def trend_extent_text_hint() -> str:
+    return "give numbers on a quantitative x axis, ISO dates such as '2020-01-31' on a temporal one, or null for the data's own end"
+
+
+def trend_scale_exponent(channel: str, exponent: object) -> str:
+    return f"the {channel} pow scale needs a non-zero exponent for a trend to follow it, got {exponent!r}"
+
+
+# ---- gallery builds and `chartc build --check` (gallery.py)
+
+def duplicate_output_stem(stem: str, other: str) -> str:
+    return f"its outputs would be named {stem!r}, like those of {other}; rename one of the two specs"
+
+
+def chart_not_built() -> str:
+    return "not built yet"
+
+
+def chart_forced() -> str:
+    return "--force"
+
+
+def chart_spec_moved(old: str) -> str:
+    return f"built from {old}"
+
+
+def chart_tools_changed(change: str) -> str:
+    return f"built with {change}"
+
+
+def chart_input_changed(path: str) -> str:
+    return f"{path} changed"
+
+
+def chart_input_missing(path: str) -> str:
+    return f"{path} is gone"
+
+
+def chart_rendered(spec: str, reason: str) -> str:
+    return f"{spec}: rendered ({reason})"
+
+
+def output_missing() -> str:
+    return "missing"
+
+
+def output_modified() -> str:
+    return "stale (changed since it was built)"
+
+
+def output_stale(reason: str) -> str:
+    return f"stale ({reason})"
+
+
+def output_not_built(spec: str) -> str:
+    return f"missing ({spec} is not built)"
+
+
+def output_untracked(spec: str) -> str:
+    return f"stale ({spec} is not in the manifest)"
+
+
+def output_orphaned(spec: str) -> str:
+    return f"orphaned ({spec} was deleted)"
+
+
+def output_leftover() -> str:
+    return "orphaned (left by an interrupted build)"
+
+
+def output_removed(path: str) -> str:
+    return f"{path}: removed"
+
+
+def leftover_removed(path: str) -> str:
+    return f"{path}: removed (left by an interrupted build)"
+
+
+def index_charts_changed() -> str:
+    return "the list of charts changed"
+
+
+def check_failed(count: int, folder: str) -> str:
+    noun = "output is" if count == 1 else "outputs are"
+    return f"{folder}: {count} {noun} out of date; run `chartc build` and commit the result"
+
+
+def check_passed(charts: int, folder: str) -> str:
+    return f"{folder}: {charts} chart{'' if charts == 1 else 's'} up to date"
+
+
+def build_summary(folder: str, rendered: int, unchanged: int, removed: int) -> str:
+    text = f"{folder}: {rendered} chart{'' if rendered == 1 else 's'} rendered, {unchanged} up to date"
+    return text + (f", {removed} removed" if removed else "")
+
+
+# ---- `chartc diff` (diff.py)
+
+def diff_no_git() -> str:
+    return "chartc diff needs git, and no `git` command was found"
+
+
+def diff_not_a_repository(folder: str) -> str:
+    return f"{folder} is not inside a git work tree"
+
+
+def diff_unknown_revision(rev: str) -> str:
+    return f"{rev!r} names no commit"
+
+
+def diff_git_failed(command: str, reason: str) -> str:
+    return f"`git {command}` failed: {reason}" if reason else f"`git {command}` failed"
+
+
+def diff_value_changed(path: str, before: str, after: str) -> str:
+    return f"{path}: {before} -> {after}"
+
+
+def diff_value_added(path: str, value: str) -> str:
+    return f"{path}: added {value}"
+
+
+def diff_value_removed(path: str, value: str) -> str:
+    return f"{path}: removed {value}"
+
+
+def diff_rows(changed: int, added: int, removed: int, before: int, after: int) -> str:
+    counts = [(n, label) for n, label in ((changed, "changed"), (added, "added"), (removed, "removed")) if n]
+    words = [f"{n} {'row' if n == 1 else 'rows'} {label}" if i == 0 else f"{n} {label}"
+             for i, (n, label) in enumerate(counts)]
+    return f"{', '.join(words)} ({before} -> {after} rows)"
+
+
+def diff_columns(change: str, columns: Sequence[str]) -> str:
+    noun = "column" if len(columns) == 1 else "columns"
+    return f"{noun} {quoted_list(columns)} {change}"
+
+
+def diff_fit_value(name: str, before: str, after: str) -> str:
+    return f"{name} {before} -> {after}"
+
+
+def diff_fit_changed(layer: str, changes: Sequence[str]) -> str:
+    return f"fit {layer}: {', '.join(changes)}"
+
+
+def diff_fit_presence(layer: str, status: str, method: str, r2: str) -> str:
+    return f"fit {layer}: {status} ({method}, r2 {r2})"
+
+
+def diff_error(side: str, diagnostic: str) -> str:
+    return f"does not compile at {side}: {diagnostic}"
+
+
+def diff_spec_unreadable() -> str:
+    return "spec: changed (one side does not load)"
+
+
+def diff_data_unreadable() -> str:
+    return "data: changed (one side does not load)"
+
+
+def diff_output_only() -> str:
+    return "output: the compiled Vega-Lite changed"
+
+
+def diff_text_only() -> str:
+    return "text changed, the chart did not (comments or formatting)"
+
+
+def diff_summary(before: str, after: str, changed: int, added: int, removed: int, unchanged: int) -> str:
+    return (f"{before} -> {after}: {changed} changed, {added} added, {removed} removed, "
+            f"{unchanged} unchanged")
+
+
+def mark_property_not_for(prop: str, kind: str) -> str:
+    return f"{prop!r} does not apply to {kind!r} marks"
+
+
+def mark_property_hint(kinds: Sequence[str]) -> str:
+    return f"it applies to {or_list(kinds)} marks"
+
+
+def field_dropped(field: str) -> str:
+    return f"field {field!r} is in the data, but not after the transforms"
+
+
+def field_dropped_hint(available: Sequence[str]) -> str:
+    return ("an aggregate transform keeps only its groupby and 'as' fields, a fold "
+            f"replaces the folded ones; {available_columns(available)}")
+
+
+# serve and new (chartc serve, chartc new)
+
+def serve_listening(url: str) -> str:
+    return f"chartc serve: {url}"
+
+
+def serve_changed(paths: Sequence[str]) -> str:
+    return f"chartc serve: changed: {', '.join(paths)}"
+
+
+def serve_built(specs: int, failing: int, seconds: float) -> str:
+    problems = f"; {failing} with problems" if failing else ""
+    return f"chartc serve: built {specs} spec{'s' if specs != 1 else ''} in {seconds:.2f} s{problems}"
+
+
+def serve_build_crashed(reason: str) -> str:
+    return f"chartc serve: the build failed: {reason}; still serving the last good gallery"
+
+
+def serve_stopped() -> str:
+    return "chartc serve: stopped"
+
+
+def serve_problem_count(count: int) -> str:
+    return f"{count} problem{'s' if count != 1 else ''}"
+
+
+def serve_port_unavailable(port: int, reason: str) -> str:
+    return f"cannot listen on 127.0.0.1:{port}: {reason}"
+
+
+def new_file_exists(path: str) -> str:
+    return f"{path} already exists; choose another name (chartc new never overwrites a file)"
+
+
+def new_written(path: str, template: str) -> str:
+    return f"wrote {path} from the {template} template; preview it with: chartc serve {path}"
+
+
+def facet_channel_hint(channel: str) -> str:
+    return f"small multiples are declared under facet, e.g. facet: {{{channel}: Origin}}"
+
+
+def facet_property_not_allowed(prop: str, channel: str) -> str:
+    return f"{prop!r} does not apply to a facet {channel}"
+
+
+def channel_takes_no(prop: str, channel: str) -> str:
+    return f"the {channel!r} channel takes no {prop!r}"
+
+
+def channel_takes_no_hint() -> str:
+    return "give it a field, e.g. {field: Origin}"
+
+
+def constant_channel_with(prop: str, constant: str) -> str:
+    return f"{prop!r} does not apply to a channel with a constant {constant!r}"
+
+
+def constant_channel_hint(constant: str) -> str:
+    return f"keep either {constant!r} alone, or a 'field' with its settings"
+
+
+# ---- hardening: data the renderer cannot survive, Vega-Lite it refuses (sanitize.py, resolve.py, fit.py)
+
+def data_text_scrubbed(field: str, count: int) -> str:
+    noun = "character" if count == 1 else "characters"
+    return f"data field {field!r}: replaced {count} control {noun} or Unicode non-{noun} with U+FFFD"
+
+
+def data_column_scrubbed(name: str, clean: str, count: int) -> str:
+    noun = "character" if count == 1 else "characters"
+    return (f"data column {name!r}: replaced {count} control {noun} or Unicode non-{noun} in its name "
+            f"with U+FFFD; it is now {clean!r}")
+
+
+def data_scrubbed_hint() -> str:
+    return ("the renderer aborts on them; clean the data file (tab, newline and carriage return are "
+            "the only control characters allowed)")
+
+
+def data_integers_rounded(field: str, count: int) -> str:
+    noun = "integer" if count == 1 else "integers"
+    return f"data field {field!r}: {count} {noun} beyond ±2⁵³ made floating-point"
+
+
+def data_integers_hint() -> str:
+    return "charts are drawn with JavaScript numbers, exact only up to 2⁵³ = 9007199254740992"
+
+
+def integer_range_hint() -> str:
+    return "use a number of at most 2⁵³ = 9007199254740992"
+
+
+def data_too_many_rows(path: str, limit: int) -> str:
+    return f"data {path!r} has more than {limit:,} rows"
+
+
+def data_too_many_rows_hint() -> str:
+    return "aggregate or sample the data before charting it; a chart cannot show that many marks"
+
+
+def not_dates(field: str, values: Sequence[object]) -> str:
+    noun = "value is not a date" if len(values) == 1 else "values are not dates"
+    return f"{field!r} is temporal, but {len(values)} {noun}: {quoted_list(values, limit=3)}"
+
+
+def not_dates_hint() -> str:
+    return "write dates as ISO text such as 2024-01-31, remove those rows, or use type: nominal"
+
+
+def filter_incomparable(field: str, test: str, value: object) -> str:
+    return f"filter {test}: {value!r} cannot be compared with the values of {field!r}"
+
+
+def filter_incomparable_hint() -> str:
+    return "compare numbers with numbers, and dates with ISO date text such as 2024-01-31"
+
+
+def data_nested(field: str, index: int) -> str:
+    return f"field {field!r} of row {index + 1} holds a list or mapping, but chart data are flat rows"
+
+
+def data_nested_hint() -> str:
+    return "give each value its own field, e.g. {x: 1, y: 2} rather than {point: [1, 2]}"
+
+
+def vega_lite_invalid_hint(vl_path: str) -> str:
+    return f"Vega-Lite rejects this value (at {vl_path} in the compiled chart)"
+
+
+def vega_lite_refused(reason: str) -> str:
+    return f"Vega-Lite cannot compile this chart: {reason}"
+
+
+def render_limit(key: str, value: object, limit: int) -> str:
+    return f"{key} {value!r} is over the limit of {limit:,}"
+
+
+def render_limit_hint() -> str:
+    return "the renderer hangs or runs out of memory on larger values"
+
+
+def too_many_bins(step: object, bins: float, limit: int) -> str:
+    return f"bin step {step!r} makes {bins:,.0f} bins over the data, over the limit of {limit:,}"
+
+
+def bad_number_format(text: str) -> str:
+    return f"{text!r} is not a number format"
+
+
+def bad_number_format_hint() -> str:
+    return "use a d3-format string such as '.2f', ',d', '.0%' or '~s', or a preset: pow10, si, percent"

@@ -25,21 +25,8 @@ from .errors import SpecError
 from .load import Document
 from .markers import category_key
 from .model import ChartSpec, LayerSpec
-from .resolve import infer_type
+from .resolve import IncomparableFilter, infer_type, predicate_mask
 from .trend import TrendLine, fit_trend, format_trend_label
-
-# Transforms a trend's rows can pass through, evaluated here in pandas so the
-# fitted numbers describe exactly the points drawn.
-PREDICATE_TESTS = {
-    "equal": lambda s, v: s == v,
-    "oneOf": lambda s, v: s.isin(v),
-    "range": lambda s, v: (s >= v[0] if v[0] is not None else True) & (s <= v[1] if v[1] is not None else True),
-    "lt": lambda s, v: s < v,
-    "lte": lambda s, v: s <= v,
-    "gt": lambda s, v: s > v,
-    "gte": lambda s, v: s >= v,
-    "valid": lambda s, v: s.notna() if v else s.isna(),
-}
 
 # Encoding properties that make a channel show something other than the rows'
 # own values; a trend is fitted to the rows, so it cannot follow them.
@@ -301,12 +288,15 @@ def _plain(value):
 def _apply_transforms(frame: pd.DataFrame, transforms, layer: LayerSpec, doc: Document) -> pd.DataFrame:
     for step in transforms:
         if "filter" in step and isinstance(step["filter"], dict):
+            # Evaluated here in pandas so the fitted numbers describe exactly the points drawn.
             predicate = step["filter"]
-            column = frame[predicate["field"]]
-            keep = pd.Series(True, index=frame.index)
-            for test, value in predicate.items():
-                if test != "field":
-                    keep &= PREDICATE_TESTS[test](column, value)
+            try:
+                keep = predicate_mask(frame, predicate)
+            except IncomparableFilter as error:  # numbers against text: pandas refuses where Vega would coerce
+                where = layer.path + ("trend",)
+                raise SpecError(msg.filter_incomparable(predicate["field"], error.test, error.value), where,
+                                location=doc.locate(where, key=True), stage="fit",
+                                hint=msg.filter_incomparable_hint()) from None
             frame = frame[keep]
         elif "fold" in step:
             key, value = step.get("as", ["key", "value"])

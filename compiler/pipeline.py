@@ -64,17 +64,29 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
     spec, document = check_spec(path)
+    from .export import use_utc
     from .fit import fit_chart
+    from .manifest import add_provenance
     from .resolve import check_chart, resolve_data
     from .translate import translate_chart
+    from .sanitize import altair_problems, check_vega_lite, scrub_frame
+    from altair.utils.schemapi import SchemaValidationError
 
-    frame = resolve_data(spec, document)
-    problems = check_chart(spec, frame, document)
+    frame, scrubbed = scrub_frame(resolve_data(spec, document), document)  # text that aborts the renderer
+    problems = scrubbed + check_chart(spec, frame, document)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)
     fits = fit_chart(spec, frame, document)
-    vega_lite = translate_chart(spec, frame, fits)
+    use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
+    try:
+        vega_lite = translate_chart(spec, frame, fits)
+    except SchemaValidationError as error:  # Altair checks some objects as it builds them
+        raise SpecError.collect(altair_problems(error, document)) from None
+    invalid = check_vega_lite(vega_lite, document, frame)  # what the chart schema lets through but Vega-Lite refuses
+    if invalid:
+        raise SpecError.collect(invalid)
+    vega_lite = add_provenance(vega_lite, path, spec, document)  # usermeta.chartc: versions, hashes
     return Compiled(spec, document, vega_lite, fits,
                     tuple(p for p in problems if isinstance(p, SpecWarning)))
 

@@ -9,9 +9,11 @@ position where the spec names it.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -23,11 +25,12 @@ from .load import Document
 from .model import ChartSpec, LayerSpec
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_ROWS = 100_000  # far more marks than a chart can show; ~10⁶ points abort the renderer (vl-convert#210)
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
 READERS = {
-    ".csv": lambda p: pd.read_csv(p),
-    ".tsv": lambda p: pd.read_csv(p, sep="\t"),
-    ".json": lambda p: pd.read_json(p, orient="records", convert_dates=False),
+    ".csv": lambda p: pd.read_csv(p, nrows=MAX_ROWS + 1),  # stop reading past the row limit
+    ".tsv": lambda p: pd.read_csv(p, sep="\t", nrows=MAX_ROWS + 1),
+    ".json": lambda p: _read_json_records(p),
 }
 FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json"}
 
@@ -47,21 +50,36 @@ def resolve_data(spec: ChartSpec, doc: Document) -> pd.DataFrame:
     """
     data = spec.data
     if data.values is not None:
+        for index, key in _nested_values(data.values):  # a chart reads flat rows; nested ones break grouping
+            where = ("data", "values", index, key)
+            raise SpecError(msg.data_nested(key, index), where, location=doc.locate(where), stage="resolve",
+                            hint=msg.data_nested_hint())
         frame = pd.DataFrame.from_records(list(data.values))
     elif data.dataset is not None:
         frame = _load_dataset(data.dataset)
     else:
-        frame = _load_file(data.path, data.format, doc)
+        try:
+            frame = _load_file(data.path, data.format, doc)
+        except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
+            raise SpecError(msg.data_unreadable(data.path, getattr(exc, "strerror", None) or str(exc)),
+                            ("data", "path"), location=doc.locate(("data", "path")), stage="resolve") from None
     if frame.empty:
         raise SpecError(msg.empty_data(), ("data",), location=doc.locate(("data",)),
                         stage="resolve", hint=msg.empty_data_hint())
+    if len(frame) > MAX_ROWS:
+        raise SpecError(msg.data_too_many_rows(data.path or data.dataset or "values", MAX_ROWS), ("data",),
+                        location=doc.locate(("data",)), stage="resolve", hint=msg.data_too_many_rows_hint())
     return _parse_dates(frame)
 
 
 def _load_dataset(name: str) -> pd.DataFrame:
     from vega_datasets import local_data
 
-    return getattr(local_data, name.replace("-", "_"))()
+    with warnings.catch_warnings():
+        # vega_datasets passes pandas a deprecated read_json argument; not the user's concern.
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module="vega_datasets")
+        warnings.filterwarnings("ignore", message=".*convert_dates", category=DeprecationWarning)
+        return getattr(local_data, name.replace("-", "_"))()
 
 
 def project_root(spec_file: Path) -> Path:
@@ -91,7 +109,7 @@ def _load_file(path: str, fmt: str | None, doc: Document) -> pd.DataFrame:
     if not resolved.is_relative_to(root):
         raise fail(msg.data_path_outside(path, root.name), msg.data_path_hint())
     if not resolved.exists():
-        raise fail(msg.file_not_found(path), _nearby_files(target))
+        raise fail(msg.file_not_found(path), _nearby_files(path, target))
     if not resolved.is_file():
         raise fail(msg.data_not_a_file(path))
     suffix = FORMAT_SUFFIX.get(fmt) or resolved.suffix.lower()
@@ -108,12 +126,36 @@ def _load_file(path: str, fmt: str | None, doc: Document) -> pd.DataFrame:
         raise fail(msg.data_unreadable(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
 
 
-def _nearby_files(target: Path) -> str | None:
+def _read_json_records(path: Path) -> pd.DataFrame:
+    """A JSON list of records; anything else (a number, a mapping, a list of lists) is refused."""
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise ValueError('expected a JSON list of records, e.g. [{"x": 1, "y": 2}]')
+    for index, key in _nested_values(rows):
+        raise ValueError(msg.data_nested(key, index))
+    return pd.DataFrame.from_records(rows)
+
+
+def _nested_values(rows):
+    """(row index, key) of every value that is a list or a mapping."""
+    for index, row in enumerate(rows):
+        for key, value in row.items():
+            if isinstance(value, (dict, list)):
+                yield index, key
+
+
+def _nearby_files(path: str, target: Path) -> str | None:
+    """A near miss in the folder the path names, as the user would write it; else its files."""
     folder = target.parent
     if not folder.is_dir():
         return None
-    names = sorted(p.name for p in folder.iterdir() if p.is_file())
-    return msg.did_you_mean(target.name, names)
+    names = sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    prefix = path[: len(path) - len(Path(path).name)]  # "data/" of "data/result.csv", as written
+    close = msg.closest(target.name, names)
+    return msg.did_you_mean(path, [prefix + close]) if close else msg.files_in_folder(prefix.rstrip("/\\") or ".", names)
 
 
 def _parse_dates(frame: pd.DataFrame) -> pd.DataFrame:
@@ -182,17 +224,21 @@ def check_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> list[Spe
     """
     problems: list[SpecError] = []
 
-    def need(field, fields, path, key=False):
-        if field not in fields:
-            problems.append(SpecError(
-                msg.field_not_found(field, fields), path, location=doc.locate(path, key=key),
-                stage="check", hint=msg.did_you_mean(field, fields) or msg.available_columns(fields)))
-
     base = field_types(frame)
+
+    def need(field, fields, path, key=False):
+        if field in fields:
+            return
+        if field in base:  # dropped by an aggregate or fold on the way
+            message, hint = msg.field_dropped(field), msg.field_dropped_hint(list(fields))
+        else:
+            message, hint = msg.field_not_found(field, fields), msg.field_hint(field, list(fields))
+        problems.append(SpecError(message, path, location=doc.locate(path, key=key), stage="check", hint=hint))
+
     shared = _check_transforms(spec.transform, base, ("transform",), need)
     for layer in spec.layers:
         fields = _check_transforms(layer.transform, shared, layer.path + ("transform",), need)
-        _check_layer(layer, fields, frame, doc, need, problems)
+        _check_layer(layer, fields, frame, doc, need, problems, spec.transform)
     for channel, definition in (spec.facet or {}).items():
         if channel in ("row", "column") and "field" in definition:
             need(definition["field"], shared, ("facet", channel, "field") if "field" in _raw(doc, ("facet", channel)) else ("facet", channel))
@@ -222,7 +268,7 @@ def _check_transforms(transforms, fields, path, need) -> dict[str, str]:
     return fields
 
 
-def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems) -> None:
+def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems, transforms=()) -> None:
     for channel, definition in layer.encoding.items():
         items = definition if isinstance(definition, list) else [definition]
         for index, item in enumerate(items):
@@ -234,12 +280,84 @@ def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems) -> None:
             # `x: bpb` declares the field as the channel's value itself
             declared_as_object = isinstance(_raw_or_none(doc, where), dict)
             need(item["field"], fields, where + ("field",) if declared_as_object else where)
-            if item.get("scale", {}).get("type") == "log" and item["field"] in frame.columns:
-                _check_log_scale(frame[item["field"]], item["field"], where + ("scale", "type"), doc, problems)
+            if item.get("scale", {}).get("type") == "log":
+                rows = rows_through(frame, (*transforms, *layer.transform))
+                if rows is not None and item["field"] in rows.columns and not item.get("aggregate"):
+                    _check_log_scale(rows[item["field"]], item["field"], where + ("scale", "type"), doc, problems)
+            if item.get("type") == "temporal" and item["field"] in frame.columns:
+                _check_dates(frame[item["field"]], item["field"], where + ("type",), doc, problems)
     if layer.markers:
         need(layer.markers.field, fields, layer.path + ("markers", "field"))
-    if layer.trend and layer.trend.by:
+        if layer.markers.field in fields:
+            from .markers import check_markers  # styles vs the categories in the data
+
+            problems.extend(check_markers(layer, frame, doc))
+    if layer.trend and layer.trend.by is not None:
         need(layer.trend.by, fields, layer.path + ("trend", "by"))
+
+
+# Field predicates of a filter transform, evaluated in pandas.
+PREDICATE_TESTS = {
+    "equal": lambda s, v: s == v,
+    "oneOf": lambda s, v: s.isin(v),
+    "range": lambda s, v: (s >= v[0] if v[0] is not None else True) & (s <= v[1] if v[1] is not None else True),
+    "lt": lambda s, v: s < v,
+    "lte": lambda s, v: s <= v,
+    "gt": lambda s, v: s > v,
+    "gte": lambda s, v: s >= v,
+    "valid": lambda s, v: s.notna() if v else s.isna(),
+}
+
+
+def rows_through(frame: pd.DataFrame, transforms) -> pd.DataFrame | None:
+    """The rows that reach the marks, when the transforms only filter by field predicates.
+
+    Args:
+        frame: the chart's rows.
+        transforms: the chart's and the layer's transforms, in order.
+
+    Returns:
+        The filtered rows (calculated fields are not added), or None when a
+        transform (an expression filter, aggregate or fold) makes the rows
+        unknowable without running Vega.
+    """
+    for step in transforms:
+        if "calculate" in step:
+            continue
+        predicate = step.get("filter")
+        if not isinstance(predicate, dict) or predicate.get("field") not in frame.columns:
+            return None
+        try:
+            keep = predicate_mask(frame, predicate)
+        except (TypeError, ValueError):  # e.g. a number compared with text: leave it to Vega
+            return None
+        frame = frame[keep]
+    return frame
+
+
+class IncomparableFilter(TypeError):
+    """A predicate value that cannot be compared with the field's values."""
+
+    def __init__(self, test: str, value):
+        super().__init__(test, value)
+        self.test, self.value = test, value
+
+
+def predicate_mask(frame: pd.DataFrame, predicate: dict) -> pd.Series:
+    """Which rows pass a field predicate.
+
+    Raises:
+        IncomparableFilter: the values cannot be compared (numbers against text).
+    """
+    column = frame[predicate["field"]]
+    keep = pd.Series(True, index=frame.index)
+    for test, value in predicate.items():
+        if test != "field":
+            try:
+                keep &= PREDICATE_TESTS[test](column, value)
+            except TypeError as error:
+                raise IncomparableFilter(test, value) from error
+    return keep
 
 
 def _raw_or_none(doc: Document, path):
@@ -259,6 +377,20 @@ def _check_log_scale(series: pd.Series, field: str, path, doc, problems) -> None
         problems.append(SpecError(
             msg.log_scale_non_positive(field, bad), path, location=doc.locate(path),
             stage="check", hint=msg.log_scale_hint()))
+
+
+def _check_dates(series: pd.Series, field: str, path, doc, problems) -> None:
+    """Text a temporal channel cannot place would silently drop or misplace its marks."""
+    bad = []
+    text = series.dtype == object or pd.api.types.is_string_dtype(series)
+    for value in series.dropna().unique() if text else ():
+        try:
+            pd.Timestamp(value) if isinstance(value, str) else None
+        except (ValueError, TypeError, OverflowError):
+            bad.append(value)
+    if bad:
+        problems.append(SpecError(msg.not_dates(field, bad), path, location=doc.locate(path),
+                                  stage="check", hint=msg.not_dates_hint()))
 
 
 # ----------------------------------------------------------------- records
@@ -296,3 +428,25 @@ def _plain(value):
     if isinstance(value, pd.Timestamp):
         return value.strftime("%Y-%m-%dT%H:%M:%S")
     return value
+
+
+# ----------------------------------------------------------------- identity
+
+def data_source(spec: ChartSpec, doc: Document) -> tuple[str, object]:
+    """Where `resolve_data` takes the chart's rows from, for provenance hashes.
+
+    Args:
+        spec: the parsed chart (its data already resolved without error).
+        doc: its document, for the spec file's folder.
+
+    Returns:
+        ``("values", rows)`` for inline values, ``("dataset", name)`` for a
+        vega-datasets table, or ``("path", resolved file path)`` — the same
+        file `resolve_data` reads.
+    """
+    data = spec.data
+    if data.values is not None:
+        return ("values", data.values)
+    if data.dataset is not None:
+        return ("dataset", data.dataset)
+    return ("path", (Path(doc.file).parent / data.path).resolve())

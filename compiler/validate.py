@@ -77,16 +77,92 @@ def _check_structure(doc: Document) -> list[SpecError]:
         problems.append(_error(msg.markers_with_layers(), ("markers",), doc, key=True))
     if "data" not in data:
         problems.append(_error(msg.missing_key("data"), (), doc, hint=msg.data_hint()))
-    for index, layer in enumerate(data.get("layers") or []):
+    if has_mark:
+        problems.extend(_check_mark(data["mark"], ("mark",), doc))
+    problems.extend(_check_encoding(data.get("encoding"), ("encoding",), doc))
+    facet = data.get("facet")
+    for channel in ("row", "column") if isinstance(facet, dict) else ():
+        if isinstance(facet.get(channel), dict):
+            problems.extend(
+                _error(msg.facet_property_not_allowed(prop, channel), ("facet", channel, prop), doc,
+                       hint=msg.allowed_keys(FACET_CHANNEL_KEYS), key=True)
+                for prop in facet[channel] if prop not in FACET_CHANNEL_KEYS)
+    layers = data.get("layers")
+    for index, layer in enumerate(layers if isinstance(layers, list) else []):
         if not isinstance(layer, dict):
             continue
         path = ("layers", index)
+        if "mark" in layer:
+            problems.extend(_check_mark(layer["mark"], path + ("mark",), doc))
+        problems.extend(_check_encoding(layer.get("encoding"), path + ("encoding",), doc))
         if "mark" in layer and "trend" in layer:
             problems.append(_error(msg.mark_and_trend(), path + ("trend",), doc, key=True))
         elif "mark" not in layer and "trend" not in layer:
             problems.append(_error(msg.layer_needs_mark(), path, doc, hint=msg.layer_needs_mark_hint()))
         if "markers" in layer and "trend" in layer:
             problems.append(_error(msg.markers_on_trend(), path + ("markers",), doc, key=True))
+    return problems
+
+
+# Composite marks take only these properties (Vega-Lite's BoxPlotDef, ErrorBarDef,
+# ErrorBandDef); every other mark takes all of the mark object's keys but these
+# composite-only ones.
+COMPOSITE_MARK_PROPERTIES = {
+    "boxplot": ("type", "color", "opacity", "size", "extent", "orient", "clip"),
+    "errorbar": ("type", "color", "opacity", "size", "thickness", "extent", "orient", "clip"),
+    "errorband": ("type", "color", "opacity", "interpolate", "extent", "orient", "clip"),
+}
+COMPOSITE_ONLY_PROPERTIES = ("extent",)
+FACET_CHANNELS = ("row", "column", "facet")
+# The channel keys a facet row or column takes (Vega-Lite's RowColumnEncodingFieldDef).
+FACET_CHANNEL_KEYS = ("field", "type", "title", "aggregate", "bin", "timeUnit", "sort")
+
+
+def _check_mark(mark, path, doc: Document) -> list[SpecError]:
+    """Mark properties that the schema allows but that the mark's kind has not."""
+    if not isinstance(mark, dict) or not isinstance(mark.get("type"), str):
+        return []
+    kind = mark["type"]
+    allowed = COMPOSITE_MARK_PROPERTIES.get(kind)
+    problems = []
+    for prop in mark:
+        if allowed is not None and prop not in allowed:
+            hint = msg.allowed_keys(allowed)
+        elif allowed is None and prop in COMPOSITE_ONLY_PROPERTIES:
+            hint = msg.mark_property_hint(list(COMPOSITE_MARK_PROPERTIES))
+        else:
+            continue
+        problems.append(_error(msg.mark_property_not_for(prop, kind), path + (prop,), doc, hint=hint, key=True))
+    return problems
+
+
+# Channels without a constant form in Vega-Lite: no `value`, or no `datum`.
+CHANNEL_CONSTANTS = {"detail": (), "tooltip": ("value",)}
+CONSTANTS = ("value", "datum")
+
+
+def _check_encoding(encoding, path, doc: Document) -> list[SpecError]:
+    """Constants (`value`, `datum`) where a channel has none, or next to other keys."""
+    if not isinstance(encoding, dict):
+        return []
+    problems = []
+    for channel, definition in encoding.items():
+        items = definition if isinstance(definition, list) else [definition]
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            where = path + (channel,) + ((index,) if isinstance(definition, list) else ())
+            constants = [c for c in CONSTANTS if c in item]
+            allowed = CHANNEL_CONSTANTS.get(channel, CONSTANTS)
+            for constant in constants:
+                if constant not in allowed:
+                    problems.append(_error(msg.channel_takes_no(constant, channel), where + (constant,), doc,
+                                           hint=msg.channel_takes_no_hint(), key=True))
+            if constants and constants[0] in allowed:
+                problems.extend(
+                    _error(msg.constant_channel_with(prop, constants[0]), where + (prop,), doc,
+                           hint=msg.constant_channel_hint(constants[0]), key=True)
+                    for prop in item if prop != constants[0])
     return problems
 
 
@@ -100,7 +176,7 @@ def _describe(error, doc: Document) -> list[SpecError]:
     validator, value, instance = error.validator, error.validator_value, error.instance
     if validator in ("anyOf", "oneOf"):
         if path == ("data",) or (validator == "oneOf" and _is_data_choice(error)):
-            return [_error(msg.data_one_source(), path, doc, hint=msg.data_hint())]
+            return [_describe_data_sources(instance, path, doc)]
         return _describe_choice(error, doc)
     if validator == "not":
         return []  # structural rules are reported by _check_structure
@@ -111,7 +187,7 @@ def _describe(error, doc: Document) -> list[SpecError]:
             return [_error(msg.unknown_key(k), path + (k,), doc, key=True) for k in extra]
         return [
             _error(msg.unknown_key(k), path + (k,), doc, key=True,
-                   hint=msg.did_you_mean(k, allowed) or msg.allowed_keys(allowed))
+                   hint=msg.did_you_mean(k, allowed) or _unknown_key_hint(k, path) or msg.allowed_keys(allowed))
             for k in extra
         ]
     if validator == "enum":
@@ -125,16 +201,46 @@ def _describe(error, doc: Document) -> list[SpecError]:
         return [_error(msg.wrong_type(instance, [SCHEMA_TYPE_NAMES[w] for w in wanted]), path, doc)]
     if validator == "required":
         missing = [k for k in value if isinstance(instance, dict) and k not in instance]
-        return [_error(msg.missing_key(k), path, doc, key=bool(path)) for k in missing]
+        extra = [k for k in instance if k not in error.schema.get("properties", {})] if isinstance(instance, dict) else []
+        missing = [k for k in missing if not any(msg.did_you_mean(e, [k]) for e in extra)]
+        properties = error.schema.get("properties", {})
+        return [_error(msg.missing_key(k), path, doc, key=bool(path),
+                       hint=_as_hint(_resolve(properties.get(k, {})).get("description")))
+                for k in missing]
     if validator in BOUNDS:
         return [_error(msg.out_of_bounds(instance, BOUNDS[validator], value), path, doc)]
     if validator in ("minItems", "maxItems", "minProperties", "maxProperties", "minLength"):
         return [_error(msg.wrong_size(validator, value), path, doc)]
     if validator == "pattern":
-        return [_error(msg.bad_pattern(instance), path, doc)]
+        described = error.schema.get("description") or (error.parent.schema.get("description") if error.parent else None)
+        return [_error(msg.bad_pattern(instance), path, doc, hint=_as_hint(described))]
     return [_error(error.message, path, doc)]
 
 
+def _unknown_key_hint(key: str, path: tuple) -> str | None:
+    """A hint for keys people bring from Vega-Lite: `encoding: {row: ...}`."""
+    if path and path[-1] == "encoding" and key in FACET_CHANNELS:
+        return msg.facet_channel_hint("column" if key == "facet" else key)
+    return None
+
+
+def _describe_data_sources(instance, path, doc: Document) -> SpecError:
+    sources = [k for k in instance if k in DATA_SOURCES] if isinstance(instance, dict) else []
+    if len(sources) > 1:  # point at the first source too many
+        return _error(msg.data_two_sources(sources), path + (sources[1],), doc, key=True,
+                      hint=msg.data_two_sources_hint())
+    return _error(msg.data_one_source(), path, doc, hint=msg.data_hint())
+
+
+def _as_hint(description: str | None) -> str | None:
+    """A schema description as a hint: plain quotes, no final full stop."""
+    if not description:
+        return None
+    text = description.replace("`", "'").rstrip(".")
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+DATA_SOURCES = ("values", "path", "dataset")
 BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
 
 
@@ -146,25 +252,71 @@ def _describe_choice(error, doc: Document) -> list[SpecError]:
     """Pick the branch of an anyOf/oneOf the user meant and report its errors.
 
     The branch whose JSON type matches the value is the one meant (a mapping
-    where a channel may be a string or a mapping); among those, the branch
-    whose errors go deepest explains the problem best.
+    where a channel may be a string or a mapping). Among mappings, the branch
+    that knows most of the value's keys (or near misses of them) is meant:
+    ``{calculat: ..., as: x}`` is a misspelled calculate transform, not a
+    filter. Ties go to the branch whose errors go deepest, then the fewest.
     """
     by_branch: dict[int, list] = {}
     for sub in error.context:
         by_branch.setdefault(sub.schema_path[0], []).append(sub)
     branches = error.validator_value
-    kind = type(error.instance)
+    instance = error.instance
+    path = tuple(error.absolute_path)
+    kind = type(instance)
     matching = [i for i in by_branch if _branch_accepts_type(branches[i], kind)]
     if not matching:
-        wanted = []
-        for branch in branches:
-            wanted.extend(_branch_type_names(branch))
-        return [_error(msg.wrong_type(error.instance, list(dict.fromkeys(wanted))), tuple(error.absolute_path), doc)]
-    best = max(matching, key=lambda i: (max(len(e.absolute_path) for e in by_branch[i]), -len(by_branch[i])))
+        return [_error(msg.wrong_type(instance, _choice_names(branches)), path, doc)]
+    scores = {i: _key_score(branches[i], instance) for i in matching}
+    keyed = [i for i in matching if "properties" in _resolve(branches[i])]
+    if isinstance(instance, dict) and len(keyed) > 1 and not any(scores[i] for i in keyed):
+        # A mapping that looks like none of the variants (a transform with no known key).
+        keys = [_resolve(branches[i]).get("required", [None])[0] for i in keyed]
+        if all(keys):
+            return [_error(msg.needs_one_of_keys(keys), path, doc)]
+    best = max(matching, key=lambda i: (scores[i], max(len(e.absolute_path) for e in by_branch[i]),
+                                        -len(by_branch[i])))
+    errors = by_branch[best]
+    if (len(errors) == 1 and errors[0].validator in ("const", "enum") and len(branches) > 1
+            and tuple(errors[0].absolute_path) == path and len(_choice_names([branches[best]])) <= 3):
+        # `width: wide`: the string branch is a constant, so name every alternative.
+        hint = msg.did_you_mean(instance, _branch_constants(branches[best])) if isinstance(instance, str) else None
+        return [_error(msg.wrong_type(instance, _choice_names(branches)), path, doc, hint=hint)]
     found: list[SpecError] = []
-    for sub in by_branch[best]:
+    for sub in errors:
         found.extend(_describe(sub, doc))
     return found
+
+
+def _key_score(branch: dict, instance) -> float:
+    """How well a mapping's keys fit a branch: known keys count 1, near misses 0.5."""
+    properties = _resolve(branch).get("properties")
+    if not isinstance(instance, dict) or not properties:
+        return 0
+    known = sum(1 for k in instance if k in properties)
+    near = sum(0.5 for k in instance if k not in properties and msg.did_you_mean(k, properties))
+    return known + near
+
+
+def _branch_constants(branch: dict) -> list:
+    branch = _resolve(branch)
+    return list(branch.get("enum", [branch["const"]] if "const" in branch else []))
+
+
+def _choice_names(branches) -> list[str]:
+    """What a set of alternatives accepts, for "expected ..." messages; constants quoted."""
+    names = []
+    for branch in branches:
+        constants = _branch_constants(branch)
+        if constants and "type" not in _resolve(branch):
+            names.extend(repr(c) if isinstance(c, str) else _describe_constant(c) for c in constants)
+        else:
+            names.extend(_branch_type_names(branch))
+    return list(dict.fromkeys(names))
+
+
+def _describe_constant(value) -> str:
+    return "null" if value is None else ("true or false" if isinstance(value, bool) else repr(value))
 
 
 def _resolve(branch: dict) -> dict:

@@ -1,0 +1,86 @@
+"""Shared test fixtures: golden files and the Vega-Lite schema.
+
+Golden files hold reviewed outputs (``tests/golden/<name>.vl.json``). A test
+compares its output with the golden file; ``pytest --update-golden`` writes
+the outputs instead, to be reviewed in the diff.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "specs"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="write golden files from the current outputs instead of comparing")
+
+
+@pytest.fixture(scope="session")
+def update_golden(request) -> bool:
+    """True when the run should rewrite golden files."""
+    return bool(request.config.getoption("--update-golden"))
+
+
+def example_specs() -> list[Path]:
+    """Every example spec in specs/ (not the data files), sorted by name."""
+    return sorted(p for p in SPECS.iterdir() if p.is_file() and p.suffix in SPEC_SUFFIXES)
+
+
+def assert_golden(path: Path, text: str, update: bool) -> None:
+    """Compare `text` with the golden file at `path`, or (re)write it when updating.
+
+    Args:
+        path: the golden file.
+        text: the output under test.
+        update: write `text` to `path` instead of comparing.
+    """
+    path = Path(path)
+    if update:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8", newline="\n")
+        return
+    if not path.exists():
+        pytest.fail(f"no golden file {path.relative_to(ROOT)}; run pytest --update-golden and review it")
+    expected = path.read_text(encoding="utf-8")
+    if text != expected:
+        diff = "".join(difflib.unified_diff(
+            expected.splitlines(keepends=True), text.splitlines(keepends=True),
+            fromfile=f"{path.name} (golden)", tofile=f"{path.name} (now)", n=2))
+        pytest.fail(f"output differs from {path.relative_to(ROOT)} "
+                    f"(pytest --update-golden rewrites it):\n{diff[:6000]}", pytrace=False)
+
+
+@functools.cache
+def vega_lite_validator():
+    """A Draft 7 validator for the Vega-Lite schema that Altair ships, built once."""
+    import altair
+    from jsonschema import Draft7Validator
+
+    schema_file = Path(altair.__file__).parent / "vegalite" / "v6" / "schema" / "vega-lite-schema.json"
+    return Draft7Validator(json.loads(schema_file.read_text(encoding="utf-8")))
+
+
+def vega_lite_errors(vega_lite: dict) -> list[str]:
+    """Vega-Lite schema violations of a compiled chart, most specific first."""
+    found = []
+    for error in vega_lite_validator().iter_errors(vega_lite):
+        leaves = list(error.context) or [error]
+        leaf = max(leaves, key=lambda e: len(e.absolute_path))
+        found.append(f"{'/'.join(map(str, leaf.absolute_path))}: {leaf.message[:300]}")
+    return found
+
+
+@pytest.fixture(scope="session")
+def vl_validator():
+    return vega_lite_validator()

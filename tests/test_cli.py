@@ -1,0 +1,164 @@
+"""The `chartc` command: exit codes, output streams, and every diagnostic of tests/cases/invalid.
+
+Each ``tests/cases/invalid/<name>.yaml`` (or ``.json``) has beside it the
+exact stderr of ``chartc validate tests/cases/invalid/<name>.yaml`` run from
+the repository root (``pytest --update-golden`` rewrites them for review).
+Most tests call `cli.main` in-process; a few run ``python -m compiler`` to
+check the real process: exit status, streams, no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from compiler import cli
+from compiler.translate import canonical_json
+from compiler.validate import SCHEMA_PATH
+
+from conftest import ROOT, assert_golden
+
+INVALID = ROOT / "tests" / "cases" / "invalid"
+CASES = sorted(p for p in INVALID.iterdir() if p.suffix in (".yaml", ".json"))
+GOOD_SPEC = "specs/cars_histogram.yaml"
+
+
+def chartc(*args: str) -> subprocess.CompletedProcess:
+    """Run ``python -m compiler ARGS`` from the repository root."""
+    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def run(monkeypatch, capsys):
+    """Run the CLI in-process from the repository root: (exit code, stdout, stderr)."""
+    monkeypatch.chdir(ROOT)
+
+    def call(*args: str):
+        code = cli.main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+    return call
+
+
+# ------------------------------------------------------------------ invalid specs
+
+def test_there_are_enough_invalid_cases():
+    assert len(CASES) >= 15
+    assert any(p.suffix == ".json" for p in CASES)
+    assert [p.name for p in CASES if not p.with_suffix(".txt").exists()] == []
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_invalid_spec_diagnostics(case, run, update_golden):
+    code, out, err = run("validate", str(case.relative_to(ROOT)))
+    assert (code, out) == (cli.EXIT_INVALID, "")
+    assert_golden(case.with_suffix(".txt"), err, update_golden)
+    assert "Traceback" not in err
+    for line in err.splitlines():
+        assert line.startswith(f"{case.relative_to(ROOT)}:") and ": error: " in line
+
+
+def test_validate_prints_every_problem_in_file_order(run):
+    code, _, err = run("validate", "tests/cases/invalid/several_errors.yaml")
+    lines = err.splitlines()
+    positions = [tuple(int(n) for n in line.split(":")[1:3]) for line in lines]
+    assert code == 1 and len(lines) == 7 and positions == sorted(positions)
+
+
+def test_validate_a_folder_in_a_real_process():
+    result = chartc("validate", "tests/cases/invalid")
+    assert result.returncode == 1 and result.stdout == ""
+    assert "Traceback" not in result.stderr
+    expected = "".join(case.with_suffix(".txt").read_text(encoding="utf-8") for case in CASES)
+    assert result.stderr == expected
+
+
+# ------------------------------------------------------------------ validate
+
+def test_validate_valid_specs(run):
+    code, out, err = run("validate", GOOD_SPEC, "specs/iris_facets.yaml")
+    assert (code, out, err) == (0, "", "")
+
+
+def test_validate_missing_path_is_a_usage_error(run):
+    code, _, err = run("validate", "specs/nope.yaml")
+    assert code == cli.EXIT_USAGE and err == "chartc: error: no such file or folder: specs/nope.yaml\n"
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(run, monkeypatch):
+    import compiler.pipeline
+
+    def broken(path):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(compiler.pipeline, "compile_spec", broken)
+    code, _, err = run("validate", GOOD_SPEC)
+    assert code == 1
+    assert err == cli.internal_error(RuntimeError("boom"), GOOD_SPEC) + "\n"
+    assert "internal error: RuntimeError: boom" in err
+
+
+# ------------------------------------------------------------------ compile
+
+def test_compile_to_stdout_in_a_real_process():
+    result = chartc("compile", GOOD_SPEC, "-o", "-")
+    assert result.returncode == 0 and result.stderr == ""
+    from compiler import compile_spec
+
+    assert result.stdout == canonical_json(compile_spec(ROOT / GOOD_SPEC).vega_lite)
+    json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("suffix, magic", [(".svg", b"<svg"), (".png", b"\x89PNG"), (".vl.json", b"{\n")])
+def test_compile_writes_the_format_of_the_suffix(run, tmp_path, suffix, magic):
+    out = tmp_path / f"chart{suffix}"
+    code, stdout, err = run("compile", GOOD_SPEC, "-o", str(out))
+    assert (code, stdout, err) == (0, "", "")
+    assert out.read_bytes().startswith(magic)
+
+
+def test_compile_bad_suffix_is_a_usage_error(run, tmp_path):
+    code, _, err = run("compile", GOOD_SPEC, "-o", str(tmp_path / "chart.txt"))
+    assert code == cli.EXIT_USAGE and err.startswith("chartc: error: cannot tell the export format")
+    assert not (tmp_path / "chart.txt").exists()
+
+
+def test_compile_missing_spec_is_a_usage_error(run, tmp_path):
+    code, _, err = run("compile", "specs/nope.yaml", "-o", str(tmp_path / "x.svg"))
+    assert code == cli.EXIT_USAGE and "no such spec file" in err
+
+
+def test_compile_invalid_spec_prints_diagnostics_and_writes_nothing(run, tmp_path):
+    out = tmp_path / "x.svg"
+    code, stdout, err = run("compile", "tests/cases/invalid/misspelled_mark.yaml", "-o", str(out))
+    assert (code, stdout) == (cli.EXIT_INVALID, "")
+    assert err == (INVALID / "misspelled_mark.txt").read_text(encoding="utf-8")
+    assert not out.exists()
+
+
+# ------------------------------------------------------------------ usage
+
+def test_argument_errors_exit_2_in_a_real_process():
+    for args in ([], ["frobnicate"], ["compile", GOOD_SPEC]):
+        result = chartc(*args)
+        assert result.returncode == 2, args
+        assert "Traceback" not in result.stderr and result.stderr
+
+
+def test_schema_prints_the_json_schema(run):
+    code, out, _ = run("schema")
+    assert code == 0 and out == SCHEMA_PATH.read_text(encoding="utf-8")
+    assert json.loads(out)["title"] == "chartc chart spec"
+
+
+def test_version(monkeypatch, capsys):
+    from compiler import __version__
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"chartc {__version__}\n"

@@ -1,0 +1,152 @@
+"""Stage 6: the files people open, checked by format, not by pixels.
+
+One hostile chart (markup in its title and data) is compiled and rendered
+once per module; every test reads those bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from compiler import compile_spec, export_chart
+from compiler.export import export_format, html_safe_json, normalize_svg_ids, render, write_atomic
+from compiler.translate import canonical_json
+
+SCRIPT = "</script><script>alert(1)</script>"
+SPEC = f"""\
+title: '{SCRIPT}'
+data:
+  values:
+    - {{label: '</script><script>alert(2)</script>', n: 1}}
+    - {{label: '<!-- & \u2028', n: 2}}
+mark: bar
+encoding:
+  x: label
+  y: n
+  tooltip: [label]
+"""
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    path = tmp_path_factory.mktemp("export") / "hostile.yaml"
+    path.write_text(SPEC, encoding="utf-8")
+    return compile_spec(path)
+
+
+@pytest.fixture(scope="module")
+def outputs(compiled):
+    return {fmt: render(compiled.vega_lite, fmt) for fmt in ("vl.json", "svg", "png", "pdf", "html")}
+
+
+# ------------------------------------------------------------------ formats
+
+def test_vega_lite_json_is_canonical(compiled, outputs):
+    text = outputs["vl.json"].decode("utf-8")
+    assert text == canonical_json(compiled.vega_lite)
+    assert json.loads(text)["title"]["text"] == SCRIPT
+
+
+def test_svg_parses_and_keeps_the_title_as_text(outputs):
+    root = ET.fromstring(outputs["svg"])
+    assert root.tag.endswith("svg")
+    texts = ["".join(node.itertext()) for node in root.iter() if node.tag.endswith("text")]
+    assert SCRIPT in texts
+    assert not [node for node in root.iter() if node.tag.endswith("script")]
+
+
+def test_png_magic_bytes(outputs):
+    assert outputs["png"].startswith(b"\x89PNG\r\n\x1a\n")
+
+
+def test_pdf_magic_bytes(outputs):
+    assert outputs["pdf"].startswith(b"%PDF-")
+
+
+def test_svg_ids_do_not_depend_on_what_was_rendered_before(compiled, outputs):
+    assert render(compiled.vega_lite, "svg") == outputs["svg"]
+    assert normalize_svg_ids('<clipPath id="clip7"/><g clip-path="url(#clip7)"/><clipPath id="clip9"/>') == \
+        '<clipPath id="clip1"/><g clip-path="url(#clip1)"/><clipPath id="clip2"/>'
+
+
+# ------------------------------------------------------------------ html
+
+def test_html_is_self_contained(outputs):
+    page = outputs["html"].decode("utf-8")
+    assert "vegaEmbed(" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page, re.IGNORECASE)
+    assert not re.search(r"<script[^>]*\ssrc\s*=", page, re.IGNORECASE)
+    assert "<link" not in page.lower() and "@import" not in page
+    assert len(page) > 500_000  # Vega, Vega-Lite and vega-embed are inlined
+
+
+def test_html_markup_in_title_and_data_stays_inert(outputs):
+    page = outputs["html"].decode("utf-8")
+    lowered = page.lower()
+    # Only the page's own two script elements open and close.
+    assert lowered.count("<script") == 2
+    assert lowered.count("</script") == 2
+    assert "<!--" not in page
+    assert "alert(1)" in page and "alert(2)" in page  # present, but only as escaped text
+    assert f"<title>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>" in page
+
+
+def test_html_embeds_exactly_the_compiled_spec(compiled, outputs):
+    page = outputs["html"].decode("utf-8")
+    start = page.index('vegaEmbed("#chart", ') + len('vegaEmbed("#chart", ')
+    end = page.index(', {"actions"', start)
+    assert json.loads(page[start:end]) == compiled.vega_lite
+
+
+def test_html_safe_json():
+    text = html_safe_json({"t": "</script>&<!--\u2028\u2029"})
+    assert not set("<>&\u2028\u2029") & set(text)
+    assert json.loads(text) == {"t": "</script>&<!--\u2028\u2029"}
+
+
+# ------------------------------------------------------------------ files
+
+@pytest.mark.parametrize("name, fmt", [
+    ("a.vl.json", "vl.json"), ("a.json", "vl.json"), ("a.svg", "svg"), ("A.PNG", "png"),
+    ("a.pdf", "pdf"), ("a.html", "html"), ("a.txt", None), ("a", None), ("a.svg.bak", None),
+])
+def test_export_format(name, fmt):
+    assert export_format(name) == fmt
+
+
+def test_export_chart_writes_the_format_its_suffix_names(compiled, outputs, tmp_path):
+    for fmt, suffix in (("svg", ".svg"), ("vl.json", ".vl.json")):
+        out = export_chart(compiled, tmp_path / f"sub/chart{suffix}")
+        assert out.read_bytes() == outputs[fmt]
+    with pytest.raises(ValueError):
+        export_chart(compiled, tmp_path / "chart.txt")
+
+
+def test_write_atomic_replaces_and_leaves_no_temp_files(tmp_path):
+    target = tmp_path / "out.svg"
+    write_atomic(target, b"old")
+    write_atomic(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.svg"]
+
+
+def test_html_scripts_are_valid_javascript(outputs, tmp_path):
+    """The inlined bundle and the embed call parse as JavaScript (escaping broke nothing)."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    page = outputs["html"].decode("utf-8")
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.DOTALL)
+    assert len(scripts) == 2
+    for index, script in enumerate(scripts):
+        path = tmp_path / f"script{index}.js"
+        path.write_text(script, encoding="utf-8")
+        result = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr[-2000:]

@@ -1,0 +1,265 @@
+"""Stage 3: loading the rows, and checking every field the spec names against them."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from compiler import errors as msg
+from compiler.errors import Location, SpecError
+from compiler.load import load_spec
+from compiler.model import parse_chart
+from compiler.resolve import (check_chart, field_types, infer_type, resolve_data, rows_through,
+                              to_records, transform_fields)
+
+CARS_COLUMNS = ["Name", "Miles_per_Gallon", "Cylinders", "Displacement", "Horsepower",
+                "Weight_in_lbs", "Acceleration", "Year", "Origin"]
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A project folder (a git work tree) with a data folder."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "runs.csv").write_text("run,step,loss,day\na,1,2.5,2024-01-01\nb,2,0,2024-01-02\n")
+    return tmp_path
+
+
+def write_spec(folder, text, name="spec.yaml"):
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def resolved(folder, text):
+    doc = load_spec(write_spec(folder, text))
+    spec = parse_chart(doc.data)
+    return spec, resolve_data(spec, doc), doc
+
+
+def data_error(folder, data_line) -> SpecError:
+    with pytest.raises(SpecError) as caught:
+        resolved(folder, f"data: {data_line}\nmark: point\n")
+    return caught.value
+
+
+def checked(folder, text):
+    spec, frame, doc = resolved(folder, text)
+    return check_chart(spec, frame, doc)
+
+
+# ------------------------------------------------------------------ data sources
+
+def test_inline_values(project):
+    _, frame, _ = resolved(project, "data:\n  values:\n    - {a: 1, d: '2024-03-01'}\n    - {a: 2}\nmark: point\n")
+    assert list(frame.columns) == ["a", "d"]
+    assert infer_type(frame["d"]) == "temporal"  # ISO dates become datetimes
+
+
+def test_dataset(project):
+    _, frame, _ = resolved(project, "data: {dataset: cars}\nmark: point\n")
+    assert list(frame.columns) == CARS_COLUMNS and len(frame) == 406
+
+
+def test_csv_file_relative_to_the_spec(project):
+    _, frame, _ = resolved(project, "data: {path: data/runs.csv}\nmark: point\n")
+    assert field_types(frame) == {"run": "nominal", "step": "quantitative", "loss": "quantitative",
+                                  "day": "temporal"}
+
+
+def test_tsv_and_json_files(project):
+    (project / "data" / "t.tsv").write_text("a\tb\n1\tx\n")
+    (project / "data" / "j.data").write_text('[{"a": 1, "b": "x"}]')
+    _, frame, _ = resolved(project, "data: {path: data/t.tsv}\nmark: point\n")
+    assert frame.to_dict("records") == [{"a": 1, "b": "x"}]
+    _, frame, _ = resolved(project, "data: {path: data/j.data, format: json}\nmark: point\n")
+    assert frame.to_dict("records") == [{"a": 1, "b": "x"}]
+
+
+def test_missing_file_suggests_the_path_as_written(project):
+    error = data_error(project, "{path: data/run.csv}")
+    assert error.path == ("data", "path")
+    assert error.message == msg.file_not_found("data/run.csv")
+    assert error.hint == "did you mean 'data/runs.csv'?"
+    assert error.location.line == 1 and error.stage == "resolve"
+
+
+def test_missing_file_without_a_near_miss_lists_the_folder(project):
+    error = data_error(project, "{path: data/zzz.csv}")
+    assert error.hint == msg.files_in_folder("data", ["runs.csv"])
+
+
+def test_missing_folder(project):
+    assert data_error(project, "{path: nope/x.csv}").hint is None
+
+
+@pytest.mark.parametrize("path, message", [
+    ("https://example.com/a.csv", msg.data_url("https://example.com/a.csv")),
+    ("/etc/passwd", msg.data_path_absolute("/etc/passwd")),
+    ("../../outside.csv", None),
+    ("data", msg.data_not_a_file("data")),
+])
+def test_paths_that_are_refused(project, path, message):
+    error = data_error(project, f"{{path: '{path}'}}")
+    if message:
+        assert error.message == message
+    assert error.path == ("data", "path")
+
+
+def test_unknown_format(project):
+    (project / "data" / "x.xlsx").write_text("")
+    assert data_error(project, "{path: data/x.xlsx}").message == msg.data_unknown_format("data/x.xlsx")
+
+
+def test_empty_data(project):
+    (project / "data" / "empty.csv").write_text("a,b\n")
+    assert data_error(project, "{path: data/empty.csv}").message == msg.empty_data()
+    assert data_error(project, "{values: []}").message == msg.empty_data()
+
+
+# ------------------------------------------------------------------ types
+
+@pytest.mark.parametrize("values, kind", [
+    ([1, 2], "quantitative"), ([1.5, None], "quantitative"), (["a", "b"], "nominal"),
+    ([True, False], "nominal"), (pd.to_datetime(["2024-01-01"]), "temporal"),
+])
+def test_infer_type(values, kind):
+    assert infer_type(pd.Series(values)) == kind
+
+
+def test_transform_fields():
+    fields = {"a": "quantitative", "b": "quantitative", "g": "nominal"}
+    assert transform_fields(fields, [{"calculate": "datum.a * 2", "as": "c"}])["c"] == "quantitative"
+    folded = transform_fields(fields, [{"fold": ["a", "b"], "as": ["k", "v"]}])
+    assert (folded["k"], folded["v"]) == ("nominal", "quantitative")
+    assert transform_fields(fields, [{"fold": ["a", "g"]}])["value"] == "nominal"
+    aggregated = transform_fields(fields, [{"aggregate": [{"op": "mean", "field": "a", "as": "m"}], "groupby": ["g"]}])
+    assert aggregated == {"g": "nominal", "m": "quantitative"}
+
+
+# ------------------------------------------------------------------ field checks
+
+def test_missing_field_as_shorthand_and_as_object(project):
+    found = checked(project, "data: {dataset: cars}\nmark: point\nencoding:\n  x: Horsepowr\n  y: {field: mpg}\n")
+    assert [p.path for p in found] == [("encoding", "x"), ("encoding", "y", "field")]
+    assert [p.location for p in found] == [Location(found[0].location.file, 4, 6),
+                                           Location(found[0].location.file, 5, 14)]
+    assert found[0].message == msg.field_not_found("Horsepowr", CARS_COLUMNS)
+    assert found[0].hint == msg.field_hint("Horsepowr", CARS_COLUMNS)
+    assert found[0].hint.startswith("did you mean 'Horsepower'? available columns: 'Name'")
+    assert found[1].hint == msg.available_columns(CARS_COLUMNS)
+    assert all(p.stage == "check" for p in found)
+
+
+def test_fields_follow_the_transforms(project):
+    text = """\
+data: {dataset: cars}
+transform:
+  - calculate: datum.Horsepower / 2
+    as: half
+  - fold: [half, Acceleration]
+    as: [measure, amount]
+mark: point
+encoding:
+  x: amount
+  color: measure
+  y: Horsepower
+"""
+    assert checked(project, text) == []
+
+
+def test_field_dropped_by_an_aggregate(project):
+    text = """\
+data: {dataset: barley}
+transform:
+  - aggregate: [{op: mean, field: yield, as: mean_yield}]
+    groupby: [site]
+mark: bar
+encoding: {x: yield, y: site}
+"""
+    [error] = checked(project, text)
+    assert error.message == msg.field_dropped("yield")
+    assert error.hint == msg.field_dropped_hint(["site", "mean_yield"])
+
+
+def test_fields_in_transforms_lists_layers_and_facets(project):
+    text = """\
+data: {dataset: cars}
+transform:
+  - filter: {field: Hp, gt: 100}
+  - aggregate: [{op: mean, field: Weight, as: w}]
+    groupby: [Origin, Yr]
+encoding:
+  tooltip: [Origin, Nme]
+layers:
+  - mark: point
+    encoding: {x: w, y: {field: ww}}
+facet: {column: Orign}
+"""
+    found = checked(project, text)
+    assert [p.path for p in found] == [
+        ("transform", 0, "filter", "field"), ("transform", 1, "aggregate", 0, "field"),
+        ("transform", 1, "groupby", 1), ("encoding", "tooltip", 1),
+        ("layers", 0, "encoding", "y", "field"), ("facet", "column")]
+
+
+def test_layer_encoding_overrides_the_shared_one(project):
+    text = "data: {dataset: cars}\nencoding: {x: Nope}\nlayers:\n  - mark: point\n    encoding: {x: Horsepower}\n"
+    assert checked(project, text) == []
+
+
+# ------------------------------------------------------------------ log scales
+
+LOG_SPEC = """\
+data: {{path: data/runs.csv}}
+{transform}mark: line
+encoding:
+  x: step
+  y: {{field: loss, scale: {{type: log}}}}
+"""
+
+
+def test_log_scale_over_zero(project):
+    [error] = checked(project, LOG_SPEC.format(transform=""))
+    assert error.path == ("encoding", "y", "scale", "type")
+    assert error.message == msg.log_scale_non_positive("loss", 1)
+    assert error.hint == msg.log_scale_hint()
+    assert (error.location.line, error.location.column) == (5, 34)
+
+
+def test_log_scale_after_filtering_the_zeros_out(project):
+    """The hint says to filter the rows out: doing so must satisfy the check."""
+    transform = "transform:\n  - filter: {field: loss, gt: 0}\n"
+    assert checked(project, LOG_SPEC.format(transform=transform)) == []
+
+
+def test_log_scale_after_an_expression_filter_is_left_to_vega(project):
+    transform = "transform:\n  - filter: datum.loss > 0\n"
+    assert checked(project, LOG_SPEC.format(transform=transform)) == []
+
+
+def test_rows_through():
+    frame = pd.DataFrame({"a": [0, 1, 2, None], "b": list("wxyz")})
+    assert list(rows_through(frame, [{"filter": {"field": "a", "gt": 0}}])["b"]) == ["x", "y"]
+    assert list(rows_through(frame, [{"filter": {"field": "a", "range": [None, 1]}}])["b"]) == ["w", "x"]
+    assert list(rows_through(frame, [{"filter": {"field": "b", "oneOf": ["w", "z"]}},
+                                     {"calculate": "1", "as": "c"}])["b"]) == ["w", "z"]
+    assert rows_through(frame, [{"filter": "datum.a > 0"}]) is None
+    assert rows_through(frame, [{"fold": ["a"]}]) is None
+
+
+# ------------------------------------------------------------------ records
+
+def test_records_are_json_safe():
+    frame = pd.DataFrame({
+        "f": [1.5, math.nan], "i": np.array([1, 2], dtype=np.int64), "b": [True, False],
+        "d": pd.to_datetime(["2024-01-02 03:04:05", None]), "s": ["x", None],
+    })
+    assert to_records(frame) == [
+        {"f": 1.5, "i": 1, "b": True, "d": "2024-01-02T03:04:05", "s": "x"},
+        {"f": None, "i": 2, "b": False, "d": None, "s": None},
+    ]
+    assert [type(v) for v in to_records(frame)[0].values()] == [float, int, bool, str, str]
