@@ -56,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = commands.add_parser("validate", help="check specs and their data; print every problem")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    validate.add_argument("--full", action="store_true",
+                          help="also check the data's values and fit the trends (compiles each spec; slower)")
     validate.set_defaults(run=run_validate)
 
     compile_ = commands.add_parser("compile", help="compile one spec to one export")
@@ -130,22 +132,26 @@ def print_problems(error: SpecError) -> None:
 
 
 def run_validate(args) -> int:
-    from .pipeline import compile_spec
+    from .errors import SpecWarning
+    from .pipeline import compile_spec, validate_spec
 
     status = EXIT_OK
     for path in spec_files(args.paths):
         try:
-            compiled = compile_spec(path)
+            if args.full:
+                problems = list(compile_spec(path).warnings)
+            else:
+                problems = validate_spec(path)
         except SpecError as error:
-            print_problems(error)
-            status = EXIT_INVALID
-            continue
+            problems = list(error.errors)
         except Exception as error:  # keep checking the other specs
             print(internal_error(error, path), file=sys.stderr)
             status = EXIT_INVALID
             continue
-        for warning in compiled.warnings:
-            print(warning.diagnostic(), file=sys.stderr)
+        for problem in problems:
+            print(problem.diagnostic(), file=sys.stderr)
+            if not isinstance(problem, SpecWarning):
+                status = EXIT_INVALID
     return status
 
 

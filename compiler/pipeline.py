@@ -51,6 +51,29 @@ def check_spec(path: str | os.PathLike) -> tuple[ChartSpec, Document]:
     return parse_chart(document.data), document
 
 
+def validate_spec(path: str | os.PathLike) -> list[SpecError]:
+    """Check a spec and the names of its data's columns, without compiling it.
+
+    The light check behind `chartc validate`: schema, structure and every
+    field reference through the transforms, with no pandas, Altair or
+    renderer import. Checks of the data's values (log scales over zero,
+    unstyled marker categories, fits) run when the chart is compiled.
+
+    Args:
+        path: the spec file (YAML or JSON).
+
+    Returns:
+        Every problem found (errors and `SpecWarning`s), in file order.
+    """
+    from .resolve import check_chart, read_columns
+
+    try:
+        spec, document = check_spec(path)
+        return check_chart(spec, None, document, columns=read_columns(spec, document))
+    except SpecError as error:
+        return list(error.errors)
+
+
 def compile_spec(path: str | os.PathLike) -> Compiled:
     """Compile a chart spec file to Vega-Lite.
 
@@ -66,6 +89,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     spec, document = check_spec(path)
     from .export import use_utc
     from .fit import fit_chart
+    from .limits import apply_mark_limits
     from .manifest import add_provenance
     from .resolve import check_chart, resolve_data
     from .translate import translate_chart
@@ -77,6 +101,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)
+    spec = apply_mark_limits(spec, frame, document)  # refuse too many marks; no per-mark ARIA labels on many
     fits = fit_chart(spec, frame, document)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
     try:

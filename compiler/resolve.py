@@ -9,15 +9,13 @@ position where the spec names it.
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
 import re
 import warnings
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
 
 from . import errors as msg
 from .errors import SpecError, SpecWarning
@@ -27,12 +25,20 @@ from .model import ChartSpec, LayerSpec
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 100_000  # far more marks than a chart can show; ~10⁶ points abort the renderer (vl-convert#210)
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
+# pandas is imported where rows are read, never at import: `chartc validate`
+# checks specs against column names alone and stays light.
 READERS = {
-    ".csv": lambda p: pd.read_csv(p, nrows=MAX_ROWS + 1),  # stop reading past the row limit
-    ".tsv": lambda p: pd.read_csv(p, sep="\t", nrows=MAX_ROWS + 1),
+    ".csv": lambda p: _pandas().read_csv(p, nrows=MAX_ROWS + 1),  # stop reading past the row limit
+    ".tsv": lambda p: _pandas().read_csv(p, sep="\t", nrows=MAX_ROWS + 1),
     ".json": lambda p: _read_json_records(p),
 }
 FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json"}
+
+
+def _pandas():
+    import pandas
+
+    return pandas
 
 
 def resolve_data(spec: ChartSpec, doc: Document) -> pd.DataFrame:
@@ -48,6 +54,7 @@ def resolve_data(spec: ChartSpec, doc: Document) -> pd.DataFrame:
     Raises:
         SpecError: the file is missing, unreadable, outside the project, or empty.
     """
+    pd = _pandas()
     data = spec.data
     if data.values is not None:
         for index, key in _nested_values(data.values):  # a chart reads flat rows; nested ones break grouping
@@ -92,6 +99,29 @@ def project_root(spec_file: Path) -> Path:
 
 
 def _load_file(path: str, fmt: str | None, doc: Document) -> pd.DataFrame:
+    pd = _pandas()
+    resolved, suffix = data_file(path, fmt, doc)
+    where = ("data", "path")
+    location = doc.locate(where)
+
+    def fail(message, hint=None):
+        return SpecError(message, where, location=location, stage="resolve", hint=hint)
+
+    try:
+        return READERS[suffix](resolved)
+    except pd.errors.EmptyDataError:
+        raise fail(msg.empty_data(), msg.empty_data_hint()) from None
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise fail(msg.data_unreadable(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
+
+
+def data_file(path: str, fmt: str | None, doc: Document) -> tuple[Path, str]:
+    """The data file a spec names, after every safety check, and its format suffix.
+
+    Raises:
+        SpecError: a URL, an absolute or escaping path, a missing file or
+            directory, an unknown format or a file over the size limit.
+    """
     where = ("data", "path")
     location = doc.locate(where)
 
@@ -118,12 +148,7 @@ def _load_file(path: str, fmt: str | None, doc: Document) -> pd.DataFrame:
     size = resolved.stat().st_size
     if size > MAX_FILE_BYTES:
         raise fail(msg.data_too_large(path, size, MAX_FILE_BYTES))
-    try:
-        return READERS[suffix](resolved)
-    except pd.errors.EmptyDataError:
-        raise fail(msg.empty_data(), msg.empty_data_hint()) from None
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise fail(msg.data_unreadable(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
+    return resolved, suffix
 
 
 def _read_json_records(path: Path) -> pd.DataFrame:
@@ -136,7 +161,7 @@ def _read_json_records(path: Path) -> pd.DataFrame:
         raise ValueError('expected a JSON list of records, e.g. [{"x": 1, "y": 2}]')
     for index, key in _nested_values(rows):
         raise ValueError(msg.data_nested(key, index))
-    return pd.DataFrame.from_records(rows)
+    return _pandas().DataFrame.from_records(rows)
 
 
 def _nested_values(rows):
@@ -160,6 +185,7 @@ def _nearby_files(path: str, target: Path) -> str | None:
 
 def _parse_dates(frame: pd.DataFrame) -> pd.DataFrame:
     """Parse text columns that hold ISO dates, so they are temporal and zone-free."""
+    pd = _pandas()
     frame = frame.copy()
     for column in frame.columns:
         series = frame[column]
@@ -172,10 +198,54 @@ def _parse_dates(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+# ----------------------------------------------------------------- columns
+
+def read_columns(spec: ChartSpec, doc: Document) -> list[str]:
+    """The data's column names, read without pandas (for `chartc validate`).
+
+    A CSV/TSV file gives its header line, a JSON file or inline values the
+    keys of their records, a vega-datasets table its file in the package.
+
+    Raises:
+        SpecError: the same path problems `resolve_data` reports.
+    """
+    data = spec.data
+    if data.values is not None:
+        return list(dict.fromkeys(key for row in data.values for key in row))
+    if data.dataset is not None:
+        path, suffix = _dataset_file(data.dataset)
+    else:
+        path, suffix = data_file(data.path, data.format, doc)
+    try:
+        if suffix == ".json":
+            rows = json.loads(path.read_text(encoding="utf-8"))
+            return list(dict.fromkeys(k for row in rows if isinstance(row, dict) for k in row))
+        with open(path, encoding="utf-8", newline="") as stream:
+            return next(csv.reader(stream, delimiter="\t" if suffix == ".tsv" else ","), [])
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return _pandas_columns(spec, doc)  # let the full reader say what is wrong
+
+
+def _pandas_columns(spec: ChartSpec, doc: Document) -> list[str]:
+    return [str(c) for c in resolve_data(spec, doc).columns]
+
+
+def _dataset_file(name: str) -> tuple[Path, str]:
+    """A vega-datasets table's file, found without importing the package (it imports pandas)."""
+    import importlib.util
+
+    folder = Path(importlib.util.find_spec("vega_datasets").submodule_search_locations[0]) / "_data"
+    for suffix in (".csv", ".json"):
+        if (folder / f"{name}{suffix}").is_file():
+            return folder / f"{name}{suffix}", suffix
+    raise FileNotFoundError(name)  # the schema's enum lists only the datasets shipped offline
+
+
 # ----------------------------------------------------------------- types
 
 def infer_type(series: pd.Series) -> str:
     """The Vega-Lite measurement type a column implies."""
+    pd = _pandas()
     if pd.api.types.is_bool_dtype(series):
         return "nominal"
     if pd.api.types.is_datetime64_any_dtype(series):
@@ -211,20 +281,23 @@ def transform_fields(fields: dict[str, str], transforms) -> dict[str, str]:
 
 # ----------------------------------------------------------------- checks
 
-def check_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> list[SpecError]:
+def check_chart(spec: ChartSpec, frame: pd.DataFrame | None, doc: Document,
+                *, columns: list[str] | None = None) -> list[SpecError]:
     """Check every field reference against the data, through the transforms.
 
     Args:
         spec: the parsed chart.
-        frame: its rows, from `resolve_data`.
+        frame: its rows, from `resolve_data`; None to check field names only.
         doc: its document, for positions.
+        columns: the data's column names, when `frame` is None (`read_columns`).
 
     Returns:
-        Errors and `SpecWarning`s, in file order.
+        Errors and `SpecWarning`s, in file order. Checks of the values
+        themselves (log scales, dates, marker categories) need `frame`.
     """
     problems: list[SpecError] = []
 
-    base = field_types(frame)
+    base = field_types(frame) if frame is not None else {c: "nominal" for c in columns}
 
     def need(field, fields, path, key=False):
         if field in fields:
@@ -280,6 +353,8 @@ def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems, transform
             # `x: bpb` declares the field as the channel's value itself
             declared_as_object = isinstance(_raw_or_none(doc, where), dict)
             need(item["field"], fields, where + ("field",) if declared_as_object else where)
+            if frame is None:
+                continue
             if item.get("scale", {}).get("type") == "log":
                 rows = rows_through(frame, (*transforms, *layer.transform))
                 if rows is not None and item["field"] in rows.columns and not item.get("aggregate"):
@@ -288,7 +363,7 @@ def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems, transform
                 _check_dates(frame[item["field"]], item["field"], where + ("type",), doc, problems)
     if layer.markers:
         need(layer.markers.field, fields, layer.path + ("markers", "field"))
-        if layer.markers.field in fields:
+        if layer.markers.field in fields and frame is not None:
             from .markers import check_markers  # styles vs the categories in the data
 
             problems.extend(check_markers(layer, frame, doc))
@@ -350,7 +425,7 @@ def predicate_mask(frame: pd.DataFrame, predicate: dict) -> pd.Series:
         IncomparableFilter: the values cannot be compared (numbers against text).
     """
     column = frame[predicate["field"]]
-    keep = pd.Series(True, index=frame.index)
+    keep = _pandas().Series(True, index=frame.index)
     for test, value in predicate.items():
         if test != "field":
             try:
@@ -371,7 +446,7 @@ def _raw_or_none(doc: Document, path):
 
 
 def _check_log_scale(series: pd.Series, field: str, path, doc, problems) -> None:
-    values = pd.to_numeric(series, errors="coerce")
+    values = _pandas().to_numeric(series, errors="coerce")
     bad = int((values <= 0).sum())
     if bad:
         problems.append(SpecError(
@@ -381,6 +456,7 @@ def _check_log_scale(series: pd.Series, field: str, path, doc, problems) -> None
 
 def _check_dates(series: pd.Series, field: str, path, doc, problems) -> None:
     """Text a temporal channel cannot place would silently drop or misplace its marks."""
+    pd = _pandas()
     bad = []
     text = series.dtype == object or pd.api.types.is_string_dtype(series)
     for value in series.dropna().unique() if text else ():
@@ -402,6 +478,7 @@ def to_records(frame: pd.DataFrame) -> list[dict]:
     (the renderer, any browser) shows the same calendar values whatever its
     time zone.
     """
+    pd = _pandas()
     columns = [str(c) for c in frame.columns]
     converted = []
     for column in frame.columns:
@@ -414,6 +491,9 @@ def to_records(frame: pd.DataFrame) -> list[dict]:
 
 
 def _plain(value):
+    import numpy as np
+
+    pd = _pandas()
     if value is None:
         return None
     if isinstance(value, (float, np.floating)):
