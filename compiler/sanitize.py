@@ -1,0 +1,419 @@
+"""Make what reaches the renderer safe: text in the data, and the Vega-Lite itself.
+
+Two guards sit between the data stage and the exports:
+
+- `scrub_frame` (resolve stage): the loader rejects control characters and
+  non-characters in the spec's own text, but a data file (CSV, TSV, JSON) can
+  carry them, and vl-convert *aborts the Python process* (SIGABRT,
+  vl-convert#220) when one reaches any text it renders: a label, a tick, a
+  legend entry. Such characters in data values and column names are replaced
+  with U+FFFD, and each field that had any gets one `SpecWarning` naming it
+  and the count: a documented, warned fix-up rather than a rejected data file.
+- `check_vega_lite` (after translate): the compiled chart is validated
+  against Vega-Lite's own JSON schema, so a value the chart schema lets
+  through but Vega-Lite refuses (through `config`, `vega_lite` or a loosely
+  typed key such as `scale.range`) ends as a `SpecError` at its spot in the
+  spec, not as a blank chart or a renderer error.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import errors as msg
+from .errors import SpecError, SpecWarning
+from .load import Document
+
+REPLACEMENT = "\ufffd"
+# Integers past 2⁵³ are not exact in JavaScript, and past 2⁶⁴ the renderer
+# cannot read its input at all.
+MAX_SAFE_INTEGER = 2**53
+
+# What the renderer must never see: C0 controls except tab, LF and CR, DEL and
+# the C1 controls, unpaired surrogates (a JSON file can spell "\ud800"), and
+# the Unicode non-characters (U+FDD0..U+FDEF and the last two code points of
+# every plane). The same set the spec loader rejects.
+RENDERER_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
+    + "]"
+)
+
+
+# Numbers past which the renderer hangs beyond any Python signal or runs out
+# of memory (measured with vl-convert 1.9: tickCount 10⁵ and maxbins 10⁵ hang,
+# width 10⁸ hangs, tickCount 10⁴ takes 9 s). Sizes are in pixels.
+RENDER_LIMITS = {
+    "width": 10_000, "height": 10_000,
+    "continuousWidth": 10_000, "continuousHeight": 10_000,
+    "discreteWidth": 10_000, "discreteHeight": 10_000,
+    "step": 10_000,  # a band's width in pixels (under width/height/view), or a bin's width (checked by count)
+    "tickCount": 1_000,
+    "maxbins": 1_000,
+}
+MAX_BINS = 10_000  # bins a `bin: {step}` may make over the data's extent
+
+
+# ------------------------------------------------------------------ data text
+
+def scrub_text(text: str) -> tuple[str, int]:
+    """`text` with every renderer-unsafe character replaced by U+FFFD, and how many."""
+    return RENDERER_UNSAFE.subn(REPLACEMENT, text)
+
+
+def _scrub_value(value: Any) -> tuple[Any, int, int]:
+    """A data value (text, or a mapping or list from a JSON file) scrubbed throughout.
+
+    Returns:
+        The clean value, how many characters were replaced, and how many
+        integers too large for the renderer were made floats.
+    """
+    if isinstance(value, str):
+        return (*scrub_text(value), 0)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
+        return float(value), 0, 1
+    if isinstance(value, dict):
+        chars = ints = 0
+        clean = {}
+        for key, item in value.items():
+            key, in_key = scrub_text(key) if isinstance(key, str) else (key, 0)
+            clean[key], in_item, big = _scrub_value(item)
+            chars, ints = chars + in_key + in_item, ints + big
+        return (clean, chars, ints) if chars or ints else (value, 0, 0)
+    if isinstance(value, (list, tuple)):
+        triples = [_scrub_value(item) for item in value]
+        chars, ints = sum(t[1] for t in triples), sum(t[2] for t in triples)
+        return (type(value)(t[0] for t in triples), chars, ints) if chars or ints else (value, 0, 0)
+    return value, 0, 0
+
+
+def scrub_frame(frame: pd.DataFrame, doc: Document) -> tuple[pd.DataFrame, list[SpecWarning]]:
+    """Replace renderer-unsafe characters in a chart's data with U+FFFD.
+
+    Args:
+        frame: the rows from `resolve.resolve_data`.
+        doc: the spec's document, to place the warnings at its `data` entry.
+
+    Returns:
+        The frame (the same object when nothing needed replacing) and one
+        `SpecWarning` per column whose name or values had such characters.
+    """
+    warnings: list[SpecWarning] = []
+    where = _data_path(doc)
+    location = doc.locate(where)
+    renamed: dict = {}
+    replaced: dict = {}
+    taken = {str(column) for column in frame.columns}
+    for column in frame.columns:
+        name = str(column)
+        clean_name, in_name = scrub_text(name)
+        if in_name:
+            while clean_name in taken:  # never merge two columns
+                clean_name += REPLACEMENT
+            taken.add(clean_name)
+            renamed[column] = clean_name
+            warnings.append(SpecWarning(msg.data_column_scrubbed(name, clean_name, in_name), where,
+                                        location=location, stage="resolve", hint=msg.data_scrubbed_hint()))
+        series = frame[column]
+        if not (series.dtype == object or pd.api.types.is_string_dtype(series)):
+            continue
+        triples = [_scrub_value(v) for v in series.tolist()]
+        chars, ints = sum(t[1] for t in triples), sum(t[2] for t in triples)
+        if chars or ints:
+            replaced[column] = pd.Series([t[0] for t in triples], index=series.index, dtype=series.dtype)
+        if chars:
+            warnings.append(SpecWarning(msg.data_text_scrubbed(renamed.get(column, name), chars), where,
+                                        location=location, stage="resolve", hint=msg.data_scrubbed_hint()))
+        if ints:
+            warnings.append(SpecWarning(msg.data_integers_rounded(renamed.get(column, name), ints), where,
+                                        location=location, stage="resolve", hint=msg.data_integers_hint()))
+    if not renamed and not replaced:
+        return frame, []
+    frame = frame.copy()
+    for column, series in replaced.items():
+        frame[column] = series
+    return frame.rename(columns=renamed), warnings
+
+
+def _data_path(doc: Document) -> tuple:
+    data = doc.data.get("data") if isinstance(doc.data, dict) else None
+    for key in ("path", "values", "dataset"):
+        if isinstance(data, dict) and key in data:
+            return ("data", key)
+    return ("data",)
+
+
+# ------------------------------------------------------------------ Vega-Lite
+
+@functools.cache
+def _vega_lite_validator():
+    """Altair's Vega-Lite schema (the version chartc compiles to), built once."""
+    import altair
+    from jsonschema import Draft7Validator
+
+    path = Path(altair.__file__).parent / "vegalite" / "v6" / "schema" / "vega-lite-schema.json"
+    return Draft7Validator(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _without_rows(value: Any) -> Any:
+    """The chart with inline rows emptied: rows are any JSON, and checking them is slow."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key == "values" and isinstance(item, list):
+                out[key] = []
+            elif key == "datasets" and isinstance(item, dict):
+                out[key] = {name: [] for name in item}
+            else:
+                out[key] = _without_rows(item)
+        return out
+    if isinstance(value, list):
+        return [_without_rows(item) for item in value]
+    return value
+
+
+def _leaves(error):
+    if not error.context:
+        yield error
+    for sub in error.context:
+        yield from _leaves(sub)
+
+
+def vega_lite_problem(vega_lite: dict):
+    """The deepest Vega-Lite schema violation of a compiled chart, or None.
+
+    Returns:
+        A jsonschema ``ValidationError`` (its ``absolute_path`` is the path in
+        the Vega-Lite), or None when the chart is valid.
+    """
+    errors = list(_vega_lite_validator().iter_errors(_without_rows(vega_lite)))
+    if not errors:
+        return None
+    return max((leaf for error in errors for leaf in _leaves(error)), key=lambda e: len(e.absolute_path))
+
+
+def spec_path_for(vl_path: tuple, doc: Document) -> tuple:
+    """The spec path that most likely set a Vega-Lite path.
+
+    Spec and Vega-Lite share key names (``encoding.color.sort``,
+    ``config.axis``, ``mark``), so the spec path with the longest common
+    suffix is the one; what comes from the ``vega_lite`` escape hatch is
+    found under it by the full path.
+    """
+    vl_path = tuple(vl_path)
+    escape = ("vega_lite",) + vl_path
+    for end in range(len(escape), 1, -1):
+        if escape[:end] in doc.positions:
+            return escape[:end]
+    best, best_length = (), 0
+    for path in doc.positions:
+        length = 0
+        while length < min(len(path), len(vl_path)) and path[-1 - length] == vl_path[-1 - length]:
+            length += 1
+        if length > best_length:
+            best, best_length = path, length
+    if best_length:
+        return best
+    # No common suffix (an index in a list the spec spells differently): the
+    # nearest named key of the Vega-Lite path that the spec also has.
+    for key in reversed(vl_path):
+        for path in doc.positions:
+            if path and path[-1] == key:
+                return path
+    return ()
+
+
+def check_vega_lite(vega_lite: dict, doc: Document, frame: pd.DataFrame | None = None) -> list[SpecError]:
+    """Check compiled Vega-Lite before it reaches the renderer.
+
+    Refuses any URL (the renderer fetches nothing, so it would draw a blank
+    chart), numbers that hang or exhaust the renderer (`RENDER_LIMITS`, and
+    a `bin.step` that makes more than `MAX_BINS` bins over `frame`), and
+    anything Vega-Lite's JSON schema refuses.
+
+    Args:
+        vega_lite: the compiled chart.
+        doc: its spec document, to place a problem in the file.
+        frame: the chart's rows, to count the bins a `bin.step` makes.
+
+    Returns:
+        One `SpecError` for the first problem, at the spec path that set it;
+        an empty list when the chart is fine.
+    """
+    def error(message, vl_path, hint):
+        where = spec_path_for(vl_path, doc)
+        return [SpecError(message, where, location=doc.locate(where), stage="translate", hint=hint)]
+
+    fetched = list(_urls(vega_lite))
+    if fetched:  # the renderer never fetches: a URL would only give a blank chart
+        vl_path, url = fetched[0]
+        return error(msg.data_url(str(url)), vl_path, msg.data_url_hint())
+    for vl_path, message in _over_limits(vega_lite, frame):
+        return error(message, vl_path, msg.render_limit_hint())
+    for vl_path, text in _bad_number_formats(vega_lite):
+        return error(msg.bad_number_format(text), vl_path, msg.bad_number_format_hint())
+    for vl_path, number in _big_integers(vega_lite):
+        return error(msg.number_out_of_range(str(number)), vl_path, msg.integer_range_hint())
+    leaf = vega_lite_problem(vega_lite)
+    if leaf is not None:
+        where = spec_path_for(tuple(leaf.absolute_path), doc)
+        return [SpecError(msg.vega_lite_invalid(_reason(leaf)), where, location=doc.locate(where),
+                          stage="translate", hint=msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path)))]
+    reason = vega_compile_problem(vega_lite)
+    if reason is not None:  # valid by the schema, yet Vega-Lite's compiler refuses it
+        where = _refused_at(reason, doc)
+        return [SpecError(msg.vega_lite_refused(reason), where, location=doc.locate(where, key=True),
+                          stage="translate")]
+    return []
+
+
+EXPRESSION_ERROR = re.compile(r"Unexpected|Expression|Unrecognized|Illegal|Unterminated|Invalid regular", re.I)
+
+
+def _refused_at(reason: str, doc: Document) -> tuple:
+    """Where to point for a compile error: an expression for a parse error, else the marks."""
+    if EXPRESSION_ERROR.search(reason):
+        expressions = sorted(
+            (path for path in doc.positions
+             if path[-1:] in (("calculate",), ("filter",)) and isinstance(_value_at(doc.data, path), str)),
+            key=lambda path: (doc.positions[path].line, doc.positions[path].column))
+        if expressions:
+            return expressions[0]
+    return next((path for path in (("mark",), ("layers",)) if path in doc.positions), ())
+
+
+def _value_at(data: Any, path: tuple) -> Any:
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def vega_compile_problem(vega_lite: dict) -> str | None:
+    """Why Vega-Lite's own compiler refuses the chart (rows aside), or None.
+
+    This is the compile step of rendering, without drawing anything: an
+    expression that does not parse, a boxplot without a continuous axis. It
+    starts vl-convert's JavaScript engine once per process (~0.3 s); then a
+    chart takes a few milliseconds. (The pipeline has set the process to UTC
+    by then, as the engine keeps the time zone it starts with.)
+    """
+    import vl_convert
+
+    try:
+        vl_convert.vegalite_to_vega(_without_rows(vega_lite))
+    except ValueError as error:
+        lines = [line.strip() for line in str(error).splitlines()[1:]
+                 if line.strip() and not line.strip().startswith("at ")]
+        reason = lines[0] if lines else str(error).splitlines()[0]
+        return reason.removeprefix("Error: ")[:200]
+    return None
+
+
+def _entries(value: Any, path: tuple = ()):
+    """(path, value) of every node of the chart but its rows and its free-form `usermeta`."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            rows = key == "datasets" or (key == "values" and path[-1:] == ("data",))
+            if not rows and key != "usermeta":
+                yield from _entries(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _entries(item, path + (index,))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _over_limits(vega_lite: dict, frame: pd.DataFrame | None):
+    """(path, message) of every number past what the renderer survives."""
+    for path, value in _entries(vega_lite):
+        key = path[-1] if path else None
+        bin_step = key == "step" and path[-2:-1] == ("bin",)  # data units: counted in bins below
+        limit = None if bin_step else RENDER_LIMITS.get(key)
+        if limit is not None and _number(value) and abs(value) > limit:
+            yield path, msg.render_limit(key, value, limit)
+        if isinstance(value, dict):
+            bins = _bin_count(value, frame)
+            if bins is not None and bins > MAX_BINS:
+                yield path + ("bin", "step"), msg.too_many_bins(value["bin"]["step"], bins, MAX_BINS)
+
+
+def _bin_count(channel: dict, frame: pd.DataFrame | None) -> float | None:
+    """How many bins `{field, bin: {step}}` makes over the field's extent in `frame`."""
+    bin_ = channel.get("bin")
+    field = channel.get("field")
+    if frame is None or not isinstance(bin_, dict) or not isinstance(field, str) or field not in frame.columns:
+        return None
+    step = bin_.get("step")
+    if not _number(step) or step <= 0:
+        return None
+    values = pd.to_numeric(frame[field], errors="coerce")
+    values = values[values.abs() < float("inf")]
+    if values.empty:
+        return None
+    return float(values.max() - values.min()) / step
+
+
+# d3-format's own specifier grammar: anything else throws "invalid format" while rendering.
+D3_NUMBER_FORMAT = re.compile(r"^(?:(.)?([<>=^]))?([+\-( ])?([$#])?(0)?(\d+)?(,)?(\.\d+)?(~)?([a-z%])?$", re.I)
+
+
+def _bad_number_formats(vega_lite: dict):
+    """(path, format) of every number format (on a quantitative channel) d3-format cannot read."""
+    for path, value in _entries(vega_lite):
+        if not (isinstance(value, dict) and value.get("type") == "quantitative" and "field" in value
+                and "formatType" not in value):
+            continue
+        for where in (("format",), ("axis", "format"), ("legend", "format")):
+            node = value
+            for key in where:
+                node = node.get(key) if isinstance(node, dict) else None
+            if isinstance(node, str) and not D3_NUMBER_FORMAT.match(node):
+                yield path + where, node
+
+
+def _big_integers(vega_lite: dict):
+    """(path, number) of every integer the renderer cannot read exactly (rows: see scrub_frame)."""
+    for path, value in _entries(vega_lite):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
+            yield path, value
+
+
+def _urls(vega_lite: dict):
+    """(path, url) of every `url` the renderer would try to load (data, images)."""
+    for path, value in _entries(vega_lite):
+        if path[-1:] == ("url",) and isinstance(value, (str, dict)):
+            yield path, value
+
+
+def _reason(leaf) -> str:
+    text = leaf.message
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def _format_vl_path(path) -> str:
+    return msg.format_path(tuple(path))
+
+
+def altair_problems(error, doc: Document) -> list[SpecError]:
+    """An Altair ``SchemaValidationError`` (raised as it builds a chart) as `SpecError`s.
+
+    Altair checks some objects (a scale, an axis) when they are made; its
+    error path is relative to that object (``range`` of a scale), which the
+    longest-suffix match places in the spec all the same.
+    """
+    where = spec_path_for(tuple(error.absolute_path), doc)
+    reason = str(getattr(error, "_original_message", "") or error.message).splitlines()[0]
+    return [SpecError(msg.vega_lite_invalid(reason[:160]), where, location=doc.locate(where),
+                      stage="translate", hint=msg.vega_lite_invalid_hint(_format_vl_path(error.absolute_path)))]
