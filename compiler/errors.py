@@ -1154,3 +1154,39 @@ def bad_number_format(text: str) -> str:
 
 def bad_number_format_hint() -> str:
     return "use a d3-format string such as '.2f', ',d', '.0%' or '~s', or a preset: pow10, si, percent"
+
+
+# ---- mark limits (limits.py) and renderer workers (workers.py, gallery builds, compile)
+
+def too_many_marks(count: int, limit: int, layers: int) -> str:
+    where = "" if layers <= 1 else f" over {layers} layers"
+    return f"the chart would draw {count:,} marks{where}, over the limit of {limit:,}"
+
+
+def too_many_marks_hint() -> str:
+    return ("aggregate, bin or sample the data, or filter it, before charting it: the renderer runs out of "
+            "memory and aborts near 10⁶ marks")
+
+
+def render_crashed(how: str) -> str:
+    return f"the renderer crashed while rendering this chart ({how}); no output was written"
+
+
+def render_timed_out(seconds: float) -> str:
+    return f"rendering this chart took longer than {seconds:g} s and was stopped; no output was written"
+
+
+def render_raised(description: str) -> str:
+    return f"internal error while rendering this chart: {description} (please report this as a chartc bug)"
+
+
+def render_failed_hint() -> str:
+    return "its previous outputs are kept; the other charts are built"
+
+
+def render_timeout_hint() -> str:
+    return "raise --timeout if the chart is just large; a regular expression in a filter can also hang the renderer"
+
+
+def bundle_failed(reason: str) -> str:
+    return f"could not make the Vega bundle every chart page loads: {reason}"
