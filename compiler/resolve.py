@@ -430,7 +430,7 @@ def predicate_mask(frame: pd.DataFrame, predicate: dict) -> pd.Series:
         if test != "field":
             try:
                 keep &= PREDICATE_TESTS[test](column, value)
-            except TypeError as error:
+            except (TypeError, ValueError) as error:  # text against numbers, lists among values
                 raise IncomparableFilter(test, value) from error
     return keep
 
