@@ -409,10 +409,16 @@ def test_outside_position_and_hidden_legend(tmp_path):
 
 # ---------------------------------------------------------------- axis formats
 
-def test_pow10_labels_decades_only():
-    compiled = example("seed_flops")
+def test_pow10_labels_decades_only(tmp_path):
+    compiled = compile_text(tmp_path, textwrap.dedent("""\
+        data: {values: [{x: 1e21, y: 1}, {x: 1e24, y: 2}]}
+        mark: point
+        encoding:
+          x: {field: x, scale: {type: log}, axis: {format: pow10}}
+          y: y
+        """), "pow10.yaml")
     labels = axis_labels(vlc.vegalite_to_svg(compiled.vega_lite))
-    x_labels = labels[:labels.index("10²⁴") + 2]  # the x axis comes first: its labels end after 10²⁴
+    x_labels = labels[:labels.index("10²⁴") + 1]  # the x axis comes first: its labels end at 10²⁴
     assert [t for t in x_labels if t] == ["10²¹", "10²²", "10²³", "10²⁴"]
     assert x_labels.count("") >= 20  # the ticks between decades are there, unlabelled
 
