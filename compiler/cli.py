@@ -73,6 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--check", action="store_true",
                        help="write nothing; exit 1 listing every stale, missing or orphaned output")
     build.add_argument("--force", action="store_true", help="render every chart, even those up to date")
+    build.add_argument("--jobs", "-j", type=int, metavar="N",
+                       help="worker processes that render charts (default: the number of cores)")
+    build.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="stop a chart that takes longer to render and report it as failed (default: 180)")
     build.set_defaults(run=run_build)
 
     diff = commands.add_parser(
@@ -156,9 +160,7 @@ def run_validate(args) -> int:
 
 
 def run_compile(args) -> int:
-    from .export import export_format, render, write_atomic
-    from .pipeline import compile_spec
-    from .translate import canonical_json
+    from .export import export_format
 
     fmt = "vl.json" if args.out == "-" else export_format(args.out)
     if fmt is None:
@@ -166,6 +168,33 @@ def run_compile(args) -> int:
                          "(use .vl.json, .json, .svg, .png, .pdf or .html)")
     if not Path(args.spec).is_file():
         raise UsageError(f"no such spec file: {args.spec}")
+    if fmt == "vl.json" or (fmt == "html" and _bundle_cached()):
+        return _compile(args, fmt)
+    from .workers import RenderFailed, engine_in_worker
+
+    # The renderer starts in a worker while this process compiles; a crash there is an error here.
+    try:
+        with engine_in_worker():
+            return _compile(args, fmt)
+    except RenderFailed as failure:
+        from .errors import Location
+
+        print(SpecError(str(failure), (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
+              file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _bundle_cached() -> bool:
+    from .export import cached_javascript_bundle
+
+    return cached_javascript_bundle() is not None
+
+
+def _compile(args, fmt: str) -> int:
+    from .export import render, write_atomic
+    from .pipeline import compile_spec
+    from .translate import canonical_json
+
     try:
         compiled = compile_spec(args.spec)
     except SpecError as error:
@@ -192,8 +221,13 @@ def run_build(args) -> int:
 
     if args.check and args.force:
         raise UsageError("--check and --force exclude each other")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     specs = spec_files(args.specs or ["specs"])
-    report = build_gallery(specs, Path(args.out), check=args.check, force=args.force)
+    report = build_gallery(specs, Path(args.out), check=args.check, force=args.force, jobs=args.jobs,
+                           timeout=args.timeout)
     for line in report.lines:
         print(line)
     for line in report.problems:

@@ -19,6 +19,10 @@ Builds are incremental and git-friendly:
   renamed into place only once all charts are rendered, then the manifest is
   replaced last. A build killed while rendering leaves every previous file
   byte-identical; its temporary files are removed by the next build.
+- Charts are compiled and rendered in warm worker processes (`workers`,
+  ``--jobs``): a chart that aborts or hangs the renderer fails alone (its
+  previous outputs are kept) and the others build; the bytes do not depend
+  on the number of workers or on which one rendered what.
 - The gallery's charts are the specs given plus those already in the manifest
   whose spec file still exists; a chart whose spec file is gone is removed.
   Only files the manifest says chartc wrote are ever deleted.
@@ -93,10 +97,11 @@ def fits_json(compiled) -> str:
 
 
 def chart_outputs(compiled) -> dict[str, bytes]:
-    """File name suffix -> content for one chart."""
-    from .export import render
+    """File name suffix -> content for one chart (the PNG rasterised from the SVG: one Vega run)."""
+    from .export import png_from_svg, render
 
-    outputs = {fmt: render(compiled.vega_lite, fmt) for fmt in GALLERY_FORMATS if fmt != "html"}
+    outputs = {fmt: render(compiled.vega_lite, fmt) for fmt in GALLERY_FORMATS if fmt not in ("png", "html")}
+    outputs["png"] = png_from_svg(outputs["svg"], compiled.vega_lite)
     outputs["html"] = chart_page(compiled).encode("utf-8")
     if compiled.fits:
         outputs["fits.json"] = fits_json(compiled).encode("utf-8")
@@ -247,8 +252,14 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
 
 # --------------------------------------------------------------------- build
 
-def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: bool = False) -> BuildReport:
+def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: bool = False,
+                  jobs: int | None = None, timeout: float | None = None, pool=None) -> BuildReport:
     """Render every stale chart into `out`, with an index page and the manifest.
+
+    Charts are compiled and rendered in warm worker processes (`workers`), so
+    a chart that crashes or hangs the renderer is that chart's failure and
+    the rest of the gallery still builds. The bytes do not depend on how
+    many workers there are or which chart goes where.
 
     Args:
         specs: spec files; the gallery also keeps charts already in its manifest
@@ -256,10 +267,17 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         out: the gallery folder.
         check: write nothing; see `check_gallery`.
         force: render every chart even when the manifest says it is up to date.
+        jobs: worker processes (default: the number of cores; never more than
+            there are charts to render). 0 renders in this process, uncontained.
+        timeout: seconds one chart may take (default `workers.DEFAULT_TIMEOUT`).
+        pool: a `workers.WorkerPool` to render with; `jobs` and `timeout` are
+            then ignored. By default the process's `workers.shared_pool`,
+            kept warm between builds.
 
     Returns:
-        A report; `failed` is set when a spec has errors (its previous outputs
-        are kept; every other chart is still built).
+        A report; `failed` is set when a spec has errors or its chart could
+        not be rendered (its previous outputs are kept; every other chart is
+        still built).
     """
     if check:
         return check_gallery(specs, out)
@@ -272,16 +290,17 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
     old = read_manifest(out) or Manifest()
     charts, orphans = _plan(specs, out, old, report)
 
+    stale = [chart for chart in charts if force or chart.reasons or chart.output_reasons]
+    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool)
     tools = {**old.tools, **toolchain()}
     records: dict[str, ChartRecord] = {}
     contents: dict[str, bytes] = {}  # file name -> new bytes, for rendered charts
     for chart in charts:
-        stale = force or chart.reasons or chart.output_reasons
-        if not stale:
+        if chart.stem not in results:  # up to date
             records[chart.stem] = chart.record
             continue
-        rendered = _render_chart(chart, out, report)
-        if rendered is None:  # spec errors: keep what was there
+        rendered = _record_chart(chart, results[chart.stem], bundle, out, report)
+        if rendered is None:  # spec errors or a failed render: keep what was there
             if chart.record is not None:
                 records[chart.stem] = chart.record
             continue
@@ -309,30 +328,104 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
     return report
 
 
-def _render_chart(chart: _Chart, out: Path, report: BuildReport):
-    """Compile and render one chart; None (with diagnostics reported) on spec errors."""
+def render_chart(spec: str) -> dict:
+    """Compile one spec and render every gallery output of it, as plain data.
+
+    What a worker process runs for each chart (and a build with ``jobs=0``
+    in its own process). Everything in the result pickles: bytes per output
+    suffix, the chart's title and data identity, its warnings as diagnostic
+    lines, or its problems as `SpecError` fields.
+    """
     from .manifest import data_identity, provenance
     from .pipeline import compile_spec
 
     try:
-        compiled = compile_spec(chart.spec)
+        compiled = compile_spec(spec)
     except SpecError as error:
+        return {"problems": [_error_fields(problem) for problem in error.errors]}
+    label, data_hash, data_file = data_identity(compiled.spec, compiled.document)
+    return {
+        "outputs": chart_outputs(compiled),
+        "title": compiled.spec.title,
+        "data": (label, data_hash, None if data_file is None else str(data_file)),
+        "vega_lite": (provenance(compiled.vega_lite) or {}).get("vega_lite"),
+        "warnings": [warning.diagnostic() for warning in compiled.warnings],
+    }
+
+
+def _error_fields(error: SpecError) -> tuple:
+    return (type(error).__name__ == "SpecWarning", error.message, error.path, error.location, error.stage,
+            error.hint, error.severity)
+
+
+def _error_from(fields: tuple) -> SpecError:
+    from .errors import SpecWarning
+
+    warning, message, path, location, stage, hint, severity = fields
+    kind = SpecWarning if warning else SpecError
+    return kind(message, path, location=location, stage=stage, hint=hint, severity=severity)
+
+
+def _render_charts(charts: list[_Chart], *, jobs, timeout, pool) -> tuple[dict, object]:
+    """stem -> `workers.Outcome` of `render_chart` for every chart, and the bundle's.
+
+    The bundle comes from chartc's cache when it is there; otherwise one
+    worker makes it (and caches it) beside the charts.
+    """
+    from .export import cached_javascript_bundle, javascript_bundle
+    from .workers import Outcome, shared_pool
+
+    if not charts:
+        return {}, None
+    tasks = [(render_chart, (str(chart.spec),)) for chart in charts]
+    cached = cached_javascript_bundle()
+    if cached is None:
+        tasks.insert(0, (javascript_bundle, ()))  # first: the slowest task starts soonest
+    if jobs == 0 and pool is None:  # in this process: no containment, for debugging and tests
+        outcomes = []
+        for function, args in tasks:
+            try:
+                outcomes.append(Outcome(value=function(*args)))
+            except Exception as error:  # a bug in chartc: that chart's failure, as from a worker
+                from .workers import raised
+
+                outcomes.append(Outcome(failure=raised(f"{type(error).__name__}: {error}"), kind="raised"))
+    else:
+        outcomes = (pool or shared_pool(jobs, timeout)).run(tasks)
+    bundle = outcomes.pop(0) if cached is None else Outcome(value=cached)
+    return {chart.stem: outcome for chart, outcome in zip(charts, outcomes)}, bundle
+
+
+def _record_chart(chart: _Chart, outcome, bundle, out: Path, report: BuildReport):
+    """A rendered chart's record and outputs; None (with diagnostics reported) when it failed."""
+    from .errors import Location
+
+    if outcome.ok and "problems" in outcome.value:
+        error = SpecError.collect([_error_from(fields) for fields in outcome.value["problems"]])
         report.problems.extend(problem.diagnostic() for problem in error.errors)
         report.failed = True
         report.failures[chart.stem] = error
         return None
-    report.problems.extend(warning.diagnostic() for warning in compiled.warnings)
-    outputs = {f"{chart.stem}.{suffix}": content for suffix, content in chart_outputs(compiled).items()}
-    outputs[BUNDLE_NAME] = bundle_output()
-    label, data_hash, data_file = data_identity(compiled.spec, compiled.document)
+    if not outcome.ok or not bundle.ok:
+        failure = outcome.failure if not outcome.ok else msg.bundle_failed(bundle.failure)
+        hint = msg.render_timeout_hint() if outcome.kind == "timeout" else msg.render_failed_hint()
+        error = SpecError(failure, (), location=Location(str(chart.spec), 1, 1), stage="render", hint=hint)
+        report.problems.append(error.diagnostic())
+        report.failed = True
+        report.failures[chart.stem] = error
+        return None
+    result = outcome.value
+    report.problems.extend(result["warnings"])
+    outputs = {f"{chart.stem}.{suffix}": content for suffix, content in result["outputs"].items()}
+    outputs[BUNDLE_NAME] = bundle.value.encode("utf-8")
+    label, data_hash, data_file = result["data"]
     record = ChartRecord(
         spec=relative_to(chart.spec, out),
-        title=compiled.spec.title or chart.stem,
-        inputs=chart_inputs(chart.spec, label, data_file, data_hash, out),
+        title=result["title"] or chart.stem,
+        inputs=chart_inputs(chart.spec, label, None if data_file is None else Path(data_file), data_hash, out),
         outputs={name: output_hash(content) for name, content in sorted(outputs.items())},
     )
-    block = provenance(compiled.vega_lite) or {}
-    return record, outputs, block.get("vega_lite")
+    return record, outputs, result["vega_lite"]
 
 
 def _commit(out: Path, writes: dict[str, bytes], removals: list[str], manifest: bytes) -> None:

@@ -9,7 +9,8 @@ machine): 2·10⁵ points render to SVG in 3.2 s at 0.74 GB peak and to PNG in
 - Above `MAX_MARKS` marks chartc refuses the chart with a `SpecError` at the
   mark (or the data) that makes them, naming the count and the limit: a
   chart of that many marks is a blot anyway; aggregate, bin, sample or
-  filter first. Two gallery workers at the limit stay near 2 GB together.
+  filter first. A gallery worker renders a chart at the limit (SVG, PNG,
+  HTML, JSON) in ~30 s at ~1.2 GB peak, so two workers stay near 2.5 GB.
 - Above `ARIA_MARKS` marks the per-mark ARIA labels are off
   (``config.mark.aria: false``, unless the spec sets ``aria`` itself): they
   are ~40% of the SVG's bytes and a quarter of its render time, and nobody

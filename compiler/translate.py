@@ -64,7 +64,9 @@ def translate_chart(spec: ChartSpec, frame, fits: dict) -> dict:
             views.append(translate_layer(layer, spec, base_types, alt, plan))
     data = alt.InlineData(values=to_records(frame))
     chart = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
-    if spec.facet is None:  # a facet carries the data itself
+    # A facet carries the data itself; trend layers carry their own curves, so
+    # a chart of trends alone embeds no raw rows (its size does not grow with them).
+    if spec.facet is None and any(layer.trend is None for layer in spec.layers):
         chart.data = data
     chart = _decorate(chart, spec, data, alt, base_types)
     vega_lite = chart.to_dict(validate=False)
@@ -252,9 +254,9 @@ VEGA_THEME_KEYS = {"group": "view", "path": None, "shape": None, "symbol": None}
 
 def _config(spec: ChartSpec, altair_config: dict) -> dict:
     """Theme, then the chart's legend settings, then the user's config."""
-    import vl_convert
+    from .export import vega_themes  # from a disk cache: no renderer engine started to compile
 
-    config = copy.deepcopy(vl_convert.get_themes()[spec.theme]) if spec.theme != "default" else {}
+    config = copy.deepcopy(vega_themes()[spec.theme]) if spec.theme != "default" else {}
     for key, target in VEGA_THEME_KEYS.items():  # keep the output valid Vega-Lite
         value = config.pop(key, None)
         if target and value:

@@ -55,7 +55,6 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 from numpy.polynomial import Polynomial
-from scipy import linalg, stats
 
 from . import errors
 from .errors import SpecError, did_you_mean
@@ -223,6 +222,8 @@ class _Ols:
 
     def interval(self, w: np.ndarray, level: float,
                  prediction: bool) -> tuple[np.ndarray, np.ndarray]:
+        from scipy import linalg, stats  # scipy.stats costs ~0.7 s to import: only bands need it
+
         # se of the mean at w is rse·|R⁻ᵀ z(w)|, from (XᵀX)⁻¹ = R⁻¹R⁻ᵀ.
         se = self.rse * np.linalg.norm(
             linalg.solve_triangular(self.r, self.basis(w).T, trans="T"), axis=0)
@@ -234,6 +235,8 @@ class _Ols:
 
 
 def _solve_ols(w: np.ndarray, t: np.ndarray, degree: int) -> _Ols:
+    from scipy import linalg  # imported on first fit, not with the module (cold start)
+
     domain = (float(w.min()), float(w.max()))
     low, high = domain
     z = (2.0 * w - (low + high)) / (high - low)
@@ -614,7 +617,7 @@ def fit_trend(
             at = grid if x_transform is x_axis else x_transform.forward(curve_x)
         else:
             distinct_x = np.unique(xv)
-            knots = np.r_[low, distinct_x[(distinct_x > low) & (distinct_x < high)], high]
+            knots = _thin(np.r_[low, distinct_x[(distinct_x > low) & (distinct_x < high)], high])
             curve_x = knots if x_transform is x_axis else np.union1d(knots, curve_x)
             at = x_transform.forward(curve_x)
         curve_y = y_transform.inverse(model.curve(at))
@@ -728,6 +731,19 @@ def _extent(extent: Any, xv: np.ndarray, x_axis: _Transform, method: str,
                             ("extent",), stage=STAGE, hint=errors.trend_extent_misses_data_hint())
         low, high = max(low, first), min(high, last)
     return low, high
+
+
+# A smoother's curve runs through its fitted values at the data's distinct x;
+# past this many it is thinned to this many, evenly spread (ends kept), so a
+# chart's size does not grow with its rows: no plot is that many pixels wide.
+MAX_CURVE_POINTS = 2_000
+
+
+def _thin(knots: np.ndarray) -> np.ndarray:
+    if len(knots) <= MAX_CURVE_POINTS:
+        return knots
+    keep = np.unique(np.round(np.linspace(0, len(knots) - 1, MAX_CURVE_POINTS)).astype(int))
+    return knots[keep]
 
 
 def _as_numbers(values: Sequence[Any], channel: str) -> np.ndarray:
