@@ -306,10 +306,10 @@ def vega_compile_problem(vega_lite: dict) -> str | None:
     chart takes a few milliseconds. (The pipeline has set the process to UTC
     by then, as the engine keeps the time zone it starts with.)
     """
-    import vl_convert
+    from .export import _engine  # the renderer's engine, or the helper process standing in for it
 
     try:
-        vl_convert.vegalite_to_vega(_without_rows(vega_lite))
+        _engine().vegalite_to_vega(_without_rows(vega_lite))
     except ValueError as error:
         lines = [line.strip() for line in str(error).splitlines()[1:]
                  if line.strip() and not line.strip().startswith("at ")]

@@ -143,7 +143,7 @@ EXAMPLES: dict[str, object] = {
     "mark_object.dx": [5, -5],
     "mark_object.dy": [-8, 8],
     "mark_object.fontSize": [11, 14],
-    "mark_object.extent": ["min-max", 1.5, "ci", "stderr"],
+    "mark_object.extent": ["min-max", 1.5, "stderr"],
     "mark_object.orient": ["vertical", "horizontal"],
     "mark_object.clip": [True, False],
     "mark_object.thickness": [1, 2],

@@ -172,8 +172,15 @@ def test_top_level_markers_with_layers():
     assert error.message == msg.markers_with_layers()
 
 
+def test_random_bootstrap_extent_is_refused():
+    # Vega-Lite's `ci` resamples at random on every render: no byte-stable output.
+    error = only("data: {dataset: cars}\nmark: {type: errorbar, extent: ci}\n")
+    assert error.path == ("mark", "extent")
+    assert error.message.startswith("'ci' is not one of")
+
+
 def test_mark_property_of_another_kind():
-    error = only("data: {dataset: cars}\nmark: {type: bar, extent: ci}\n")
+    error = only("data: {dataset: cars}\nmark: {type: bar, extent: stderr}\n")
     assert error.path == ("mark", "extent")
     assert error.message == msg.mark_property_not_for("extent", "bar")
     assert error.hint == msg.mark_property_hint(["boxplot", "errorbar", "errorband"])
