@@ -202,6 +202,8 @@ def _compile(args, fmt: str) -> int:
         return EXIT_INVALID
     for warning in compiled.warnings:
         print(warning.diagnostic(), file=sys.stderr)
+    from .export import RenderRefused
+
     try:
         if args.out == "-":
             sys.stdout.write(canonical_json(compiled.vega_lite))
@@ -211,6 +213,9 @@ def _compile(args, fmt: str) -> int:
             from .gallery import fits_json
 
             write_atomic(args.fits, fits_json(compiled).encode("utf-8"))
+    except RenderRefused as refusal:
+        print(refusal.spec_error(args.spec).diagnostic(), file=sys.stderr)
+        return EXIT_INVALID
     except OSError as error:  # an output folder that cannot be written
         raise UsageError(f"cannot write {error.filename or args.out}: {error.strerror or error}") from None
     return EXIT_OK

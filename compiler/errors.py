@@ -1190,3 +1190,14 @@ def render_timeout_hint() -> str:
 
 def bundle_failed(reason: str) -> str:
     return f"could not make the Vega bundle every chart page loads: {reason}"
+
+
+# ---- render messages
+
+def render_refused(reason: str) -> str:
+    return f"the renderer refused this chart: {reason}"
+
+
+def render_refused_hint() -> str:
+    return ("check the expressions in filter and calculate: fields are written datum.NAME, "
+            "text is quoted ('text')")

@@ -52,7 +52,36 @@ def render(vega_lite: dict, fmt: str) -> bytes:
     Returns:
         The file content.
     """
-    return RENDERERS[fmt](vega_lite)
+    try:
+        return RENDERERS[fmt](vega_lite)
+    except ValueError as error:
+        if "conversion failed" not in str(error):
+            raise
+        raise RenderRefused(renderer_reason(error)) from None
+
+
+class RenderRefused(Exception):
+    """Vega refused to draw a chart that Vega-Lite compiled (e.g. an unknown name in an expression)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+    def spec_error(self, spec_file) -> "SpecError":
+        """The refusal as a diagnostic on the spec file."""
+        from . import errors as msg
+        from .errors import Location, SpecError
+
+        return SpecError(msg.render_refused(self.reason), (), location=Location(str(spec_file), 1, 1),
+                         stage="render", hint=msg.render_refused_hint())
+
+
+def renderer_reason(error: BaseException) -> str:
+    """The first meaningful line of a vl-convert error, without the JavaScript stack."""
+    lines = [line.strip() for line in str(error).splitlines()[1:]
+             if line.strip() and not line.strip().startswith("at ")]
+    reason = lines[0] if lines else str(error).splitlines()[0]
+    return reason.removeprefix("Error: ")[:200]
 
 
 def write_atomic(path: str | os.PathLike, content: bytes) -> None:

@@ -339,13 +339,18 @@ def render_chart(spec: str) -> dict:
     from .manifest import data_identity, provenance
     from .pipeline import compile_spec
 
+    from .export import RenderRefused
+
     try:
         compiled = compile_spec(spec)
+        outputs = chart_outputs(compiled)
     except SpecError as error:
         return {"problems": [_error_fields(problem) for problem in error.errors]}
+    except RenderRefused as refusal:
+        return {"problems": [_error_fields(refusal.spec_error(spec))]}
     label, data_hash, data_file = data_identity(compiled.spec, compiled.document)
     return {
-        "outputs": chart_outputs(compiled),
+        "outputs": outputs,
         "title": compiled.spec.title,
         "data": (label, data_hash, None if data_file is None else str(data_file)),
         "vega_lite": (provenance(compiled.vega_lite) or {}).get("vega_lite"),

@@ -308,13 +308,12 @@ def vega_compile_problem(vega_lite: dict) -> str | None:
     """
     from .export import _engine  # the renderer's engine, or the helper process standing in for it
 
+    from .export import renderer_reason
+
     try:
         _engine().vegalite_to_vega(_without_rows(vega_lite))
     except ValueError as error:
-        lines = [line.strip() for line in str(error).splitlines()[1:]
-                 if line.strip() and not line.strip().startswith("at ")]
-        reason = lines[0] if lines else str(error).splitlines()[0]
-        return reason.removeprefix("Error: ")[:200]
+        return renderer_reason(error)
     return None
 
 

@@ -183,3 +183,18 @@ def test_version(monkeypatch, capsys):
         cli.main(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out == f"chartc {__version__}\n"
+
+
+def test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack(run, tmp_path):
+    # Vega-Lite compiles this filter; Vega refuses the bare name `x` only when drawing.
+    spec = tmp_path / "bare.yaml"
+    spec.write_text('data: {values: [{a: 1, b: 2}]}\ntransform:\n  - filter: "x"\nmark: point\n'
+                    "encoding: {x: a, y: b}\n")
+    out = tmp_path / "bare.svg"
+    code, stdout, err = run("compile", str(spec), "-o", str(out))
+    from compiler import errors as msg
+
+    reason = 'Unrecognized signal name: "x"'
+    expected = f"{spec}:1:1: error: $: {msg.render_refused(reason)} ({msg.render_refused_hint()})\n"
+    assert (code, stdout, err) == (cli.EXIT_INVALID, "", expected)
+    assert not out.exists() and list(tmp_path.iterdir()) == [spec]
