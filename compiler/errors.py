@@ -1201,3 +1201,11 @@ def render_refused(reason: str) -> str:
 def render_refused_hint() -> str:
     return ("check the expressions in filter and calculate: fields are written datum.NAME, "
             "text is quoted ('text')")
+
+
+def too_many_panels(panels: int, limit: int) -> str:
+    return f"the facet makes {panels:,} panels, over the limit of {limit:,}"
+
+
+def too_many_panels_hint() -> str:
+    return "facet by a field with fewer distinct values, or filter the rows first"

@@ -30,6 +30,9 @@ from .errors import SpecError
 
 MAX_MARKS = 200_000
 ARIA_MARKS = 10_000
+# Each facet panel is a Vega group with its own axes and scales: a few
+# thousand of them exhaust the renderer long before the marks do.
+MAX_FACET_PANELS = 400
 # Marks that summarise their rows: one mark per group, whatever the rows.
 AGGREGATING_MARKS = frozenset({"boxplot", "errorbar", "errorband"})
 DEFAULT_MAXBINS = 10  # Vega-Lite's
@@ -76,6 +79,7 @@ def apply_mark_limits(spec, frame, doc):
     Raises:
         SpecError: more than `MAX_MARKS` marks, at the mark of the largest layer.
     """
+    _check_facet_panels(spec, frame, doc)
     counts = count_marks(spec, frame)
     total = sum(marks for _, marks in counts)
     if total > MAX_MARKS:
@@ -90,6 +94,17 @@ def apply_mark_limits(spec, frame, doc):
         config["mark"] = {**dict(config.get("mark") or {}), "aria": False}
         spec = dataclasses.replace(spec, config=config)
     return spec
+
+
+def _check_facet_panels(spec, frame, doc) -> None:
+    """Refuse a facet whose row and column fields make more than `MAX_FACET_PANELS` panels."""
+    fields = [d["field"] for c, d in (spec.facet or {}).items()
+              if c in ("row", "column") and isinstance(d, dict) and d.get("field") in frame.columns]
+    panels = _distinct(frame, fields) if fields else 1
+    if panels > MAX_FACET_PANELS:
+        where = ("facet",)
+        raise SpecError(msg.too_many_panels(panels, MAX_FACET_PANELS), where, location=doc.locate(where, key=True),
+                        stage="check", hint=msg.too_many_panels_hint())
 
 
 def _sets_aria(config: dict) -> bool:

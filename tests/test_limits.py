@@ -127,3 +127,19 @@ def test_a_trend_carries_no_raw_rows(tmp_path, layers, monkeypatch):
         assert max(rows) <= 101, rows  # the curve's samples (smoothers thinned), never the data's rows
         sizes.append(len(json.dumps({k: v for k, v in vega_lite.items() if k != "usermeta"})))
     assert abs(sizes[0] - sizes[1]) < 0.05 * sizes[0], sizes  # independent of N (only the numbers differ)
+
+
+def test_a_facet_with_too_many_panels_is_refused(tmp_path):
+    from compiler import SpecError, compile_spec
+    from compiler import errors as msg
+    from compiler.limits import MAX_FACET_PANELS
+
+    rows = "\n".join(f"k{i},{i}" for i in range(MAX_FACET_PANELS + 1))
+    (tmp_path / "rows.csv").write_text("k,v\n" + rows + "\n")
+    spec = tmp_path / "facets.yaml"
+    spec.write_text("data: {path: rows.csv}\nmark: point\nencoding: {x: v}\nfacet:\n  column: k\n")
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec)
+    error = caught.value
+    assert error.message == msg.too_many_panels(MAX_FACET_PANELS + 1, MAX_FACET_PANELS)
+    assert error.path == ("facet",) and (error.location.line, error.location.column) == (4, 1)
