@@ -43,9 +43,10 @@ from .manifest import (INDEX_NAME, MANIFEST_NAME, ChartRecord, Manifest, chart_i
 
 GALLERY_FORMATS = ("vl.json", "svg", "png", "html")
 BUNDLE_NAME = "vega-bundle.js"
+STYLE_NAME = "gallery.css"
 # Outputs every chart's page needs and no chart owns alone: each chart record
 # lists them (so they go only with the last chart), `check` reports them once.
-SHARED_OUTPUTS = frozenset({BUNDLE_NAME})
+SHARED_OUTPUTS = frozenset({BUNDLE_NAME, STYLE_NAME})
 
 
 @dataclass
@@ -423,6 +424,7 @@ def _record_chart(chart: _Chart, outcome, bundle, out: Path, report: BuildReport
     report.problems.extend(result["warnings"])
     outputs = {f"{chart.stem}.{suffix}": content for suffix, content in result["outputs"].items()}
     outputs[BUNDLE_NAME] = bundle.value.encode("utf-8")
+    outputs[STYLE_NAME] = PAGE_STYLE.encode("utf-8")
     label, data_hash, data_file = result["data"]
     record = ChartRecord(
         spec=relative_to(chart.spec, out),
@@ -487,8 +489,7 @@ INDEX_PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>chartc gallery</title>
-<style>
-{style}</style>
+<link rel="stylesheet" href="{style}">
 </head>
 <body>
 <h1>chartc gallery</h1>
@@ -507,8 +508,7 @@ CHART_PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 {meta}<title>{title} - chartc gallery</title>
-<style>
-{style}</style>
+<link rel="stylesheet" href="{style}">
 </head>
 <body>
 <nav><a href="index.html">&larr; gallery</a></nav>
@@ -558,7 +558,7 @@ def index_page(entries) -> str:
             f'<figcaption><a href="{name}.html"><strong>{html.escape(title)}</strong></a><br>{links}</figcaption>'
             "</figure>")
     count = f"{len(entries)} chart{'s' if len(entries) != 1 else ''}"
-    return INDEX_PAGE.format(style=PAGE_STYLE, count=count, figures="\n".join(figures))
+    return INDEX_PAGE.format(style=STYLE_NAME, count=count, figures="\n".join(figures))
 
 
 def chart_page(compiled) -> str:
@@ -588,7 +588,7 @@ def chart_page(compiled) -> str:
     return CHART_PAGE.format(
         meta=html_provenance(provenance(compiled.vega_lite)),
         title=html.escape(title),
-        style=PAGE_STYLE,
+        style=STYLE_NAME,
         downloads=" ".join(f'<a href="{href}" download>{label}</a>' for href, label in downloads),
         spec_name=html.escape(Path(compiled.document.file).name),
         source=html.escape(_spec_source(compiled.document.file), quote=False),

@@ -88,6 +88,7 @@ def test_full_build_writes_every_output_index_and_manifest(built):
         "bars.html", "bars.png", "bars.svg", "bars.vl.json",
         "trend.fits.json", "trend.html", "trend.png", "trend.svg", "trend.vl.json",
         "index.html", MANIFEST_NAME, "vega-bundle.js",  # the script every chart page shares
+        "gallery.css",  # and its stylesheet
     ])
     assert report.rendered == ["bars", "trend"]
 
