@@ -6,11 +6,19 @@
 """
 
 from .errors import Location, SpecError, SpecWarning
-from .pipeline import Compiled, check_spec, compile_spec, export_chart
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Compiled", "Location", "SpecError", "SpecWarning",
-    "check_spec", "compile_spec", "export_chart", "__version__",
-]
+# The pipeline (and the YAML and JSON Schema libraries it loads) is imported on
+# first use, so `chartc schema` and `chartc --version` start without it.
+PIPELINE_NAMES = ("Compiled", "check_spec", "compile_spec", "export_chart", "validate_spec")
+
+__all__ = ["Location", "SpecError", "SpecWarning", "__version__", *PIPELINE_NAMES]
+
+
+def __getattr__(name: str):
+    if name in PIPELINE_NAMES:
+        from . import pipeline
+
+        return getattr(pipeline, name)
+    raise AttributeError(f"module 'compiler' has no attribute {name!r}")

@@ -9,10 +9,13 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import errors as msg
 from .errors import SpecError
-from .load import Document
+
+if TYPE_CHECKING:  # annotations only: `chartc schema` reads SCHEMA_PATH without the YAML loader
+    from .load import Document
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "chart.schema.json"
 if not SCHEMA_PATH.exists():  # installed as a wheel: the schema ships inside the package
