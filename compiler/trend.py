@@ -222,11 +222,10 @@ class _Ols:
 
     def interval(self, w: np.ndarray, level: float,
                  prediction: bool) -> tuple[np.ndarray, np.ndarray]:
-        from scipy import linalg, stats  # scipy.stats costs ~0.7 s to import: only bands need it
+        from scipy import stats  # scipy.stats costs ~0.7 s to import: only bands need it
 
         # se of the mean at w is rse·|R⁻ᵀ z(w)|, from (XᵀX)⁻¹ = R⁻¹R⁻ᵀ.
-        se = self.rse * np.linalg.norm(
-            linalg.solve_triangular(self.r, self.basis(w).T, trans="T"), axis=0)
+        se = self.rse * np.linalg.norm(_forward_substitute(self.r.T, self.basis(w).T), axis=0)
         if prediction:
             se = np.hypot(se, self.rse)
         half = stats.t.ppf(0.5 + level / 2.0, self.df) * se
@@ -234,14 +233,32 @@ class _Ols:
         return mean - half, mean + half
 
 
-def _solve_ols(w: np.ndarray, t: np.ndarray, degree: int) -> _Ols:
-    from scipy import linalg  # imported on first fit, not with the module (cold start)
+def _back_substitute(upper: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with upper·x = b, for an upper-triangular matrix (b: a vector or columns).
 
+    A few rows at most (the polynomial's order + 1): a loop in numpy, rather
+    than scipy.linalg, whose import costs a cold compile ~0.2 s.
+    """
+    x = np.zeros_like(b, dtype=float)
+    for i in range(len(upper) - 1, -1, -1):
+        x[i] = (b[i] - upper[i, i + 1:] @ x[i + 1:]) / upper[i, i]
+    return x
+
+
+def _forward_substitute(lower: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with lower·x = b, for a lower-triangular matrix (b: a vector or columns)."""
+    x = np.zeros_like(b, dtype=float)
+    for i in range(len(lower)):
+        x[i] = (b[i] - lower[i, :i] @ x[:i]) / lower[i, i]
+    return x
+
+
+def _solve_ols(w: np.ndarray, t: np.ndarray, degree: int) -> _Ols:
     domain = (float(w.min()), float(w.max()))
     low, high = domain
     z = (2.0 * w - (low + high)) / (high - low)
     q, r = np.linalg.qr(np.vander(z, degree + 1, increasing=True))
-    beta = linalg.solve_triangular(r, q.T @ t)
+    beta = _back_substitute(r, q.T @ t)
     resid = t - q @ (q.T @ t)
     return _Ols(domain, beta, r, len(t), float(resid @ resid),
                 float(np.sum((t - t.mean()) ** 2)))

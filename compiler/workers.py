@@ -121,7 +121,6 @@ def preload_renderer() -> None:
     importing them again (~1 s of CPU and ~100 MB per worker).
     """
     from . import fit, gallery, pipeline, translate, trend  # noqa: F401  (the imports are the point)
-    import scipy.linalg  # noqa: F401  (the first trend fit needs it)
 
 
 def warm_renderer() -> None:
