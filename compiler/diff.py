@@ -186,7 +186,7 @@ def _read_side(tree: Tree, path: str) -> Side:
 def _compile_side(side: Side, tree: Tree, path: str, scratch: Path) -> None:
     """Compile a side in place (work tree) or from a copy of its files (a revision)."""
     from .pipeline import check_spec, compile_spec
-    from .resolve import resolve_data, to_records
+    from .resolve import resolve_data
 
     if tree.rev is None:
         root, prefix = tree.root, ""
@@ -210,7 +210,7 @@ def _compile_side(side: Side, tree: Tree, path: str, scratch: Path) -> None:
     try:  # the rows, even when a later stage fails
         spec, document = ((side.compiled.spec, side.compiled.document) if side.compiled
                           else check_spec(spec_file))
-        side.rows = to_records(resolve_data(spec, document))
+        side.rows = resolve_data(spec, document).records()
     except SpecError:
         side.rows = None
 

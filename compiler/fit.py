@@ -7,25 +7,26 @@ turns dates into numbers and back, and places any failure at the trend's
 position in the spec file.
 
 Dates on x are fitted as milliseconds since 1970-01-01 of their wall-clock
-time (the same zone-free reading `resolve.to_records` gives the renderer), so
+time (the same zone-free reading `Table.records` gives the renderer), so
 the coefficients of a temporal trend are per millisecond.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import math
 import string
 
 import numpy as np
-import pandas as pd
 
 from . import errors as msg
 from .errors import SpecError
 from .load import Document
 from .markers import category_key
 from .model import ChartSpec, LayerSpec
-from .resolve import IncomparableFilter, infer_type, predicate_mask
+from .resolve import IncomparableFilter, predicate_mask
+from .table import DATE, Table, is_missing, json_value, milliseconds, parse_date, to_number
 from .trend import TrendLine, fit_trend, format_trend_label
 
 # Encoding properties that make a channel show something other than the rows'
@@ -38,16 +39,12 @@ FIT_TYPES = {"x": ("quantitative", "temporal"), "y": ("quantitative",)}
 # The scale a channel has when the chart declares no type.
 DEFAULT_SCALE = {"quantitative": "linear", "temporal": "time"}
 
-EPOCH = np.datetime64(0, "ms")
-MILLISECOND = np.timedelta64(1, "ms")
-
-
-def fit_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> dict[tuple, list[TrendLine]]:
+def fit_chart(spec: ChartSpec, table: Table, doc: Document) -> dict[tuple, list[TrendLine]]:
     """Fit each trend layer.
 
     Args:
         spec: the checked chart.
-        frame: its rows.
+        table: its rows.
         doc: the document, for positions.
 
     Returns:
@@ -62,7 +59,7 @@ def fit_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> dict[tuple
         if layer.trend is None:
             continue
         try:
-            fits[layer.path] = fit_layer(layer, spec, frame, doc)
+            fits[layer.path] = fit_layer(layer, spec, table, doc)
         except SpecError as error:
             problems.extend(error.errors)
     if problems:
@@ -70,13 +67,13 @@ def fit_chart(spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> dict[tuple
     return fits
 
 
-def fit_layer(layer: LayerSpec, spec: ChartSpec, frame: pd.DataFrame, doc: Document) -> list[TrendLine]:
+def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) -> list[TrendLine]:
     """The fitted lines of one trend layer, labels filled in.
 
     Args:
         layer: a layer with a `trend`.
         spec: the chart (for its transforms, facet and the other layers' scales).
-        frame: the chart's rows.
+        table: the chart's rows.
         doc: the document, for positions.
 
     Returns:
@@ -109,19 +106,19 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, frame: pd.DataFrame, doc: Docum
                 raise SpecError(msg.trend_channel_derived(channel, prop), path,
                                 location=doc.locate(path), stage="fit",
                                 hint=msg.trend_channel_derived_hint(channel, prop))
-    rows = _apply_transforms(frame, (*spec.transform, *layer.transform), layer, doc)
+    rows = _apply_transforms(table, (*spec.transform, *layer.transform), layer, doc)
     x_field, y_field = layer.encoding["x"]["field"], layer.encoding["y"]["field"]
     kinds = {}
     for channel, field in (("x", x_field), ("y", y_field)):
-        kind = layer.encoding[channel].get("type") or infer_type(rows[field])
-        if pd.api.types.is_datetime64_any_dtype(rows[field]):
+        kind = layer.encoding[channel].get("type") or rows.measurement(field)
+        if rows.kinds[field] == DATE:
             kind = "temporal"
         if kind not in FIT_TYPES[channel]:
             path = layer.channel_paths[channel]
             raise SpecError(msg.trend_channel_type(channel, field, kind, FIT_TYPES[channel]), path,
                             location=doc.locate(path), stage="fit", hint=msg.trend_channel_type_hint())
         kinds[channel] = kind
-    temporal = pd.api.types.is_datetime64_any_dtype(rows[x_field])
+    temporal = rows.kinds[x_field] == DATE
     scales = {channel: _axis_scale(spec, layer, channel) for channel in ("x", "y")}
     try:
         extent = _extent(trend.extent, scales["x"], temporal)
@@ -140,7 +137,7 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, frame: pd.DataFrame, doc: Docum
     lines = []
     for group, part in groups:
         x = _numbers(part[x_field])
-        y = pd.to_numeric(part[y_field], errors="coerce").to_numpy(dtype=float)
+        y = np.array([to_number(v) for v in part[y_field]], dtype=float)
         corner, text = annotation(trend)
         try:
             line = fit_trend(x, y, trend.method, group=group, **options)
@@ -214,16 +211,14 @@ def _bound(value, temporal: bool):
     if not temporal:
         raise SpecError(msg.trend_extent_text(value), hint=msg.trend_extent_text_hint())
     try:
-        stamp = pd.Timestamp(**_datetime_parts(value)) if isinstance(value, dict) else pd.Timestamp(value)
-    except (ValueError, TypeError):
+        stamp = datetime.datetime(**_datetime_parts(value)) if isinstance(value, dict) else parse_date(value)
+    except (ValueError, TypeError, OverflowError):
         raise SpecError(msg.trend_extent_date(value), hint=msg.trend_extent_text_hint()) from None
-    if stamp is pd.NaT:
-        raise SpecError(msg.trend_extent_date(value), hint=msg.trend_extent_text_hint())
-    return float((stamp.tz_localize(None) if stamp.tzinfo else stamp).value / 1e6)
+    return milliseconds(stamp)
 
 
 def _datetime_parts(value: dict) -> dict:
-    """A Vega-Lite DateTime object (`{year: 2020, month: 3}`) as Timestamp arguments."""
+    """A Vega-Lite DateTime object (`{year: 2020, month: 3}`) as datetime arguments."""
     keys = {"year": "year", "month": "month", "date": "day", "hours": "hour",
             "minutes": "minute", "seconds": "second"}
     parts = {"year": 2012, "month": 1, "day": 1}  # Vega-Lite's defaults
@@ -238,23 +233,18 @@ def _datetime_parts(value: dict) -> dict:
     return parts
 
 
-def _numbers(series: pd.Series) -> np.ndarray:
-    """x values as floats: dates as milliseconds since 1970 (wall clock), NaT as NaN."""
-    if pd.api.types.is_datetime64_any_dtype(series):
-        if getattr(series.dt, "tz", None) is not None:
-            series = series.dt.tz_localize(None)
-        values = series.to_numpy(dtype="datetime64[ms]")
-        millis = (values - EPOCH) / MILLISECOND
-        return np.where(np.isnat(values), np.nan, millis)
-    return pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+def _numbers(values: list) -> np.ndarray:
+    """x values as floats: dates as milliseconds since 1970 (wall clock), missing ones as NaN."""
+    return np.array([math.nan if is_missing(v) else milliseconds(v) if isinstance(v, datetime.datetime)
+                     else to_number(v) for v in values], dtype=float)
 
 
-def _groups(rows: pd.DataFrame, by: str | None, spec: ChartSpec) -> list[tuple]:
+def _groups(rows: Table, by: str | None, spec: ChartSpec) -> list[tuple]:
     """(group value, its rows) pairs: one pair of (None, all rows) without `by`."""
     if by is None:
         return [(None, rows)]
-    keys = rows[by].map(_plain)
-    present = keys.dropna().drop_duplicates().tolist()
+    keys = [_plain(v) for v in rows[by]]
+    present = list(dict.fromkeys(k for k in keys if k is not None))
     declared = [value for layer in spec.layers if layer.markers is not None
                 and layer.markers.field == by for value, _ in layer.markers.styles]
     rank = {key: index for index, key in enumerate(dict.fromkeys(declared))}
@@ -266,45 +256,33 @@ def _groups(rows: pd.DataFrame, by: str | None, spec: ChartSpec) -> list[tuple]:
         present.sort(key=order)
     except TypeError:  # a column of mixed types: compare their text
         present.sort(key=lambda v: order(v, text=True))
-    plain_keys = keys
-    return [(value, rows[plain_keys == value]) for value in present]
+    return [(value, rows.select([k == value for k in keys])) for value in present]
 
 
 def _plain(value):
-    """A group value as plain JSON-ready Python (numpy scalars unwrapped, dates as text)."""
-    if isinstance(value, np.datetime64):
-        value = pd.Timestamp(value)
-    if value is pd.NaT:
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.strftime("%Y-%m-%dT%H:%M:%S")
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+    """A group value as plain JSON-ready Python (dates as text, NaN and ±inf as None)."""
+    return None if is_missing(value) else json_value(value)
 
 
-def _apply_transforms(frame: pd.DataFrame, transforms, layer: LayerSpec, doc: Document) -> pd.DataFrame:
+def _apply_transforms(rows: Table, transforms, layer: LayerSpec, doc: Document) -> Table:
     for step in transforms:
         if "filter" in step and isinstance(step["filter"], dict):
-            # Evaluated here in pandas so the fitted numbers describe exactly the points drawn.
+            # Evaluated here so the fitted numbers describe exactly the points drawn.
             predicate = step["filter"]
             try:
-                keep = predicate_mask(frame, predicate)
-            except IncomparableFilter as error:  # numbers against text: pandas refuses where Vega would coerce
+                keep = predicate_mask(rows, predicate)
+            except IncomparableFilter as error:  # numbers against text: refused here where Vega would coerce
                 where = layer.path + ("trend",)
                 raise SpecError(msg.filter_incomparable(predicate["field"], error.test, error.value), where,
                                 location=doc.locate(where, key=True), stage="fit",
                                 hint=msg.filter_incomparable_hint()) from None
-            frame = frame[keep]
+            rows = rows.select(keep)
         elif "fold" in step:
             key, value = step.get("as", ["key", "value"])
-            frame = frame.melt(id_vars=[c for c in frame.columns if c not in step["fold"]],
-                               value_vars=step["fold"], var_name=key, value_name=value)
+            rows = rows.fold(list(step["fold"]), key, value)
         else:
             kind = "filter" if "filter" in step else "calculate" if "calculate" in step else "aggregate"
             where = layer.path + ("trend",)
             raise SpecError(msg.trend_unsupported_transform(kind), where,
                             location=doc.locate(where, key=True), stage="fit", hint=msg.trend_transform_hint())
-    return frame
+    return rows

@@ -184,12 +184,12 @@ class LegendPlan:
         return result
 
 
-def plan_legend(spec: ChartSpec, frame, fits: dict) -> LegendPlan | None:
+def plan_legend(spec: ChartSpec, table, fits: dict) -> LegendPlan | None:
     """Plan the chart's legend from its marker maps and labelled trends.
 
     Args:
         spec: the checked chart.
-        frame: its rows (from `resolve_data`).
+        table: its rows (from `resolve_data`).
         fits: layer path -> list of `TrendLine` (from the fit stage).
 
     Returns:
@@ -208,7 +208,7 @@ def plan_legend(spec: ChartSpec, frame, fits: dict) -> LegendPlan | None:
             if layer.markers.has_title:
                 titles.append(layer.markers.title)
             kind = mark_kind(layer)
-            for value, style in layer_categories(layer, frame):
+            for value, style in layer_categories(layer, table):
                 key = category_key(value)
                 if key in entries:  # a second layer styles the same category: merge
                     styles[key] = _fill_in(styles[key], style)

@@ -38,7 +38,7 @@ AGGREGATING_MARKS = frozenset({"boxplot", "errorbar", "errorband"})
 DEFAULT_MAXBINS = 10  # Vega-Lite's
 
 
-def count_marks(spec, frame) -> list[tuple[tuple, int]]:
+def count_marks(spec, table) -> list[tuple[tuple, int]]:
     """How many marks each (non-trend) layer draws, at most.
 
     An upper bound from the rows: filters are assumed to keep every row, a
@@ -48,7 +48,7 @@ def count_marks(spec, frame) -> list[tuple[tuple, int]]:
 
     Args:
         spec: the parsed chart.
-        frame: its rows (from the resolve stage).
+        table: its rows (from the resolve stage).
 
     Returns:
         ``(layer path, marks)`` per mark layer, in layer order.
@@ -57,19 +57,19 @@ def count_marks(spec, frame) -> list[tuple[tuple, int]]:
     for layer in spec.layers:
         if layer.trend is not None or layer.mark is None:
             continue
-        rows, columns = _through(len(frame), frame, (*spec.transform, *layer.transform))
+        rows, columns = _through(len(table), table, (*spec.transform, *layer.transform))
         if rows and _aggregates(layer):
-            rows = _groups(layer, frame, columns, rows)
+            rows = _groups(layer, table, columns, rows)
         counts.append((layer.path, rows))
     return counts
 
 
-def apply_mark_limits(spec, frame, doc):
+def apply_mark_limits(spec, table, doc):
     """Refuse a chart with too many marks; turn per-mark ARIA labels off for a large one.
 
     Args:
         spec: the parsed, checked chart.
-        frame: its rows.
+        table: its rows.
         doc: its document, to place the error.
 
     Returns:
@@ -79,8 +79,8 @@ def apply_mark_limits(spec, frame, doc):
     Raises:
         SpecError: more than `MAX_MARKS` marks, at the mark of the largest layer.
     """
-    _check_facet_panels(spec, frame, doc)
-    counts = count_marks(spec, frame)
+    _check_facet_panels(spec, table, doc)
+    counts = count_marks(spec, table)
     total = sum(marks for _, marks in counts)
     if total > MAX_MARKS:
         path, _ = max(counts, key=lambda item: item[1])
@@ -96,11 +96,11 @@ def apply_mark_limits(spec, frame, doc):
     return spec
 
 
-def _check_facet_panels(spec, frame, doc) -> None:
+def _check_facet_panels(spec, table, doc) -> None:
     """Refuse a facet whose row and column fields make more than `MAX_FACET_PANELS` panels."""
     fields = [d["field"] for c, d in (spec.facet or {}).items()
-              if c in ("row", "column") and isinstance(d, dict) and d.get("field") in frame.columns]
-    panels = _distinct(frame, fields) if fields else 1
+              if c in ("row", "column") and isinstance(d, dict) and d.get("field") in table]
+    panels = _distinct(table, fields) if fields else 1
     if panels > MAX_FACET_PANELS:
         where = ("facet",)
         raise SpecError(msg.too_many_panels(panels, MAX_FACET_PANELS), where, location=doc.locate(where, key=True),
@@ -112,9 +112,9 @@ def _sets_aria(config: dict) -> bool:
     return "aria" in config or (isinstance(mark, dict) and "aria" in mark)
 
 
-def _through(rows: int, frame, transforms) -> tuple[int, set | None]:
+def _through(rows: int, table, transforms) -> tuple[int, set | None]:
     """Rows after the transforms (an upper bound), and the data columns still usable as groups."""
-    columns: set | None = {str(c) for c in frame.columns}
+    columns: set | None = set(table.names)
     for step in transforms:
         if "fold" in step:
             rows *= max(1, len(step["fold"]))
@@ -122,7 +122,7 @@ def _through(rows: int, frame, transforms) -> tuple[int, set | None]:
         elif "aggregate" in step:
             groups = step.get("groupby", [])
             if columns is not None and all(g in columns for g in groups):
-                rows = min(rows, _distinct(frame, groups))
+                rows = min(rows, _distinct(table, groups))
             columns = set()  # only the aggregate's own fields remain
         elif "calculate" in step and columns is not None:
             columns.discard(step["as"])  # a calculated field shadows a column of the same name
@@ -136,7 +136,7 @@ def _aggregates(layer) -> bool:
                for d in layer.encoding.values())
 
 
-def _groups(layer, frame, columns: set | None, rows: int) -> int:
+def _groups(layer, table, columns: set | None, rows: int) -> int:
     """Marks of an aggregated layer: distinct values of its grouping channels, times the bins."""
     fields, bins = [], 1
     for channel, definition in layer.encoding.items():
@@ -152,10 +152,8 @@ def _groups(layer, frame, columns: set | None, rows: int) -> int:
             fields.append(item["field"])
     if columns is None or not all(f in columns for f in fields):
         return rows  # a group field made by a transform: no better bound than the rows
-    return min(rows, _distinct(frame, sorted(set(fields))) * bins)
+    return min(rows, _distinct(table, sorted(set(fields))) * bins)
 
 
-def _distinct(frame, fields) -> int:
-    if not fields:
-        return 1
-    return len(frame.drop_duplicates(subset=list(fields)))
+def _distinct(table, fields) -> int:
+    return table.distinct(fields) if fields else 1

@@ -24,6 +24,7 @@ from . import errors as msg
 from .errors import SpecError, SpecWarning
 from .model import LayerSpec, MarkerStyle
 from .shapes import resolve_shape
+from .table import json_value
 
 DEFAULT_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -51,8 +52,8 @@ def mark_kind(layer: LayerSpec) -> str:
 def category_key(value) -> str:
     """The string a style key must equal to style this data value.
 
-    Whole floats read as integers, so a pandas column that became float
-    (`4.0`, because of a missing value) still matches the key `4`. Booleans
+    Whole floats read as integers, so a column that became float (`4.0`,
+    because of a missing value) still matches the key `4`. Booleans
     read as JSON writes them: `"true"`, `"false"` (the loader takes no
     unquoted boolean key).
     """
@@ -63,23 +64,16 @@ def category_key(value) -> str:
     return str(value)
 
 
-def data_categories(layer: LayerSpec, frame) -> list | None:
+def data_categories(layer: LayerSpec, table) -> list | None:
     """The distinct non-null values of the layer's marker field, in data order.
 
     None when the field is not a column of the data (a transform makes it),
     so nothing can be said about which categories occur.
     """
     field = layer.markers.field
-    if frame is None or field not in frame.columns:
+    if table is None or field not in table:
         return None
-    return [_plain(v) for v in frame[field].dropna().unique().tolist()]
-
-
-def _plain(value):
-    """A data value as the compiled rows carry it (see `resolve.to_records`)."""
-    if hasattr(value, "strftime"):  # a date: zone-free ISO text, as in the rows
-        return value.strftime("%Y-%m-%dT%H:%M:%S")
-    return value.item() if hasattr(value, "item") else value
+    return [json_value(v) for v in table.unique(field)]
 
 
 def merge_style(base: MarkerStyle | None, style: MarkerStyle) -> MarkerStyle:
@@ -91,7 +85,7 @@ def merge_style(base: MarkerStyle | None, style: MarkerStyle) -> MarkerStyle:
     return dataclasses.replace(base, **own)
 
 
-def layer_categories(layer: LayerSpec, frame) -> list[tuple[object, MarkerStyle]]:
+def layer_categories(layer: LayerSpec, table) -> list[tuple[object, MarkerStyle]]:
     """(domain value, effective style) of every category, in legend order.
 
     Declared styles first (built on `default`), then data values without an
@@ -99,7 +93,7 @@ def layer_categories(layer: LayerSpec, frame) -> list[tuple[object, MarkerStyle]
     the data when it occurs there.
     """
     markers = layer.markers
-    present = data_categories(layer, frame) or []
+    present = data_categories(layer, table) or []
     typed = {}
     for value in present:
         typed.setdefault(category_key(value), value)
@@ -111,12 +105,12 @@ def layer_categories(layer: LayerSpec, frame) -> list[tuple[object, MarkerStyle]
     return result
 
 
-def check_markers(layer: LayerSpec, frame, doc) -> list[SpecError]:
+def check_markers(layer: LayerSpec, table, doc) -> list[SpecError]:
     """Problems with a layer's marker map against its data (stage "check").
 
     Args:
         layer: a layer with `markers`.
-        frame: the chart's rows, from `resolve_data`.
+        table: the chart's rows, from `resolve_data`.
         doc: the document, for positions.
 
     Returns:
@@ -139,7 +133,7 @@ def check_markers(layer: LayerSpec, frame, doc) -> list[SpecError]:
         except SpecError as error:
             problems.append(SpecError(error.message, path, location=doc.locate(path),
                                       stage="check", hint=error.hint))
-    present = data_categories(layer, frame)
+    present = data_categories(layer, table)
     if present is None:
         return problems
     keys = {category_key(v): v for v in present}

@@ -1,7 +1,7 @@
 """The pipeline in one place: a spec file in, a compiled chart out.
 
     text -load-> Document -validate-> (schema errors) -parse-> ChartSpec
-         -resolve-> data frame -check-> (field errors, warnings)
+         -resolve-> Table of rows -check-> (field errors, warnings)
          -fit-> trend lines -translate-> Altair -> Vega-Lite dict
          -export-> .vl.json / .svg / .png / .pdf / .html
 
@@ -93,22 +93,22 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     from .manifest import add_provenance
     from .resolve import check_chart, resolve_data
     from .translate import translate_chart
-    from .sanitize import altair_problems, check_vega_lite, scrub_frame
+    from .sanitize import altair_problems, check_vega_lite, scrub_table
     from altair.utils.schemapi import SchemaValidationError
 
-    frame, scrubbed = scrub_frame(resolve_data(spec, document), document)  # text that aborts the renderer
-    problems = scrubbed + check_chart(spec, frame, document)
+    table, scrubbed = scrub_table(resolve_data(spec, document), document)  # text that aborts the renderer
+    problems = scrubbed + check_chart(spec, table, document)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)
-    spec = apply_mark_limits(spec, frame, document)  # refuse too many marks; no per-mark ARIA labels on many
-    fits = fit_chart(spec, frame, document)
+    spec = apply_mark_limits(spec, table, document)  # refuse too many marks; no per-mark ARIA labels on many
+    fits = fit_chart(spec, table, document)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
     try:
-        vega_lite = translate_chart(spec, frame, fits)
+        vega_lite = translate_chart(spec, table, fits)
     except SchemaValidationError as error:  # Altair checks some objects as it builds them
         raise SpecError.collect(altair_problems(error, document)) from None
-    invalid = check_vega_lite(vega_lite, document, frame)  # what the chart schema lets through but Vega-Lite refuses
+    invalid = check_vega_lite(vega_lite, document, table)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(vega_lite, path, spec, document)  # usermeta.chartc: versions, hashes

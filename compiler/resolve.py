@@ -1,7 +1,7 @@
 """Stage 3: load the chart's data and check the spec against it.
 
 `resolve_data` reads the rows (inline values, a file beside the spec, or an
-offline vega-datasets table) into a pandas frame with parsed dates.
+offline vega-datasets table) into a `table.Table` with parsed dates.
 `check_chart` follows the fields through the transforms and reports every
 field a channel, marker map, trend or facet names that the data lacks, at the
 position where the spec names it.
@@ -11,37 +11,36 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import re
-import warnings
 from pathlib import Path
 
 from . import errors as msg
 from .errors import SpecError, SpecWarning
 from .load import Document
 from .model import ChartSpec, LayerSpec
+from .table import (DATE, TEXT, Table, from_records, is_missing, json_reader_types, parse_date, parse_dates,
+                    read_delimited, to_number)
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 100_000  # far more marks than a chart can show; ~10⁶ points abort the renderer (vl-convert#210)
-DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
-# pandas is imported where rows are read, never at import: `chartc validate`
-# checks specs against column names alone and stays light.
 READERS = {
-    ".csv": lambda p: _pandas().read_csv(p, nrows=MAX_ROWS + 1),  # stop reading past the row limit
-    ".tsv": lambda p: _pandas().read_csv(p, sep="\t", nrows=MAX_ROWS + 1),
+    ".csv": lambda p: read_delimited(p, ",", max_rows=MAX_ROWS + 1),  # stop reading past the row limit
+    ".tsv": lambda p: read_delimited(p, "\t", max_rows=MAX_ROWS + 1),
     ".json": lambda p: _read_json_records(p),
 }
 FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json"}
+# Date columns of the vega-datasets tables not written as ISO dates (as the
+# package's own pandas loaders parse them).
+DATASET_DATES = {
+    "seattle-temps": {"date": "%Y/%m/%d %H:%M"},
+    "seattle-weather": {"date": "%Y/%m/%d"},
+    "sf-temps": {"date": "%Y/%m/%d %H:%M:%S"},
+    "stocks": {"date": "%b %d %Y"},
+}
 
 
-def _pandas():
-    import pandas
-
-    return pandas
-
-
-def resolve_data(spec: ChartSpec, doc: Document) -> pd.DataFrame:
+def resolve_data(spec: ChartSpec, doc: Document) -> Table:
     """Load the chart's rows.
 
     Args:
@@ -49,44 +48,42 @@ def resolve_data(spec: ChartSpec, doc: Document) -> pd.DataFrame:
         doc: its document, for positions and the spec file's folder.
 
     Returns:
-        A frame whose date columns are parsed to datetime64.
+        A table whose date columns are parsed to datetimes.
 
     Raises:
         SpecError: the file is missing, unreadable, outside the project, or empty.
     """
-    pd = _pandas()
     data = spec.data
     if data.values is not None:
         for index, key in _nested_values(data.values):  # a chart reads flat rows; nested ones break grouping
             where = ("data", "values", index, key)
             raise SpecError(msg.data_nested(key, index), where, location=doc.locate(where), stage="resolve",
                             hint=msg.data_nested_hint())
-        frame = pd.DataFrame.from_records(list(data.values))
+        table = from_records(list(data.values))
     elif data.dataset is not None:
-        frame = _load_dataset(data.dataset)
+        table = load_dataset(data.dataset)
     else:
         try:
-            frame = _load_file(data.path, data.format, doc)
+            table = _load_file(data.path, data.format, doc)
         except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
             raise SpecError(msg.data_unreadable(data.path, getattr(exc, "strerror", None) or str(exc)),
                             ("data", "path"), location=doc.locate(("data", "path")), stage="resolve") from None
-    if frame.empty:
+    if not len(table):
         raise SpecError(msg.empty_data(), ("data",), location=doc.locate(("data",)),
                         stage="resolve", hint=msg.empty_data_hint())
-    if len(frame) > MAX_ROWS:
+    if len(table) > MAX_ROWS:
         raise SpecError(msg.data_too_many_rows(data.path or data.dataset or "values", MAX_ROWS), ("data",),
                         location=doc.locate(("data",)), stage="resolve", hint=msg.data_too_many_rows_hint())
-    return _parse_dates(frame)
+    return table
 
 
-def _load_dataset(name: str) -> pd.DataFrame:
-    from vega_datasets import local_data
-
-    with warnings.catch_warnings():
-        # vega_datasets passes pandas a deprecated read_json argument; not the user's concern.
-        warnings.filterwarnings("ignore", category=DeprecationWarning, module="vega_datasets")
-        warnings.filterwarnings("ignore", message=".*convert_dates", category=DeprecationWarning)
-        return getattr(local_data, name.replace("-", "_"))()
+def load_dataset(name: str) -> Table:
+    """A vega-datasets table shipped with the package, typed as its pandas loader types it."""
+    path, suffix = _dataset_file(name)
+    table = READERS[suffix](path)
+    if suffix == ".json":
+        table = json_reader_types(table)
+    return parse_dates(table, DATASET_DATES.get(name))
 
 
 def project_root(spec_file: Path) -> Path:
@@ -98,8 +95,7 @@ def project_root(spec_file: Path) -> Path:
     return folder
 
 
-def _load_file(path: str, fmt: str | None, doc: Document) -> pd.DataFrame:
-    pd = _pandas()
+def _load_file(path: str, fmt: str | None, doc: Document) -> Table:
     resolved, suffix = data_file(path, fmt, doc)
     where = ("data", "path")
     location = doc.locate(where)
@@ -109,9 +105,7 @@ def _load_file(path: str, fmt: str | None, doc: Document) -> pd.DataFrame:
 
     try:
         return READERS[suffix](resolved)
-    except pd.errors.EmptyDataError:
-        raise fail(msg.empty_data(), msg.empty_data_hint()) from None
-    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+    except ValueError as exc:  # TableError, or JSON that is not a list of records
         raise fail(msg.data_unreadable(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
 
 
@@ -151,7 +145,7 @@ def data_file(path: str, fmt: str | None, doc: Document) -> tuple[Path, str]:
     return resolved, suffix
 
 
-def _read_json_records(path: Path) -> pd.DataFrame:
+def _read_json_records(path: Path) -> Table:
     """A JSON list of records; anything else (a number, a mapping, a list of lists) is refused."""
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
@@ -161,7 +155,7 @@ def _read_json_records(path: Path) -> pd.DataFrame:
         raise ValueError('expected a JSON list of records, e.g. [{"x": 1, "y": 2}]')
     for index, key in _nested_values(rows):
         raise ValueError(msg.data_nested(key, index))
-    return _pandas().DataFrame.from_records(rows)
+    return from_records(rows)
 
 
 def _nested_values(rows):
@@ -183,25 +177,10 @@ def _nearby_files(path: str, target: Path) -> str | None:
     return msg.did_you_mean(path, [prefix + close]) if close else msg.files_in_folder(prefix.rstrip("/\\") or ".", names)
 
 
-def _parse_dates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Parse text columns that hold ISO dates, so they are temporal and zone-free."""
-    pd = _pandas()
-    frame = frame.copy()
-    for column in frame.columns:
-        series = frame[column]
-        if series.dtype == object or pd.api.types.is_string_dtype(series):
-            present = series.dropna()
-            if len(present) and all(isinstance(v, str) and DATE_PATTERN.match(v) for v in present):
-                parsed = pd.to_datetime(series, errors="coerce")
-                if parsed.notna().sum() == len(present):
-                    frame[column] = parsed
-    return frame
-
-
 # ----------------------------------------------------------------- columns
 
 def read_columns(spec: ChartSpec, doc: Document) -> list[str]:
-    """The data's column names, read without pandas (for `chartc validate`).
+    """The data's column names, read from the header alone (for `chartc validate`).
 
     A CSV/TSV file gives its header line, a JSON file or inline values the
     keys of their records, a vega-datasets table its file in the package.
@@ -223,11 +202,7 @@ def read_columns(spec: ChartSpec, doc: Document) -> list[str]:
         with open(path, encoding="utf-8", newline="") as stream:
             return next(csv.reader(stream, delimiter="\t" if suffix == ".tsv" else ","), [])
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return _pandas_columns(spec, doc)  # let the full reader say what is wrong
-
-
-def _pandas_columns(spec: ChartSpec, doc: Document) -> list[str]:
-    return [str(c) for c in resolve_data(spec, doc).columns]
+        return resolve_data(spec, doc).names  # let the full reader say what is wrong
 
 
 def _dataset_file(name: str) -> tuple[Path, str]:
@@ -243,21 +218,9 @@ def _dataset_file(name: str) -> tuple[Path, str]:
 
 # ----------------------------------------------------------------- types
 
-def infer_type(series: pd.Series) -> str:
-    """The Vega-Lite measurement type a column implies."""
-    pd = _pandas()
-    if pd.api.types.is_bool_dtype(series):
-        return "nominal"
-    if pd.api.types.is_datetime64_any_dtype(series):
-        return "temporal"
-    if pd.api.types.is_numeric_dtype(series):
-        return "quantitative"
-    return "nominal"
-
-
-def field_types(frame: pd.DataFrame) -> dict[str, str]:
+def field_types(table: Table) -> dict[str, str]:
     """Column -> inferred measurement type."""
-    return {str(c): infer_type(frame[c]) for c in frame.columns}
+    return {name: table.measurement(name) for name in table.names}
 
 
 def transform_fields(fields: dict[str, str], transforms) -> dict[str, str]:
@@ -281,23 +244,23 @@ def transform_fields(fields: dict[str, str], transforms) -> dict[str, str]:
 
 # ----------------------------------------------------------------- checks
 
-def check_chart(spec: ChartSpec, frame: pd.DataFrame | None, doc: Document,
+def check_chart(spec: ChartSpec, table: Table | None, doc: Document,
                 *, columns: list[str] | None = None) -> list[SpecError]:
     """Check every field reference against the data, through the transforms.
 
     Args:
         spec: the parsed chart.
-        frame: its rows, from `resolve_data`; None to check field names only.
+        table: its rows, from `resolve_data`; None to check field names only.
         doc: its document, for positions.
-        columns: the data's column names, when `frame` is None (`read_columns`).
+        columns: the data's column names, when `table` is None (`read_columns`).
 
     Returns:
         Errors and `SpecWarning`s, in file order. Checks of the values
-        themselves (log scales, dates, marker categories) need `frame`.
+        themselves (log scales, dates, marker categories) need `table`.
     """
     problems: list[SpecError] = []
 
-    base = field_types(frame) if frame is not None else {c: "nominal" for c in columns}
+    base = field_types(table) if table is not None else {c: "nominal" for c in columns}
 
     def need(field, fields, path, key=False):
         if field in fields:
@@ -311,7 +274,7 @@ def check_chart(spec: ChartSpec, frame: pd.DataFrame | None, doc: Document,
     shared = _check_transforms(spec.transform, base, ("transform",), need)
     for layer in spec.layers:
         fields = _check_transforms(layer.transform, shared, layer.path + ("transform",), need)
-        _check_layer(layer, fields, frame, doc, need, problems, spec.transform)
+        _check_layer(layer, fields, table, doc, need, problems, spec.transform)
     for channel, definition in (spec.facet or {}).items():
         if channel in ("row", "column") and "field" in definition:
             need(definition["field"], shared, ("facet", channel, "field") if "field" in _raw(doc, ("facet", channel)) else ("facet", channel))
@@ -341,7 +304,7 @@ def _check_transforms(transforms, fields, path, need) -> dict[str, str]:
     return fields
 
 
-def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems, transforms=()) -> None:
+def _check_layer(layer: LayerSpec, fields, table, doc, need, problems, transforms=()) -> None:
     for channel, definition in layer.encoding.items():
         items = definition if isinstance(definition, list) else [definition]
         for index, item in enumerate(items):
@@ -353,42 +316,42 @@ def _check_layer(layer: LayerSpec, fields, frame, doc, need, problems, transform
             # `x: bpb` declares the field as the channel's value itself
             declared_as_object = isinstance(_raw_or_none(doc, where), dict)
             need(item["field"], fields, where + ("field",) if declared_as_object else where)
-            if frame is None:
+            if table is None:
                 continue
             if item.get("scale", {}).get("type") == "log":
-                rows = rows_through(frame, (*transforms, *layer.transform))
-                if rows is not None and item["field"] in rows.columns and not item.get("aggregate"):
+                rows = rows_through(table, (*transforms, *layer.transform))
+                if rows is not None and item["field"] in rows and not item.get("aggregate"):
                     _check_log_scale(rows[item["field"]], item["field"], where + ("scale", "type"), doc, problems)
-            if item.get("type") == "temporal" and item["field"] in frame.columns:
-                _check_dates(frame[item["field"]], item["field"], where + ("type",), doc, problems)
+            if item.get("type") == "temporal" and item["field"] in table:
+                _check_dates(table, item["field"], where + ("type",), doc, problems)
     if layer.markers:
         need(layer.markers.field, fields, layer.path + ("markers", "field"))
-        if layer.markers.field in fields and frame is not None:
+        if layer.markers.field in fields and table is not None:
             from .markers import check_markers  # styles vs the categories in the data
 
-            problems.extend(check_markers(layer, frame, doc))
+            problems.extend(check_markers(layer, table, doc))
     if layer.trend and layer.trend.by is not None:
         need(layer.trend.by, fields, layer.path + ("trend", "by"))
 
 
-# Field predicates of a filter transform, evaluated in pandas.
+# Field predicates of a filter transform, one cell at a time. A missing cell
+# passes only `valid: false`; comparing numbers with text raises TypeError.
 PREDICATE_TESTS = {
-    "equal": lambda s, v: s == v,
-    "oneOf": lambda s, v: s.isin(v),
-    "range": lambda s, v: (s >= v[0] if v[0] is not None else True) & (s <= v[1] if v[1] is not None else True),
-    "lt": lambda s, v: s < v,
-    "lte": lambda s, v: s <= v,
-    "gt": lambda s, v: s > v,
-    "gte": lambda s, v: s >= v,
-    "valid": lambda s, v: s.notna() if v else s.isna(),
+    "equal": lambda x, v: x == v,
+    "oneOf": lambda x, v: x in v,  # v: a frozenset (a list among the values cannot be one)
+    "range": lambda x, v: (v[0] is None or x >= v[0]) and (v[1] is None or x <= v[1]),
+    "lt": lambda x, v: x < v,
+    "lte": lambda x, v: x <= v,
+    "gt": lambda x, v: x > v,
+    "gte": lambda x, v: x >= v,
 }
 
 
-def rows_through(frame: pd.DataFrame, transforms) -> pd.DataFrame | None:
+def rows_through(table: Table, transforms) -> Table | None:
     """The rows that reach the marks, when the transforms only filter by field predicates.
 
     Args:
-        frame: the chart's rows.
+        table: the chart's rows.
         transforms: the chart's and the layer's transforms, in order.
 
     Returns:
@@ -400,14 +363,14 @@ def rows_through(frame: pd.DataFrame, transforms) -> pd.DataFrame | None:
         if "calculate" in step:
             continue
         predicate = step.get("filter")
-        if not isinstance(predicate, dict) or predicate.get("field") not in frame.columns:
+        if not isinstance(predicate, dict) or predicate.get("field") not in table:
             return None
         try:
-            keep = predicate_mask(frame, predicate)
-        except (TypeError, ValueError):  # e.g. a number compared with text: leave it to Vega
+            keep = predicate_mask(table, predicate)
+        except IncomparableFilter:  # e.g. a number compared with text: leave it to Vega
             return None
-        frame = frame[keep]
-    return frame
+        table = table.select(keep)
+    return table
 
 
 class IncomparableFilter(TypeError):
@@ -418,21 +381,41 @@ class IncomparableFilter(TypeError):
         self.test, self.value = test, value
 
 
-def predicate_mask(frame: pd.DataFrame, predicate: dict) -> pd.Series:
-    """Which rows pass a field predicate.
+def predicate_mask(table: Table, predicate: dict) -> list[bool]:
+    """Which rows pass a field predicate (date text compares as a date on a date column).
 
     Raises:
         IncomparableFilter: the values cannot be compared (numbers against text).
     """
-    column = frame[predicate["field"]]
-    keep = _pandas().Series(True, index=frame.index)
+    column = table[predicate["field"]]
+    dates = table.kinds.get(predicate["field"]) == DATE
+    keep = [True] * len(column)
     for test, value in predicate.items():
-        if test != "field":
-            try:
-                keep &= PREDICATE_TESTS[test](column, value)
-            except (TypeError, ValueError) as error:  # text against numbers, lists among values
-                raise IncomparableFilter(test, value) from error
+        if test == "field":
+            continue
+        if test == "valid":
+            keep = [k and (is_missing(x) != bool(value)) for k, x in zip(keep, column)]
+            continue
+        wanted = _as_dates(value) if dates else value
+        try:
+            if test == "oneOf":
+                wanted = frozenset(wanted)
+            keep = [k and not is_missing(x) and bool(PREDICATE_TESTS[test](x, wanted)) for k, x in zip(keep, column)]
+        except (TypeError, ValueError) as error:  # text against numbers, lists among values
+            raise IncomparableFilter(test, value) from error
     return keep
+
+
+def _as_dates(value):
+    """Predicate values as dates where they are date text (others stay as they are)."""
+    if isinstance(value, list):
+        return [_as_dates(item) for item in value]
+    if isinstance(value, str):
+        try:
+            return parse_date(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _raw_or_none(doc: Document, path):
@@ -445,69 +428,38 @@ def _raw_or_none(doc: Document, path):
     return node
 
 
-def _check_log_scale(series: pd.Series, field: str, path, doc, problems) -> None:
-    values = _pandas().to_numeric(series, errors="coerce")
-    bad = int((values <= 0).sum())
+def _check_log_scale(values: list, field: str, path, doc, problems) -> None:
+    bad = sum(1 for value in values if to_number(value) <= 0)
     if bad:
         problems.append(SpecError(
             msg.log_scale_non_positive(field, bad), path, location=doc.locate(path),
             stage="check", hint=msg.log_scale_hint()))
 
 
-def _check_dates(series: pd.Series, field: str, path, doc, problems) -> None:
+def _check_dates(table: Table, field: str, path, doc, problems) -> None:
     """Text a temporal channel cannot place would silently drop or misplace its marks."""
-    pd = _pandas()
-    bad = []
-    text = series.dtype == object or pd.api.types.is_string_dtype(series)
-    for value in series.dropna().unique() if text else ():
-        try:
-            pd.Timestamp(value) if isinstance(value, str) else None
-        except (ValueError, TypeError, OverflowError):
-            bad.append(value)
+    if table.kinds[field] not in (TEXT, None):  # numbers are timestamps; dates are parsed
+        return
+    bad = [value for value in table.unique(field) if isinstance(value, str) and not readable_date(value)]
     if bad:
         problems.append(SpecError(msg.not_dates(field, bad), path, location=doc.locate(path),
                                   stage="check", hint=msg.not_dates_hint()))
 
 
-# ----------------------------------------------------------------- records
+def readable_date(text: str) -> bool:
+    """Whether date text reads as a day that exists: ISO, or a common form such as "Jan 1 2000"."""
+    try:
+        parse_date(text)
+        return True
+    except ValueError:
+        pass
+    from dateutil import parser  # the loose reading, only for the rare text column on a time axis
 
-def to_records(frame: pd.DataFrame) -> list[dict]:
-    """JSON-safe rows: NaN/inf become null, dates become zone-free ISO text.
-
-    Dates are written as wall-clock time without an offset, so every reader
-    (the renderer, any browser) shows the same calendar values whatever its
-    time zone.
-    """
-    pd = _pandas()
-    columns = [str(c) for c in frame.columns]
-    converted = []
-    for column in frame.columns:
-        series = frame[column]
-        if pd.api.types.is_datetime64_any_dtype(series):
-            converted.append([None if pd.isna(v) else v.strftime("%Y-%m-%dT%H:%M:%S") for v in series])
-        else:
-            converted.append([_plain(v) for v in series.tolist()])
-    return [dict(zip(columns, row)) for row in zip(*converted)]
-
-
-def _plain(value):
-    import numpy as np
-
-    pd = _pandas()
-    if value is None:
-        return None
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.strftime("%Y-%m-%dT%H:%M:%S")
-    return value
+    try:
+        parser.parse(text)
+    except (ValueError, OverflowError):
+        return False
+    return True
 
 
 # ----------------------------------------------------------------- identity

@@ -2,7 +2,7 @@
 
 Two guards sit between the data stage and the exports:
 
-- `scrub_frame` (resolve stage): the loader rejects control characters and
+- `scrub_table` (resolve stage): the loader rejects control characters and
   non-characters in the spec's own text, but a data file (CSV, TSV, JSON) can
   carry them, and vl-convert *aborts the Python process* (SIGABRT,
   vl-convert#220) when one reaches any text it renders: a label, a tick, a
@@ -24,11 +24,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from . import errors as msg
 from .errors import SpecError, SpecWarning
 from .load import Document
+from .table import TEXT, Table, to_number
 
 REPLACEMENT = "\ufffd"
 # Integers past 2⁵³ are not exact in JavaScript, and past 2⁶⁴ the renderer
@@ -93,15 +92,15 @@ def _scrub_value(value: Any) -> tuple[Any, int, int]:
     return value, 0, 0
 
 
-def scrub_frame(frame: pd.DataFrame, doc: Document) -> tuple[pd.DataFrame, list[SpecWarning]]:
+def scrub_table(table: Table, doc: Document) -> tuple[Table, list[SpecWarning]]:
     """Replace renderer-unsafe characters in a chart's data with U+FFFD.
 
     Args:
-        frame: the rows from `resolve.resolve_data`.
+        table: the rows from `resolve.resolve_data`.
         doc: the spec's document, to place the warnings at its `data` entry.
 
     Returns:
-        The frame (the same object when nothing needed replacing) and one
+        The table (the same object when nothing needed replacing) and one
         `SpecWarning` per column whose name or values had such characters.
     """
     warnings: list[SpecWarning] = []
@@ -109,9 +108,9 @@ def scrub_frame(frame: pd.DataFrame, doc: Document) -> tuple[pd.DataFrame, list[
     location = doc.locate(where)
     renamed: dict = {}
     replaced: dict = {}
-    taken = {str(column) for column in frame.columns}
-    for column in frame.columns:
-        name = str(column)
+    taken = set(table.names)
+    for column in table.names:
+        name = column
         clean_name, in_name = scrub_text(name)
         if in_name:
             while clean_name in taken:  # never merge two columns
@@ -120,13 +119,12 @@ def scrub_frame(frame: pd.DataFrame, doc: Document) -> tuple[pd.DataFrame, list[
             renamed[column] = clean_name
             warnings.append(SpecWarning(msg.data_column_scrubbed(name, clean_name, in_name), where,
                                         location=location, stage="resolve", hint=msg.data_scrubbed_hint()))
-        series = frame[column]
-        if not (series.dtype == object or pd.api.types.is_string_dtype(series)):
+        if table.kinds[column] not in (TEXT, None):  # numbers, booleans and dates hold no text
             continue
-        triples = [_scrub_value(v) for v in series.tolist()]
+        triples = [_scrub_value(v) for v in table[column]]
         chars, ints = sum(t[1] for t in triples), sum(t[2] for t in triples)
         if chars or ints:
-            replaced[column] = pd.Series([t[0] for t in triples], index=series.index, dtype=series.dtype)
+            replaced[column] = [t[0] for t in triples]
         if chars:
             warnings.append(SpecWarning(msg.data_text_scrubbed(renamed.get(column, name), chars), where,
                                         location=location, stage="resolve", hint=msg.data_scrubbed_hint()))
@@ -134,11 +132,10 @@ def scrub_frame(frame: pd.DataFrame, doc: Document) -> tuple[pd.DataFrame, list[
             warnings.append(SpecWarning(msg.data_integers_rounded(renamed.get(column, name), ints), where,
                                         location=location, stage="resolve", hint=msg.data_integers_hint()))
     if not renamed and not replaced:
-        return frame, []
-    frame = frame.copy()
-    for column, series in replaced.items():
-        frame[column] = series
-    return frame.rename(columns=renamed), warnings
+        return table, []
+    for column, values in replaced.items():
+        table = table.replace(column, values)
+    return table.rename(renamed), warnings
 
 
 def _data_path(doc: Document) -> tuple:
@@ -229,18 +226,18 @@ def spec_path_for(vl_path: tuple, doc: Document) -> tuple:
     return ()
 
 
-def check_vega_lite(vega_lite: dict, doc: Document, frame: pd.DataFrame | None = None) -> list[SpecError]:
+def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) -> list[SpecError]:
     """Check compiled Vega-Lite before it reaches the renderer.
 
     Refuses any URL (the renderer fetches nothing, so it would draw a blank
     chart), numbers that hang or exhaust the renderer (`RENDER_LIMITS`, and
-    a `bin.step` that makes more than `MAX_BINS` bins over `frame`), and
+    a `bin.step` that makes more than `MAX_BINS` bins over `table`), and
     anything Vega-Lite's JSON schema refuses.
 
     Args:
         vega_lite: the compiled chart.
         doc: its spec document, to place a problem in the file.
-        frame: the chart's rows, to count the bins a `bin.step` makes.
+        table: the chart's rows, to count the bins a `bin.step` makes.
 
     Returns:
         One `SpecError` for the first problem, at the spec path that set it;
@@ -254,7 +251,7 @@ def check_vega_lite(vega_lite: dict, doc: Document, frame: pd.DataFrame | None =
     if fetched:  # the renderer never fetches: a URL would only give a blank chart
         vl_path, url = fetched[0]
         return error(msg.data_url(str(url)), vl_path, msg.data_url_hint())
-    for vl_path, message in _over_limits(vega_lite, frame):
+    for vl_path, message in _over_limits(vega_lite, table):
         return error(message, vl_path, msg.render_limit_hint())
     for vl_path, text in _bad_number_formats(vega_lite):
         return error(msg.bad_number_format(text), vl_path, msg.bad_number_format_hint())
@@ -334,7 +331,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _over_limits(vega_lite: dict, frame: pd.DataFrame | None):
+def _over_limits(vega_lite: dict, table: Table | None):
     """(path, message) of every number past what the renderer survives."""
     for path, value in _entries(vega_lite):
         key = path[-1] if path else None
@@ -343,25 +340,24 @@ def _over_limits(vega_lite: dict, frame: pd.DataFrame | None):
         if limit is not None and _number(value) and abs(value) > limit:
             yield path, msg.render_limit(key, value, limit)
         if isinstance(value, dict):
-            bins = _bin_count(value, frame)
+            bins = _bin_count(value, table)
             if bins is not None and bins > MAX_BINS:
                 yield path + ("bin", "step"), msg.too_many_bins(value["bin"]["step"], bins, MAX_BINS)
 
 
-def _bin_count(channel: dict, frame: pd.DataFrame | None) -> float | None:
-    """How many bins `{field, bin: {step}}` makes over the field's extent in `frame`."""
+def _bin_count(channel: dict, table: Table | None) -> float | None:
+    """How many bins `{field, bin: {step}}` makes over the field's extent in `table`."""
     bin_ = channel.get("bin")
     field = channel.get("field")
-    if frame is None or not isinstance(bin_, dict) or not isinstance(field, str) or field not in frame.columns:
+    if table is None or not isinstance(bin_, dict) or not isinstance(field, str) or field not in table:
         return None
     step = bin_.get("step")
     if not _number(step) or step <= 0:
         return None
-    values = pd.to_numeric(frame[field], errors="coerce")
-    values = values[values.abs() < float("inf")]
-    if values.empty:
+    values = [number for number in map(to_number, table[field]) if abs(number) < float("inf")]
+    if not values:
         return None
-    return float(values.max() - values.min()) / step
+    return float(max(values) - min(values)) / step
 
 
 # d3-format's own specifier grammar: anything else throws "invalid format" while rendering.
@@ -383,7 +379,7 @@ def _bad_number_formats(vega_lite: dict):
 
 
 def _big_integers(vega_lite: dict):
-    """(path, number) of every integer the renderer cannot read exactly (rows: see scrub_frame)."""
+    """(path, number) of every integer the renderer cannot read exactly (rows: see scrub_table)."""
     for path, value in _entries(vega_lite):
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
             yield path, value

@@ -11,7 +11,7 @@ import json
 import math
 
 from .model import ChartSpec, LayerSpec
-from .resolve import field_types, to_records, transform_fields
+from .resolve import field_types, transform_fields
 
 # Axis / legend `format` presets: d3-format strings, or a label expression.
 POW10_EXPR = (
@@ -39,12 +39,12 @@ CHANNEL_CLASSES = {
 UNTYPED_CHANNELS = {"x2", "y2"}
 
 
-def translate_chart(spec: ChartSpec, frame, fits: dict) -> dict:
+def translate_chart(spec: ChartSpec, table, fits: dict) -> dict:
     """Build the Altair chart for a spec and return its Vega-Lite dict.
 
     Args:
         spec: the checked chart.
-        frame: its rows (from `resolve_data`).
+        table: its rows (from `resolve_data`).
         fits: layer path -> list of fitted `TrendLine` (from the fit stage).
 
     Returns:
@@ -54,15 +54,15 @@ def translate_chart(spec: ChartSpec, frame, fits: dict) -> dict:
 
     from .legend import plan_legend
 
-    base_types = transform_fields(field_types(frame), spec.transform)
-    plan = plan_legend(spec, frame, fits)  # one legend across every layer
+    base_types = transform_fields(field_types(table), spec.transform)
+    plan = plan_legend(spec, table, fits)  # one legend across every layer
     views = []
     for layer in spec.layers:
         if layer.trend is not None:
             views.extend(translate_trend(layer, fits.get(layer.path, []), alt, plan))
         else:
             views.append(translate_layer(layer, spec, base_types, alt, plan))
-    data = alt.InlineData(values=to_records(frame))
+    data = alt.InlineData(values=table.records())
     chart = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
     # A facet carries the data itself; trend layers carry their own curves, so
     # a chart of trends alone embeds no raw rows (its size does not grow with them).

@@ -307,9 +307,7 @@ def test_a_file_over_the_size_limit_is_refused_without_reading_it(project, monke
     big = project / "data" / "big.csv"
     with big.open("wb") as stream:  # sparse: the size is there, the bytes are not
         stream.truncate(resolve.MAX_FILE_BYTES + 1)
-    import pandas
-
-    monkeypatch.setattr(pandas, "read_csv", lambda *a, **k: pytest.fail("read the oversized file"))
+    monkeypatch.setitem(resolve.READERS, ".csv", lambda path: pytest.fail("read the oversized file"))
     spec = write(project, "big.yaml", spec_text("{path: data/big.csv}"))
     problem = at(compile_error(spec), 2, 14)
     assert problem.message == msg.data_too_large("data/big.csv", resolve.MAX_FILE_BYTES + 1, resolve.MAX_FILE_BYTES)
@@ -383,7 +381,7 @@ def test_json_data_that_is_not_rows(project, content):
 
 @pytest.mark.parametrize("content", [b"\xff\xfe\x00a\x00", b"a,b\n1,2,3,4\n5\n", b"\x89PNG\r\n\x1a\n\x00\x00"])
 def test_csv_data_that_does_not_parse(project, content):
-    """Unreadable at the data path, or read (pandas is lenient) and then short of fields."""
+    """Unreadable at the data path, or read (the reader is lenient) and then short of fields."""
     (project / "data" / "odd.csv").write_bytes(content)
     spec = write(project, "odd.yaml", spec_text("{path: data/odd.csv}"))
     problem = compile_error(spec).errors[0]
@@ -541,19 +539,18 @@ def test_scrub_text_replaces_exactly_the_unsafe_characters():
     assert scrub_text(safe) == (safe, 0)
 
 
-def test_scrub_frame_leaves_clean_data_alone_and_never_merges_columns():
-    import pandas as pd
-
+def test_scrub_table_leaves_clean_data_alone_and_never_merges_columns():
     from compiler.load import load_text
-    from compiler.sanitize import scrub_frame
+    from compiler.sanitize import scrub_table
+    from compiler.table import from_records
 
     doc = load_text("data: {path: x.csv}\nmark: point\n", "spec.yaml")
-    clean = pd.DataFrame({"a": ["x", "y"], "b": [1.0, float("nan")]})
-    assert scrub_frame(clean, doc) == (clean, [])
-    dirty = pd.DataFrame({"a\x01": ["x"], "a\ufffd": ["y\x02"], "n": [1]})
-    scrubbed, warnings = scrub_frame(dirty, doc)
-    assert list(scrubbed.columns) == ["a\ufffd\ufffd", "a\ufffd", "n"]
-    assert scrubbed["a\ufffd"].tolist() == ["y\ufffd"] and list(dirty.columns)[0] == "a\x01"  # input untouched
+    clean = from_records([{"a": "x", "b": 1.0}, {"a": "y", "b": None}])
+    assert scrub_table(clean, doc) == (clean, [])
+    dirty = from_records([{"a\x01": "x", "a\ufffd": "y\x02", "n": 1}])
+    scrubbed, warnings = scrub_table(dirty, doc)
+    assert scrubbed.names == ["a\ufffd\ufffd", "a\ufffd", "n"]
+    assert scrubbed["a\ufffd"] == ["y\ufffd"] and dirty.names[0] == "a\x01"  # input untouched
     assert [(w.path, w.location.line, w.location.column) for w in warnings] == [(("data", "path"), 1, 14)] * 2
 
 
@@ -588,7 +585,7 @@ def test_a_number_format_d3_cannot_read(project, fmt):
 
 
 @pytest.mark.parametrize("field, test, value", [("bpb", "gte", '""'), ("model", "oneOf", "[[1, 1], MLA]")])
-def test_a_filter_pandas_cannot_evaluate_before_a_trend(project, field, test, value):
+def test_a_filter_that_cannot_be_evaluated_before_a_trend(project, field, test, value):
     spec = write(project, "cmp.yaml", f"""\
         data: {{path: data/table.csv}}
         encoding: {{x: bpb, y: score}}

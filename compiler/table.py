@@ -1,0 +1,341 @@
+"""The chart's rows as plain Python columns, typed the way pandas' readers type them.
+
+A chart has at most `resolve.MAX_ROWS` rows and needs a handful of
+operations on them: read a CSV, TSV or JSON file, give each column a kind,
+filter by a field predicate, fold, count distinct groups, write JSON rows.
+pandas does all of that, but importing it costs a cold `chartc compile`
+about a third of its time, so the pipeline works on a `Table` instead.
+
+Columns are typed as `pandas.read_csv` and `pandas.DataFrame.from_records`
+type them (tests compare the two on every shipped dataset and on generated
+files): pandas' missing-value words (``NA``, ``null``, empty, ...) are None,
+a column of integers and floats or missing values is all floats, a column
+of ``true``/``false`` is booleans. Text columns whose every value is an ISO
+date become dates (naive `datetime`, the wall clock as written).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+# The kinds of column, and the Vega-Lite measurement type each implies.
+NUMBER, BOOLEAN, DATE, TEXT = "number", "boolean", "date", "text"
+MEASUREMENT = {NUMBER: "quantitative", DATE: "temporal", BOOLEAN: "nominal", TEXT: "nominal"}
+
+# pandas.read_csv's default missing-value words.
+MISSING_WORDS = frozenset([
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+])
+TRUE_WORDS = frozenset(["True", "TRUE", "true"])
+FALSE_WORDS = frozenset(["False", "FALSE", "false"])
+# ASCII digits only: int("١٢") is 12, but to pandas (and to Vega) it is text.
+INTEGER = re.compile(r"^\s*[+-]?\d+\s*$", re.ASCII)
+FLOAT = re.compile(r"^\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf(inity)?)\s*$", re.I | re.ASCII)
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$", re.ASCII)
+# The integers pandas holds as numbers (int64 or uint64); past them, Python objects.
+INTEGER_RANGE = (-2**63, 2**64 - 1)
+
+
+class TableError(ValueError):
+    """A data file that cannot be read as rows; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """Named columns of equal length, each with a kind (NUMBER, BOOLEAN, DATE, TEXT or None).
+
+    A missing value is None. A kind of None means mixed values (numbers and
+    text, say): such a column is nominal, and compared value by value.
+    """
+
+    columns: dict[str, list]
+    kinds: dict[str, str | None]
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.columns)
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values()), ()))
+
+    def __contains__(self, name) -> bool:
+        return name in self.columns
+
+    def __getitem__(self, name: str) -> list:
+        return self.columns[name]
+
+    def measurement(self, name: str) -> str:
+        """The Vega-Lite measurement type the column implies."""
+        return MEASUREMENT.get(self.kinds[name], "nominal")
+
+    def select(self, keep: list[bool]) -> "Table":
+        """The rows whose flag is true."""
+        return Table({name: [v for v, k in zip(values, keep) if k] for name, values in self.columns.items()},
+                     self.kinds)
+
+    def replace(self, name: str, values: list) -> "Table":
+        """The table with one column's values replaced (its kind kept)."""
+        return Table({**self.columns, name: values}, self.kinds)
+
+    def rename(self, names: dict[str, str]) -> "Table":
+        return Table({names.get(n, n): v for n, v in self.columns.items()},
+                     {names.get(n, n): k for n, k in self.kinds.items()})
+
+    def fold(self, fields: list[str], key: str, value: str) -> "Table":
+        """Vega-Lite's fold (pandas' melt): one row per row and folded field, field by field."""
+        kept = [n for n in self.columns if n not in fields]
+        columns = {n: self.columns[n] * len(fields) for n in kept}
+        columns[key] = [f for f in fields for _ in range(len(self))]
+        columns[value] = [v for f in fields for v in self.columns[f]]
+        kinds = {n: self.kinds[n] for n in kept}
+        kinds[key] = TEXT
+        folded = {self.kinds[f] for f in fields}
+        kinds[value] = folded.pop() if len(folded) == 1 else None
+        return Table(columns, kinds)
+
+    def distinct(self, fields: Iterable[str]) -> int:
+        """How many distinct combinations of the fields' values the rows hold."""
+        fields = list(fields)
+        if not fields:
+            return 1 if len(self) else 0
+        return len(set(zip(*(map(_hashable, self.columns[f]) for f in fields))))
+
+    def unique(self, name: str) -> list:
+        """The column's distinct values other than missing ones, in order of first appearance."""
+        seen: dict = {}
+        for value in self.columns[name]:
+            if not is_missing(value):
+                seen.setdefault(_hashable(value), value)
+        return list(seen.values())
+
+    def records(self) -> list[dict]:
+        """JSON-safe rows: non-finite numbers become null, dates zone-free ISO text.
+
+        Dates are written as wall-clock time without an offset, so every
+        reader (the renderer, any browser) shows the same calendar values
+        whatever its time zone.
+        """
+        names = list(self.columns)
+        columns = [[json_value(v) for v in self.columns[n]] for n in names]
+        return [dict(zip(names, row)) for row in zip(*columns)]
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _hashable(value: Any) -> Any:
+    """Missing values as one key; lists and mappings (JSON values) as their text."""
+    if is_missing(value):
+        return None
+    if isinstance(value, (list, dict)):
+        return repr(value)
+    return value
+
+
+def json_value(value: Any) -> Any:
+    """A cell as JSON writes it: dates as wall-clock ISO text, NaN and ±inf as null."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(timespec="seconds")  # YYYY-MM-DDTHH:MM:SS, the year always 4 digits
+    return value
+
+
+# ------------------------------------------------------------------ reading
+
+def read_delimited(path: str | Path, delimiter: str = ",", max_rows: int | None = None) -> Table:
+    """A CSV or TSV file with a header line, typed like `pandas.read_csv`.
+
+    Reads at most `max_rows` data rows (blank lines skipped). A row with more
+    fields than the header is an error; a shorter one is padded with missing
+    values. Duplicate names get ``.1``, ``.2``, an empty name ``Unnamed: i``.
+
+    Raises:
+        TableError: a row too long, a file that is not UTF-8.
+        OSError: the file cannot be opened.
+    """
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as stream:
+            reader = csv.reader(stream, delimiter=delimiter, strict=False)
+            header = next((row for row in reader if row), None)
+            if header is None:  # an empty file: no columns, no rows
+                return Table({}, {})
+            rows = []
+            for row in reader:
+                if max_rows is not None and len(rows) >= max_rows:
+                    break
+                if not row or (len(row) == 1 and row[0].isspace()):  # blank lines, as pandas skips them
+                    continue
+                if len(row) > len(header):
+                    raise TableError(f"Error tokenizing data. C error: Expected {len(header)} fields "
+                                     f"in line {reader.line_num}, saw {len(row)}")
+                rows.append(row)
+    except UnicodeDecodeError as error:
+        raise TableError(f"the file is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except csv.Error as error:
+        raise TableError(str(error)) from None
+    names = _column_names(header)
+    width = len(names)
+    cells = [[row[i] if i < len(row) else "" for row in rows] for i in range(width)]
+    columns, kinds = {}, {}
+    for name, texts in zip(names, cells):
+        columns[name], kinds[name] = _typed_text(texts)
+    return parse_dates(Table(columns, kinds))
+
+
+def _column_names(header: list[str]) -> list[str]:
+    """Header names made unique as pandas does: `a, a, a.1` -> `a, a.2, a.1`."""
+    given = [name or f"Unnamed: {index}" for index, name in enumerate(header)]
+    written, names = set(given), []
+    for name in given:
+        if name in names:
+            suffix = 1
+            while f"{name}.{suffix}" in names or f"{name}.{suffix}" in written:
+                suffix += 1
+            name = f"{name}.{suffix}"
+        names.append(name)
+    return names
+
+
+def _typed_text(texts: list[str]) -> tuple[list, str | None]:
+    """One CSV column's cells as typed values, and the column's kind."""
+    values = [None if t in MISSING_WORDS else t for t in texts]
+    present = [v for v in values if v is not None]
+    if not present:  # pandas: float NaN for a column of empty cells, an object column without rows
+        return [None] * len(values), NUMBER if values else None
+    if all(INTEGER.match(v) for v in present):
+        numbers = [None if v is None else int(v) for v in values]
+        if all(INTEGER_RANGE[0] <= n <= INTEGER_RANGE[1] for n in numbers if n is not None):
+            return _numbers(numbers), NUMBER
+        if len(present) < len(values):
+            return [None if n is None else float(n) for n in numbers], NUMBER
+        return numbers, None  # past 64 bits and nothing missing: pandas holds Python integers
+    if all(FLOAT.match(v) for v in present):
+        return [None if v is None else float(v) for v in values], NUMBER
+    if all(v in TRUE_WORDS or v in FALSE_WORDS for v in present):
+        booleans = [None if v is None else v in TRUE_WORDS for v in values]
+        return booleans, BOOLEAN if len(present) == len(values) else None  # pandas: object with a gap
+    return values, TEXT
+
+
+def _numbers(values: list) -> list:
+    """Integers stay integers unless one is missing, as in pandas (then all are floats)."""
+    if any(v is None for v in values):
+        return [None if v is None else float(v) for v in values]
+    return values
+
+
+def from_records(rows: list[dict]) -> Table:
+    """Records (inline values, a JSON file) as a table: keys in order of first appearance."""
+    names = list(dict.fromkeys(key for row in rows for key in row))
+    columns, kinds = {}, {}
+    for name in names:
+        values = [row.get(name) for row in rows]
+        columns[name], kinds[name] = _typed_values(values)
+    return parse_dates(Table(columns, kinds))
+
+
+def _typed_values(values: list) -> tuple[list, str | None]:
+    """A column of JSON values: its kind, and numbers as pandas would hold them."""
+    present = [v for v in values if not is_missing(v)]
+    if not present:  # pandas: float NaN makes a number column, None an object one
+        return [None] * len(values), NUMBER if any(isinstance(v, float) for v in values) else None
+    if all(isinstance(v, bool) for v in present):
+        return values, BOOLEAN if len(present) == len(values) else None
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        if any(isinstance(v, float) for v in present) or len(present) < len(values):
+            return [None if is_missing(v) else float(v) for v in values], NUMBER
+        if all(INTEGER_RANGE[0] <= v <= INTEGER_RANGE[1] for v in present):
+            return values, NUMBER
+        return values, None  # past 64 bits: pandas holds Python objects
+    if all(isinstance(v, str) for v in present):
+        return [None if is_missing(v) else v for v in values], TEXT
+    return [None if is_missing(v) else v for v in values], None
+
+
+def json_reader_types(table: Table) -> Table:
+    """Columns retyped as `pandas.read_json` types them (for the vega-datasets tables).
+
+    Unlike records, which keep their JSON types, that reader makes text of
+    numbers into numbers (wheat's `"1565"`) and whole floats into integers
+    (anscombe's `10.0`).
+    """
+    columns, kinds = dict(table.columns), dict(table.kinds)
+    for name, kind in table.kinds.items():
+        values = columns[name]
+        if kind == TEXT and all(v is None or FLOAT.match(v) for v in values):
+            columns[name], kinds[name] = _typed_text(["" if v is None else v for v in values])
+        elif kind == NUMBER and all(isinstance(v, float) and v.is_integer() for v in values):
+            columns[name] = [int(v) for v in values]
+    return Table(columns, kinds)
+
+
+def parse_dates(table: Table, formats: dict[str, str] | None = None) -> Table:
+    """Text columns whose every value is an ISO date (or in `formats[column]`) as dates.
+
+    A column where any value fails to parse (2023-02-30, say) stays text.
+    """
+    formats = formats or {}
+    columns, kinds = dict(table.columns), dict(table.kinds)
+    for name, kind in table.kinds.items():
+        if kind != TEXT:
+            continue
+        values = columns[name]
+        if not any(v is not None for v in values):
+            continue
+        pattern = formats.get(name)
+        if pattern is None and not all(v is None or ISO_DATE.match(v) for v in values):
+            continue
+        try:
+            columns[name] = [None if v is None else parse_date(v, pattern) for v in values]
+        except ValueError:
+            continue
+        kinds[name] = DATE
+    return Table(columns, kinds)
+
+
+def parse_date(text: str, pattern: str | None = None) -> datetime.datetime:
+    """ISO date text (or text in a strptime pattern) as a naive datetime.
+
+    Raises:
+        ValueError: the text is not such a date, or no such day exists.
+    """
+    if pattern is not None:
+        return datetime.datetime.strptime(text, pattern)
+    if not ISO_DATE.match(text):
+        raise ValueError(f"not an ISO date: {text!r}")
+    head, _, fraction = text.partition(".")
+    stamp = datetime.datetime.fromisoformat(head)
+    if fraction:  # any number of digits, as pandas reads them (to the microsecond here)
+        stamp = stamp.replace(microsecond=int(fraction[:6].ljust(6, "0")))
+    return stamp
+
+
+# ------------------------------------------------------------------ values
+
+def to_number(value: Any) -> float:
+    """A cell as a float, NaN when it is none (`pandas.to_numeric(errors="coerce")`)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and (INTEGER.match(value) or FLOAT.match(value)):
+        return float(value)
+    return math.nan
+
+
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def milliseconds(value: datetime.datetime) -> float:
+    """A naive datetime as milliseconds since 1970-01-01 of the same wall clock."""
+    delta = value - EPOCH
+    return ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) / 1000  # one rounding
