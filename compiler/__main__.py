@@ -1,8 +1,6 @@
 """`python -m compiler` is the `chartc` command."""
 
-import sys
-
-from .cli import main
+from .cli import run
 
 if __name__ == "__main__":  # not when a spawned worker process imports this module as __mp_main__
-    sys.exit(main())
+    run()

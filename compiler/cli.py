@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -33,6 +34,26 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # a bug in chartc: still one line, never a traceback
         print(internal_error(error), file=sys.stderr)
         return EXIT_INVALID
+
+
+def run() -> None:
+    """The `chartc` program: `main`, then an exit that skips the interpreter's teardown.
+
+    A compile loads Altair's ~1,000 schema classes, and freeing them one by
+    one at exit takes ~0.1 s of a ~0.6 s cold compile while changing nothing:
+    every file chartc writes is written, closed and renamed before `main`
+    returns. (mypy ends its runs the same way.)
+    """
+    status = main()
+    workers = sys.modules.get("compiler.workers")
+    if workers is not None:  # `chartc serve` keeps a pool: stop it (atexit handlers do not run)
+        workers.close_shared_pool()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`chartc compile s.yaml -o - | head`)
+            pass
+    os._exit(status)
 
 
 def internal_error(error: BaseException, where: object = None) -> str:
