@@ -83,6 +83,16 @@ def test_light_validate_imports_no_heavy_module():
     assert result.stdout.strip() == "[]", result.stderr
 
 
+def test_compile_without_bands_imports_neither_pandas_nor_scipy(tmp_path):
+    """A cold compile's own imports are its cost: no pandas (rows are a Table), no scipy (numpy solves)."""
+    probe = ("import sys; from compiler import cli; "
+             f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(tmp_path / 'x.svg')!r}]); "
+             "print(code, sorted(m for m in ('pandas', 'scipy', 'dateutil') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert result.stdout.strip() == "0 []", result.stderr
+    assert (tmp_path / "x.svg").read_bytes().startswith(b"<svg")
+
+
 def test_validate_prints_every_problem_in_file_order(run):
     code, _, err = run("validate", "tests/cases/invalid/several_errors.yaml")
     lines = err.splitlines()
