@@ -26,8 +26,9 @@ MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
 INDEX_NAME = "index.html"
 # Distributions whose versions change rendered bytes: a change in any of them
-# (or in chartc's own version) makes every chart stale.
+# (or in chartc's own version or source) makes every chart stale.
 TOOL_DISTRIBUTIONS = {"altair": "altair", "vl_convert": "vl-convert-python"}
+SOURCE_KEY = "chartc source"
 DATASET_DISTRIBUTION = "vega_datasets"
 VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
 
@@ -66,10 +67,26 @@ def dist_version(name: str) -> str:
 
 
 def toolchain() -> dict[str, str]:
-    """The versions that decide an output's bytes: chartc, altair, vl-convert."""
+    """What decides an output's bytes: chartc's version and source, altair's and vl-convert's versions."""
     from . import __version__
 
-    return {"chartc": __version__, **{key: dist_version(dist) for key, dist in TOOL_DISTRIBUTIONS.items()}}
+    return {"chartc": __version__, SOURCE_KEY: source_hash(),
+            **{key: dist_version(dist) for key, dist in TOOL_DISTRIBUTIONS.items()}}
+
+
+@functools.cache
+def source_hash() -> str:
+    """A short hash of chartc's own Python source, blind to CRLF vs LF.
+
+    The version alone misses every change between two releases (a checkout
+    someone works on), and any of them can change any output. ~1 ms.
+    """
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()[:12]
 
 
 def dataset_hash(name: str) -> str:

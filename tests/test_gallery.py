@@ -256,6 +256,43 @@ def test_check_reports_a_changed_data_file(project):
     assert not [p for p in report.problems if "/bars." in p]
 
 
+def test_a_change_to_chartc_source_makes_every_chart_stale(project, monkeypatch):
+    from compiler import manifest
+
+    gallery = project / "gallery"
+    recorded = read_manifest(gallery).tools[manifest.SOURCE_KEY]
+    assert recorded == manifest.source_hash() and len(recorded) == 12
+    monkeypatch.setattr(manifest, "source_hash", lambda: "0123456789ab")
+    report = check_gallery(spec_list(project / "specs"), gallery)
+    assert report.failed
+    change = msg.chart_tools_changed(f"{manifest.SOURCE_KEY} {recorded} -> 0123456789ab")
+    charts = [p for p in report.problems if "/bars." in p or "/trend." in p]
+    assert len(charts) == 9 and all(p.endswith(f"({change})") for p in charts), report.problems
+    report = build_gallery(spec_list(project / "specs"), gallery)
+    assert not report.failed and read_manifest(gallery).tools[manifest.SOURCE_KEY] == "0123456789ab"
+    assert not check_gallery(spec_list(project / "specs"), gallery).failed
+
+
+def test_source_hash_ignores_line_endings_and_follows_content(tmp_path, monkeypatch):
+    from compiler import manifest
+
+    package = tmp_path / "compiler"
+    package.mkdir()
+    (package / "a.py").write_bytes(b"x = 1\n")
+    monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
+
+    def fresh():
+        manifest.source_hash.cache_clear()
+        return manifest.source_hash()
+
+    lf = fresh()
+    (package / "a.py").write_bytes(b"x = 1\r\n")
+    assert fresh() == lf
+    (package / "a.py").write_bytes(b"x = 2\n")
+    assert fresh() != lf
+    manifest.source_hash.cache_clear()
+
+
 def test_check_of_an_empty_folder_lists_everything_missing(tmp_path):
     specs = make_project(tmp_path)
     report = check_gallery(spec_list(specs), tmp_path / "gallery")
