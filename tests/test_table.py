@@ -452,11 +452,15 @@ def test_records_like_pandas_json():
     assert json.loads(json.dumps(records, allow_nan=False)) == records
 
 
-def test_records_of_read_file(tmp_path):
+@pytest.mark.parametrize("text, dates", [
+    ("a,b,c,d\n1,x,2024-01-02T03:04:05.9,true\nNA,,2024-01-03,false\ninf,z,,true\n", "c"),
+    ("d\n0999-01-01\n2020-01-01\n", "d"),  # an early year is written 0999-..., as pandas writes it
+], ids=["mixed", "early_year"])
+def test_records_of_read_file(tmp_path, text, dates):
     """A read file's records are the JSON of the same file read by pandas."""
-    path = write(tmp_path, "a,b,c,d\n1,x,2024-01-02T03:04:05.9,true\nNA,,2024-01-03,false\ninf,z,,true\n")
+    path = write(tmp_path, text)
     frame = pd.read_csv(path)
-    frame["c"] = with_dates(frame["c"])
+    frame[dates] = with_dates(frame[dates])
     expected = json.loads(frame.to_json(orient="records", date_format="iso", date_unit="s"))
     assert read_delimited(path).records() == expected
 
@@ -537,15 +541,6 @@ def test_long_row_message_names_the_physical_line(tmp_path):
     with pytest.raises(TableError) as table_error:
         read_delimited(path)
     assert str(table_error.value) == "Error tokenizing data. C error: Expected 2 fields in line 4, saw 3"
-
-
-def test_records_of_an_early_year(tmp_path):
-    """A date in year 999 is written 0999-01-01T00:00:00, as pandas writes it."""
-    path = write(tmp_path, "d\n0999-01-01\n2020-01-01\n")
-    frame = pd.read_csv(path)
-    frame["d"] = with_dates(frame["d"])
-    expected = json.loads(frame.to_json(orient="records", date_format="iso", date_unit="s"))
-    assert read_delimited(path).records() == expected
 
 
 def test_all_missing_record_column_kind():
