@@ -263,6 +263,14 @@ def data_url_hint() -> str:
     return "download the file next to the spec and give its relative path"
 
 
+def image_url(value: object) -> str:
+    return f"images are never fetched from a URL: {value!r}"
+
+
+def image_url_hint() -> str:
+    return "charts are drawn offline and the same on every machine; draw the picture with marks instead"
+
+
 def data_path_absolute(path: str) -> str:
     return f"data path {path!r} must be relative to the spec file"
 

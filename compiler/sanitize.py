@@ -248,9 +248,11 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
         return [SpecError(message, where, location=doc.locate(where), stage="translate", hint=hint)]
 
     fetched = list(_urls(vega_lite))
-    if fetched:  # the renderer never fetches: a URL would only give a blank chart
+    if fetched:  # data: the renderer fetches nothing, a blank chart; images: the PNG rasteriser would fetch them
         vl_path, url = fetched[0]
-        return error(msg.data_url(str(url)), vl_path, msg.data_url_hint())
+        if "data" in vl_path:
+            return error(msg.data_url(str(url)), vl_path, msg.data_url_hint())
+        return error(msg.image_url(url), vl_path, msg.image_url_hint())
     for vl_path, message in _over_limits(vega_lite, table):
         return error(message, vl_path, msg.render_limit_hint())
     for vl_path, text in _bad_number_formats(vega_lite):

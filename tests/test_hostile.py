@@ -325,6 +325,18 @@ def test_a_file_over_the_row_limit_is_refused_reading_no_further(project, monkey
     assert compile_spec(write(project, "rows6.yaml", spec_text("{path: data/rows.csv}", x="x", y="y")))
 
 
+@pytest.mark.parametrize("where, url", [
+    ("encoding:\n    url: {field: model, type: nominal}", {"field": "model", "type": "nominal"}),
+    ("mark: {type: image, url: 'http://127.0.0.1:9/x.png'}", "http://127.0.0.1:9/x.png"),
+])
+def test_the_escape_hatch_cannot_make_an_image_mark_fetch(project, where, url):
+    """vl-convert's PNG rasteriser fetches <image> URLs whatever `allowed_base_urls` says: refuse them."""
+    spec = write(project, "img.yaml", spec_text("{path: data/table.csv}", extra=f"vega_lite:\n  {where}\n"))
+    problem = compile_error(spec).errors[0]
+    assert problem.message == msg.image_url(url) and problem.path[-1] == "url"
+    assert problem.hint == msg.image_url_hint()
+
+
 @pytest.mark.parametrize("url", ["file:///etc/hostname", "https://example.com/x.csv", "data/table.csv"])
 def test_the_escape_hatch_cannot_make_the_renderer_fetch(project, url):
     """A URL would load nothing (`allowed_base_urls=[]`) and give a blank chart: refuse it."""
