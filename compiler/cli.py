@@ -235,7 +235,9 @@ def _compile(args, fmt: str) -> int:
 
             write_atomic(args.fits, fits_json(compiled).encode("utf-8"))
     except RenderRefused as refusal:
-        print(refusal.spec_error(args.spec).diagnostic(), file=sys.stderr)
+        from .sanitize import render_refusal
+
+        print(render_refusal(refusal.reason, compiled.document).diagnostic(), file=sys.stderr)
         return EXIT_INVALID
     except OSError as error:  # an output folder that cannot be written
         raise UsageError(f"cannot write {error.filename or args.out}: {error.strerror or error}") from None

@@ -61,19 +61,14 @@ def render(vega_lite: dict, fmt: str) -> bytes:
 
 
 class RenderRefused(Exception):
-    """Vega refused to draw a chart that Vega-Lite compiled (e.g. an unknown name in an expression)."""
+    """Vega refused to draw a chart that Vega-Lite compiled (e.g. an unknown name in an expression).
+
+    `sanitize.render_refusal` turns it into a diagnostic on the spec file.
+    """
 
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-    def spec_error(self, spec_file) -> "SpecError":
-        """The refusal as a diagnostic on the spec file."""
-        from . import errors as msg
-        from .errors import Location, SpecError
-
-        return SpecError(msg.render_refused(self.reason), (), location=Location(str(spec_file), 1, 1),
-                         stage="render", hint=msg.render_refused_hint())
 
 
 def renderer_reason(error: BaseException) -> str:

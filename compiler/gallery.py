@@ -348,7 +348,9 @@ def render_chart(spec: str) -> dict:
     except SpecError as error:
         return {"problems": [_error_fields(problem) for problem in error.errors]}
     except RenderRefused as refusal:
-        return {"problems": [_error_fields(refusal.spec_error(spec))]}
+        from .sanitize import render_refusal
+
+        return {"problems": [_error_fields(render_refusal(refusal.reason, compiled.document))]}
     label, data_hash, data_file = data_identity(compiled.spec, compiled.document)
     return {
         "outputs": outputs,

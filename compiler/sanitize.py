@@ -272,6 +272,13 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
     return []
 
 
+def render_refusal(reason: str, doc: Document) -> SpecError:
+    """A chart Vega refused to draw (`export.RenderRefused`), placed where the spec most likely caused it."""
+    where = _refused_at(reason, doc)
+    return SpecError(msg.render_refused(reason), where, location=doc.locate(where, key=True), stage="render",
+                     hint=msg.render_refused_hint())
+
+
 EXPRESSION_ERROR = re.compile(r"Unexpected|Expression|Unrecognized|Illegal|Unterminated|Invalid regular", re.I)
 
 

@@ -205,6 +205,6 @@ def test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack(run, tmp_path)
     from compiler import errors as msg
 
     reason = 'Unrecognized signal name: "x"'
-    expected = f"{spec}:1:1: error: $: {msg.render_refused(reason)} ({msg.render_refused_hint()})\n"
+    expected = f"{spec}:3:5: error: transform[0].filter: {msg.render_refused(reason)} ({msg.render_refused_hint()})\n"
     assert (code, stdout, err) == (cli.EXIT_INVALID, "", expected)
     assert not out.exists() and list(tmp_path.iterdir()) == [spec]

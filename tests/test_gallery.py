@@ -323,6 +323,18 @@ def test_a_broken_spec_reports_diagnostics_and_the_others_still_build(tmp_path):
     assert not list((tmp_path / "gallery").glob("broken.*"))
 
 
+def test_a_chart_the_renderer_refuses_is_placed_at_its_expression_and_the_others_build(tmp_path):
+    specs = make_project(tmp_path)
+    (specs / "bare.yaml").write_text('data: {values: [{a: 1, b: 2}]}\ntransform:\n  - filter: "x"\n'
+                                     "mark: point\nencoding: {x: a, y: b}\n")
+    report = build_gallery(spec_list(specs), tmp_path / "gallery", jobs=1)
+    reason = msg.render_refused('Unrecognized signal name: "x"')
+    assert [p for p in report.problems if "bare.yaml" in p] == [
+        f"{specs / 'bare.yaml'}:3:5: error: transform[0].filter: {reason} ({msg.render_refused_hint()})"]
+    assert report.rendered == ["bars", "trend"]
+    assert not list((tmp_path / "gallery").glob("bare.*"))
+
+
 def test_a_spec_broken_after_a_build_keeps_its_previous_outputs(project):
     gallery = project / "gallery"
     before = (gallery / "bars.svg").read_bytes()
