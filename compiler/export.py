@@ -261,7 +261,9 @@ def png_text_chunks(png: bytes) -> dict[str, str]:
 
 
 def _render_pdf(vega_lite: dict) -> bytes:
-    return _engine().vegalite_to_pdf(vega_lite, allowed_base_urls=[])
+    from .pdf import canonical_pdf  # vl-convert's object order changes from process to process
+
+    return canonical_pdf(_engine().vegalite_to_pdf(vega_lite, allowed_base_urls=[]), _provenance(vega_lite))
 
 
 SVG_ID = re.compile(r"\b(clip|gradient_|pattern_|marker_)(\d+)\b")
