@@ -187,6 +187,34 @@ def test_loess_matches_statsmodels_lowess(cars, bandwidth):
     close(smooth_loess(x, y, bandwidth), expected)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered in divide")
+@pytest.mark.parametrize("delta", [0.01, 0.05, 0.3])
+@pytest.mark.parametrize("bandwidth", [0.05, 0.3, 1.0])
+def test_loess_with_delta_matches_statsmodels_lowess(cars, bandwidth, delta):
+    """Fits delta·range apart, interpolated in between (ties included), as statsmodels makes them."""
+    x, y = cars
+    order = _stable_order(x)
+    expected = np.empty_like(y)
+    expected[order] = lowess(y[order], x[order], frac=bandwidth, it=0, delta=delta * np.ptp(x),
+                             is_sorted=True, return_sorted=False)
+    close(smooth_loess(x, y, bandwidth, delta=delta * np.ptp(x)), expected)
+
+
+def test_loess_on_many_points_is_statsmodels_fit():
+    """10⁵ points with ties (a local fit per point took ~90 s): the curve drawn is statsmodels' fit."""
+    rng = np.random.default_rng(3)
+    x = np.round(rng.random(100_000), 4)
+    y = np.sin(6 * x) + rng.normal(0, 0.1, x.size)
+    line = fit_trend(x, y, "loess", bandwidth=0.3)
+    order = _stable_order(x)
+    fitted = np.empty_like(y)
+    fitted[order] = lowess(y[order], x[order], frac=0.3, it=0, delta=0.01 * np.ptp(x),
+                           is_sorted=True, return_sorted=False)
+    unique, inverse = np.unique(x, return_inverse=True)
+    means = np.bincount(inverse, weights=fitted) / np.bincount(inverse)
+    close(line.y, np.interp(line.x, unique, means))
+
+
 def test_loess_without_ties_matches_plain_lowess(anscombe):
     rows = anscombe[anscombe["Series"] == "I"]
     x, y = rows["X"].to_numpy(float), rows["Y"].to_numpy(float)
