@@ -72,8 +72,11 @@ def write_gallery(folder: Path, count: int = 100, seed: int = 9) -> Path:
     return specs
 
 
-def write_scatter(folder: Path, n: int, seed: int = 10) -> Path:
-    """An N-point scatter with a linear trend: `folder/scatter_N.yaml` and its CSV."""
+def write_scatter(folder: Path, n: int, seed: int = 10, sample: int | None = None) -> Path:
+    """An N-point scatter with a linear trend: `folder/scatter_N.yaml` and its CSV.
+
+    With `sample`, the spec draws that many of the rows (`data.sample`) and fits all of them.
+    """
     import numpy as np
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,10 +87,11 @@ def write_scatter(folder: Path, n: int, seed: int = 10) -> Path:
     with csv.open("w") as stream:
         stream.write("x,y\n")
         np.savetxt(stream, np.column_stack([x, y]), fmt="%.4f", delimiter=",")
-    spec = folder / f"scatter_{n}.yaml"
+    spec = folder / (f"scatter_{n}.yaml" if sample is None else f"scatter_{n}_sample_{sample}.yaml")
+    drawn = "" if sample is None else f", sample: {sample}"
     spec.write_text(
         f"title: {n} points and a linear trend\nwidth: 480\nheight: 360\n"
-        f"data: {{path: {csv.name}}}\n"
+        f"data: {{path: {csv.name}{drawn}}}\n"
         "encoding:\n  x: {field: x, title: x}\n  y: {field: y, title: y}\n"
         "layers:\n  - mark: {type: point, size: 4}\n"
         '  - trend:\n      method: linear\n      label: "Trend (R²={r2:.3f})"\n'

@@ -1107,8 +1107,11 @@ def data_too_many_rows(path: str, limit: int) -> str:
     return f"data {path!r} has more than {limit:,} rows"
 
 
-def data_too_many_rows_hint() -> str:
-    return "aggregate or sample the data before charting it; a chart cannot show that many marks"
+def data_too_many_rows_hint(sampled: bool = False) -> str:
+    if sampled:
+        return "aggregate the data before charting it"
+    return ("set data.sample to draw that many rows (trends are still fitted on every row), "
+            "or aggregate the data before charting it")
 
 
 def not_dates(field: str, values: Sequence[object]) -> str:

@@ -24,6 +24,7 @@ class DataSpec:
     path: str | None = None
     dataset: str | None = None
     format: str | None = None
+    sample: int | None = None  # rows to draw (all are fitted); None draws every row
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,7 @@ def parse_chart(data: Mapping) -> ChartSpec:
             path=data["data"].get("path"),
             dataset=data["data"].get("dataset"),
             format=data["data"].get("format"),
+            sample=data["data"].get("sample"),
         ),
         layers=layers,
         title=data.get("title"),

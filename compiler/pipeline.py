@@ -2,6 +2,7 @@
 
     text -load-> Document -validate-> (schema errors) -parse-> ChartSpec
          -resolve-> Table of rows -check-> (field errors, warnings)
+         -sample-> the rows drawn (`data.sample`; trends are fitted on every row)
          -fit-> trend lines -translate-> Altair -> Vega-Lite dict
          -export-> .vl.json / .svg / .png / .pdf / .html
 
@@ -94,6 +95,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     from .resolve import check_chart, resolve_data
     from .translate import translate_chart
     from .sanitize import altair_problems, check_vega_lite, scrub_table
+    from .table import sample_rows
     from altair.utils.schemapi import SchemaValidationError
 
     table, scrubbed = scrub_table(resolve_data(spec, document), document)  # text that aborts the renderer
@@ -101,14 +103,16 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)
-    spec = apply_mark_limits(spec, table, document)  # refuse too many marks; no per-mark ARIA labels on many
+    # `data.sample` draws some of the rows; checks above and fits below see them all.
+    drawn = sample_rows(table, spec.data.sample) if spec.data.sample is not None else table
+    spec = apply_mark_limits(spec, drawn, document)  # refuse too many marks; no per-mark ARIA labels on many
     fits = fit_chart(spec, table, document)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
     try:
-        vega_lite = translate_chart(spec, table, fits)
+        vega_lite = translate_chart(spec, drawn, fits)
     except SchemaValidationError as error:  # Altair checks some objects as it builds them
         raise SpecError.collect(altair_problems(error, document)) from None
-    invalid = check_vega_lite(vega_lite, document, table)  # what the chart schema lets through but Vega-Lite refuses
+    invalid = check_vega_lite(vega_lite, document, drawn)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(vega_lite, path, spec, document)  # usermeta.chartc: versions, hashes

@@ -24,10 +24,13 @@ from .table import (DATE, TEXT, Table, from_records, is_missing, json_reader_typ
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 100_000  # far more marks than a chart can show; ~10⁶ points abort the renderer (vl-convert#210)
+# Rows a chart may read when it draws a `sample` of them (and fits every one).
+MAX_SAMPLED_ROWS = 2_000_000
+# Readers of a data file; past `max_rows` rows they stop reading (one more is read, to tell).
 READERS = {
-    ".csv": lambda p: read_delimited(p, ",", max_rows=MAX_ROWS + 1),  # stop reading past the row limit
-    ".tsv": lambda p: read_delimited(p, "\t", max_rows=MAX_ROWS + 1),
-    ".json": lambda p: _read_json_records(p),
+    ".csv": lambda path, max_rows: read_delimited(path, ",", max_rows=max_rows),
+    ".tsv": lambda path, max_rows: read_delimited(path, "\t", max_rows=max_rows),
+    ".json": lambda path, max_rows: _read_json_records(path),
 }
 FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json"}
 # Date columns of the vega-datasets tables not written as ISO dates (as the
@@ -54,6 +57,7 @@ def resolve_data(spec: ChartSpec, doc: Document) -> Table:
         SpecError: the file is missing, unreadable, outside the project, or empty.
     """
     data = spec.data
+    limit = MAX_ROWS if data.sample is None else MAX_SAMPLED_ROWS
     if data.values is not None:
         for index, key in _nested_values(data.values):  # a chart reads flat rows; nested ones break grouping
             where = ("data", "values", index, key)
@@ -64,23 +68,24 @@ def resolve_data(spec: ChartSpec, doc: Document) -> Table:
         table = load_dataset(data.dataset)
     else:
         try:
-            table = _load_file(data.path, data.format, doc)
+            table = _load_file(data.path, data.format, doc, limit + 1)
         except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
             raise SpecError(msg.data_unreadable(data.path, getattr(exc, "strerror", None) or str(exc)),
                             ("data", "path"), location=doc.locate(("data", "path")), stage="resolve") from None
     if not len(table):
         raise SpecError(msg.empty_data(), ("data",), location=doc.locate(("data",)),
                         stage="resolve", hint=msg.empty_data_hint())
-    if len(table) > MAX_ROWS:
-        raise SpecError(msg.data_too_many_rows(data.path or data.dataset or "values", MAX_ROWS), ("data",),
-                        location=doc.locate(("data",)), stage="resolve", hint=msg.data_too_many_rows_hint())
+    if len(table) > limit:
+        raise SpecError(msg.data_too_many_rows(data.path or data.dataset or "values", limit), ("data",),
+                        location=doc.locate(("data",)), stage="resolve",
+                        hint=msg.data_too_many_rows_hint(sampled=data.sample is not None))
     return table
 
 
 def load_dataset(name: str) -> Table:
     """A vega-datasets table shipped with the package, typed as its pandas loader types it."""
     path, suffix = _dataset_file(name)
-    table = READERS[suffix](path)
+    table = READERS[suffix](path, None)
     if suffix == ".json":
         table = json_reader_types(table)
     return parse_dates(table, DATASET_DATES.get(name))
@@ -95,7 +100,7 @@ def project_root(spec_file: Path) -> Path:
     return folder
 
 
-def _load_file(path: str, fmt: str | None, doc: Document) -> Table:
+def _load_file(path: str, fmt: str | None, doc: Document, max_rows: int) -> Table:
     resolved, suffix = data_file(path, fmt, doc)
     where = ("data", "path")
     location = doc.locate(where)
@@ -104,7 +109,7 @@ def _load_file(path: str, fmt: str | None, doc: Document) -> Table:
         return SpecError(message, where, location=location, stage="resolve", hint=hint)
 
     try:
-        return READERS[suffix](resolved)
+        return READERS[suffix](resolved, max_rows)
     except ValueError as exc:  # TableError, or JSON that is not a list of records
         raise fail(msg.data_unreadable(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
 

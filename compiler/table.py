@@ -319,6 +319,31 @@ def parse_date(text: str, pattern: str | None = None) -> datetime.datetime:
     return stamp
 
 
+# ------------------------------------------------------------------ sampling
+
+SAMPLE_SEED = 0
+
+
+def sample_rows(table: Table, count: int) -> Table:
+    """`count` rows picked at random, the same ones on every run, kept in their order.
+
+    Each row gets a key from `random.Random(SAMPLE_SEED).random()`, the one
+    generator Python promises to keep across versions, and the rows with the
+    smallest keys are kept. A table of at most `count` rows is returned whole.
+    """
+    if len(table) <= count:
+        return table
+    import random
+
+    import numpy as np
+
+    draw = random.Random(SAMPLE_SEED).random
+    keys = np.fromiter((draw() for _ in range(len(table))), dtype=float, count=len(table))
+    keep = np.zeros(len(table), dtype=bool)
+    keep[np.argsort(keys, kind="stable")[:count]] = True
+    return table.select(keep.tolist())
+
+
 # ------------------------------------------------------------------ values
 
 def to_number(value: Any) -> float:

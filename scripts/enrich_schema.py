@@ -55,6 +55,7 @@ EXAMPLES: dict[str, object] = {
     "data.path": ["data/results.csv", "data/runs.tsv", "data/points.json"],
     "data.dataset": ["cars", "iris", "stocks"],
     "data.format": ["csv", "tsv", "json"],
+    "data.sample": [20000],
     "transform": [[{"filter": {"field": "Horsepower", "valid": True}},
                    {"calculate": "datum.Miles_per_Gallon * 0.425", "as": "km_per_litre"}]],
     "encoding": [{"x": "Horsepower", "y": "Miles_per_Gallon", "color": "Origin"}],

@@ -307,7 +307,7 @@ def test_a_file_over_the_size_limit_is_refused_without_reading_it(project, monke
     big = project / "data" / "big.csv"
     with big.open("wb") as stream:  # sparse: the size is there, the bytes are not
         stream.truncate(resolve.MAX_FILE_BYTES + 1)
-    monkeypatch.setitem(resolve.READERS, ".csv", lambda path: pytest.fail("read the oversized file"))
+    monkeypatch.setitem(resolve.READERS, ".csv", lambda path, rows: pytest.fail("read the oversized file"))
     spec = write(project, "big.yaml", spec_text("{path: data/big.csv}"))
     problem = at(compile_error(spec), 2, 14)
     assert problem.message == msg.data_too_large("data/big.csv", resolve.MAX_FILE_BYTES + 1, resolve.MAX_FILE_BYTES)

@@ -1,0 +1,102 @@
+"""`data.sample`: past the row limit, draw a fixed random sample and fit every row."""
+
+from __future__ import annotations
+
+import json
+import random
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from compiler import errors as msg
+from compiler.errors import SpecError
+from compiler.export import render
+from compiler.pipeline import compile_spec
+from compiler.resolve import MAX_ROWS
+from compiler.table import SAMPLE_SEED, from_records, sample_rows
+
+ROWS = MAX_ROWS + 50_000
+
+SPEC = """\
+data: {{path: big.csv{sample}}}
+encoding: {{x: x, y: y}}
+layers:
+  - mark: point
+  - trend: {{method: linear}}
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """A git work tree with big.csv: 150,000 rows of y = 2x + 1 + noise (noise from a fixed seed)."""
+    root = tmp_path_factory.mktemp("sample")
+    (root / ".git").mkdir()
+    rng = np.random.default_rng(7)
+    x = np.round(rng.random(ROWS) * 100, 3)
+    y = np.round(2 * x + 1 + rng.normal(0, 5, ROWS), 3)
+    lines = ["x,y"] + [f"{a!r},{b!r}" for a, b in zip(x.tolist(), y.tolist())]
+    (root / "big.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def compiled(project, sample: int | None, name: str = "spec"):
+    spec = project / f"{name}.yaml"
+    spec.write_text(SPEC.format(sample="" if sample is None else f", sample: {sample}"), encoding="utf-8")
+    return compile_spec(spec)
+
+
+def drawn_rows(chart) -> list[dict]:
+    """The rows the chart embeds for its marks (the trend carries its own curve)."""
+    return chart.vega_lite["datasets"][chart.vega_lite["data"]["name"]]
+
+
+def test_past_the_row_limit_the_error_suggests_a_sample(project):
+    with pytest.raises(SpecError) as raised:
+        compiled(project, None)
+    (problem,) = raised.value.errors
+    assert problem.message == msg.data_too_many_rows("big.csv", MAX_ROWS)
+    assert problem.hint == msg.data_too_many_rows_hint() and "data.sample" in problem.hint
+
+
+def test_a_sample_draws_that_many_file_rows_in_file_order_and_fits_every_row(project):
+    chart = compiled(project, 2_000)
+    rows = drawn_rows(chart)
+    assert len(rows) == 2_000
+    lines = (project / "big.csv").read_text(encoding="utf-8").splitlines()[1:]
+    positions = {line: i for i, line in enumerate(lines)}
+    picked = [positions[f"{row['x']!r},{row['y']!r}"] for row in rows]
+    assert picked == sorted(picked) and len(set(picked)) == 2_000
+    # The trend is fitted on all 150,000 rows: numpy's least squares on the whole file.
+    data = np.loadtxt(project / "big.csv", delimiter=",", skiprows=1)
+    slope, intercept = np.polyfit(data[:, 0], data[:, 1], 1)
+    (line,) = chart.fits[("layers", 1)]
+    assert line.n == ROWS
+    assert dict(line.coefficients) == pytest.approx({"intercept": intercept, "slope": slope}, rel=1e-9)
+
+
+def test_the_sample_is_the_same_on_every_compile_and_renders(project):
+    first = compiled(project, 500, "a")
+    again = compiled(project, 500, "a")
+    assert json.dumps(first.vega_lite, sort_keys=True) == json.dumps(again.vega_lite, sort_keys=True)
+    tree = ET.fromstring(render(first.vega_lite, "svg"))
+    marks = [len(group) for group in tree.iter() if "role-mark" in group.get("class", "").split()]
+    assert sorted(marks) == [1, 500]  # the trend line, and one symbol per sampled row
+
+
+def test_sample_rows_keeps_the_rows_with_the_smallest_seeded_keys():
+    table = from_records([{"i": i} for i in range(1_000)])
+    draw = random.Random(SAMPLE_SEED).random
+    keys = [draw() for _ in range(1_000)]
+    expected = sorted(sorted(range(1_000), key=keys.__getitem__)[:37])
+    assert sample_rows(table, 37)["i"] == expected
+    assert sample_rows(table, 1_000) is table and sample_rows(table, 5_000) is table
+
+
+def test_a_sample_below_one_is_a_schema_error(project):
+    spec = project / "zero.yaml"
+    spec.write_text(SPEC.format(sample=", sample: 0"), encoding="utf-8")
+    with pytest.raises(SpecError) as raised:
+        compile_spec(spec)
+    (problem,) = raised.value.errors
+    assert problem.path == ("data", "sample") and problem.location.line == 1
