@@ -6,8 +6,13 @@ relative data path resolves as it did at that revision), and compiled with
 the normal pipeline. Per chart the report says what changed in the spec (a
 structural diff of the spec's values, not of its text), in the data (rows
 added, removed, changed), in the fits (R², coefficients), and which charts
-were added or removed. A chart whose spec and data bytes are the same on both
-sides is not compiled at all.
+were added, removed or renamed. A chart whose spec and data bytes are the
+same on both sides is not compiled at all.
+
+A spec that exists only before and one that exists only after are one
+renamed chart when their texts are at least half alike (git's default
+threshold for renames); it is compared with its old self, so a moved file
+reads as "renamed from", plus whatever changed on the way.
 
 Built only on `pipeline` (and the resolve stage, to read the rows).
 """
@@ -38,6 +43,8 @@ WORKTREE_LABEL = "working tree"
 FIT_DIGITS = 6
 # Above this many rows per side, rows are compared as multisets, not in order.
 SEQUENCE_ROW_LIMIT = 20_000
+# A removed and an added spec at least this alike (difflib ratio) are one renamed chart.
+RENAME_SIMILARITY = 0.5
 
 
 class DiffUsageError(Exception):
@@ -390,20 +397,23 @@ def _without_provenance(vega_lite: dict) -> dict:
 
 @dataclass
 class ChartDiff:
-    """What happened to one chart: added, removed or changed, and how."""
+    """What happened to one chart: added, removed, renamed or changed, and how."""
 
     path: str
-    status: str                   # "added", "removed" or "changed"
+    status: str                   # "added", "removed", "renamed" or "changed"
     changes: list[str]
     before: Side
     after: Side
     title: str = ""
+    renamed_from: str | None = None  # its path before, when it moved
 
     def lines(self) -> list[str]:
+        changes = [f"{self.path}: {line}" for line in self.changes]
+        if self.renamed_from is not None:
+            return [f"{self.path}: {msg.diff_renamed_from(self.renamed_from)}", *changes]
         if self.status != "changed":
-            extra = [f"{self.path}: {line}" for line in self.changes]
-            return [f"{self.path}: {self.status}", *extra]
-        return [f"{self.path}: {line}" for line in self.changes]
+            return [f"{self.path}: {self.status}", *changes]
+        return changes
 
 
 @dataclass
@@ -423,8 +433,9 @@ class DiffReport:
     def lines(self) -> list[str]:
         lines = [line for chart in self.charts for line in chart.lines()]
         counts = Counter(chart.status for chart in self.charts)
-        lines.append(msg.diff_summary(self.before, self.after, counts["changed"], counts["added"],
-                                      counts["removed"], self.unchanged))
+        renamed = sum(chart.renamed_from is not None for chart in self.charts)
+        lines.append(msg.diff_summary(self.before, self.after, counts["changed"] + counts["renamed"] - renamed,
+                                      counts["added"], counts["removed"], self.unchanged, renamed))
         return lines
 
 
@@ -456,10 +467,15 @@ def diff_charts(rev_a: str | None = "HEAD", rev_b: str | None = None, paths=(), 
     for given, path in zip(paths or DEFAULT_PATHS, wanted):
         if not (root / path).exists() and not any(n == path or n.startswith(path + "/") for n in names):
             report.unmatched.append(str(given))
+    renames = _renames(tree_a, tree_b, sorted(set(names) - set(tree_b.list_specs(wanted))),
+                       sorted(set(names) - set(tree_a.list_specs(wanted))))
+    moved = set(renames.values())
     scratch = Path(tempfile.mkdtemp(prefix="chartc-diff-"))
     try:
         for name in names:
-            chart = _diff_chart(name, tree_a, tree_b, scratch)
+            if name in moved:  # reported under its new path
+                continue
+            chart = _diff_chart(name, tree_a, tree_b, scratch, renames.get(name))
             if chart is None:
                 report.unchanged += 1
             else:
@@ -469,13 +485,42 @@ def diff_charts(rev_a: str | None = "HEAD", rev_b: str | None = None, paths=(), 
     return report
 
 
-def _diff_chart(path: str, tree_a: Tree, tree_b: Tree, scratch: Path) -> ChartDiff | None:
-    before, after = _read_side(tree_a, path), _read_side(tree_b, path)
+def _renames(tree_a: Tree, tree_b: Tree, removed: list[str], added: list[str]) -> dict[str, str]:
+    """New path -> old path of each added spec that is a removed one moved (see `RENAME_SIMILARITY`).
+
+    Each added spec, in path order, takes the most alike removed one left
+    (the first in path order on a tie).
+    """
+    texts_a = {path: (tree_a.read(path) or b"").decode("utf-8", "replace") for path in removed}
+    renames: dict[str, str] = {}
+    for new in added:
+        text = (tree_b.read(new) or b"").decode("utf-8", "replace")
+        best, best_ratio = None, RENAME_SIMILARITY
+        for old, old_text in texts_a.items():
+            matcher = difflib.SequenceMatcher(None, old_text, text, autojunk=False)
+            if matcher.real_quick_ratio() < best_ratio or matcher.quick_ratio() < best_ratio:
+                continue
+            ratio = 1.0 if old_text == text else matcher.ratio()
+            if ratio > best_ratio or (best is None and ratio >= best_ratio):
+                best, best_ratio = old, ratio
+        if best is not None:
+            renames[new] = best
+            del texts_a[best]
+    return renames
+
+
+def _diff_chart(path: str, tree_a: Tree, tree_b: Tree, scratch: Path,
+                old_path: str | None = None) -> ChartDiff | None:
+    """How the chart at `path` changed; `old_path` is where it was before, when it moved."""
+    before_path = old_path or path
+    before, after = _read_side(tree_a, before_path), _read_side(tree_b, path)
     if before.identity == after.identity:
-        return None
-    for side, tree in ((before, tree_a), (after, tree_b)):
+        if old_path is None:
+            return None
+        return ChartDiff(path, "renamed", [], before, after, _title(before, after, path), renamed_from=old_path)
+    for side, tree, side_path in ((before, tree_a, before_path), (after, tree_b, path)):
         if side.spec_bytes is not None:
-            _compile_side(side, tree, path, scratch)
+            _compile_side(side, tree, side_path, scratch)
     if before.spec_bytes is None or after.spec_bytes is None:
         status = "added" if before.spec_bytes is None else "removed"
         present = after if before.spec_bytes is None else before
@@ -504,9 +549,9 @@ def _diff_chart(path: str, tree_a: Tree, tree_b: Tree, scratch: Path) -> ChartDi
     if before.errors != after.errors:  # broken or fixed by this change
         for side, tree in ((before, tree_a), (after, tree_b)):
             changes.extend(msg.diff_error(tree.label, line) for line in side.errors)
-    if not changes:  # bytes differ, meaning does not (a comment, a reformatted file)
+    if not changes and old_path is None:  # bytes differ, meaning does not (a comment, a reformatted file)
         changes.append(msg.diff_text_only())
-    return ChartDiff(path, "changed", changes, before, after, _title(before, after, path))
+    return ChartDiff(path, "changed", changes, before, after, _title(before, after, path), renamed_from=old_path)
 
 
 def _title(before: Side, after: Side, path: str) -> str:
@@ -562,13 +607,17 @@ def _side_html(side: Side, label: str) -> str:
             f'src="data:image/svg+xml;base64,{svg}"></div>')
 
 
+def _status(chart: ChartDiff) -> str:
+    return chart.status if chart.renamed_from is None else msg.diff_renamed_from(chart.renamed_from)
+
+
 def report_html(report: DiffReport) -> str:
     """A self-contained page: per changed chart, its changes and before/after side by side."""
     sections = []
     for chart in report.charts:
         items = "".join(f"<li>{html.escape(line)}</li>" for line in chart.changes) or ""
         sections.append(
-            f'<section><h2>{html.escape(chart.title)} <small>{html.escape(chart.path)} · {chart.status}</small></h2>'
+            f'<section><h2>{html.escape(chart.title)} <small>{html.escape(chart.path)} · {_status(chart)}</small></h2>'
             f"<ul>{items}</ul><div class=\"sides\">{_side_html(chart.before, report.before)}"
             f"{_side_html(chart.after, report.after)}</div></section>")
     return REPORT_PAGE.format(

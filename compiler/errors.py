@@ -987,9 +987,15 @@ def diff_text_only() -> str:
     return "text changed, the chart did not (comments or formatting)"
 
 
-def diff_summary(before: str, after: str, changed: int, added: int, removed: int, unchanged: int) -> str:
-    return (f"{before} -> {after}: {changed} changed, {added} added, {removed} removed, "
+def diff_summary(before: str, after: str, changed: int, added: int, removed: int, unchanged: int,
+                 renamed: int = 0) -> str:
+    moved = f", {renamed} renamed" if renamed else ""
+    return (f"{before} -> {after}: {changed} changed, {added} added, {removed} removed{moved}, "
             f"{unchanged} unchanged")
+
+
+def diff_renamed_from(old: str) -> str:
+    return f"renamed from {old}"
 
 
 def mark_property_not_for(prop: str, kind: str) -> str:

@@ -109,13 +109,47 @@ def test_diff_from_a_subfolder_with_relative_paths(repo, monkeypatch):
     assert [chart.path for chart in report.charts] == ["specs/trend.yaml"]
 
 
+OTHER = """\
+title: Something else entirely
+data:
+  values: [{day: "2024-01-01", n: 10}, {day: "2024-01-02", n: 12}, {day: "2024-01-03", n: 9}]
+mark: {type: line, point: true}
+encoding:
+  x: {field: day, type: temporal, title: Day}
+  y: {field: n, title: Visitors}
+"""
+
+
 def test_added_and_removed_charts(repo, capsys):
     (repo / "specs" / "bars.yaml").unlink()
-    (repo / "specs" / "new.yaml").write_text(BARS.replace("title: Bars", "title: New"))
+    (repo / "specs" / "new.yaml").write_text(OTHER)
     assert main(["diff"]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["specs/bars.yaml: removed", "specs/new.yaml: added",
                      msg.diff_summary("HEAD", "working tree", 0, 1, 1, 1)]
+
+
+def test_a_moved_spec_is_a_rename_not_a_removal_and_an_addition(repo, capsys):
+    (repo / "specs" / "sub").mkdir()
+    (repo / "specs" / "bars.yaml").rename(repo / "specs" / "sub" / "bars.yaml")
+    assert main(["diff"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"specs/sub/bars.yaml: {msg.diff_renamed_from('specs/bars.yaml')}",
+        msg.diff_summary("HEAD", "working tree", 0, 0, 0, 1, renamed=1)]
+
+
+def test_a_renamed_and_edited_spec_is_compared_with_its_old_self(repo, capsys):
+    (repo / "specs" / "bars.yaml").unlink()
+    (repo / "specs" / "new.yaml").write_text(BARS.replace("title: Bars", "title: New"))
+    (repo / "specs" / "other.yaml").write_text(OTHER)  # unlike bars.yaml: a plain addition
+    assert main(["diff"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"specs/new.yaml: {msg.diff_renamed_from('specs/bars.yaml')}",
+        "specs/new.yaml: spec: title: Bars -> New",
+        "specs/other.yaml: added",
+        msg.diff_summary("HEAD", "working tree", 0, 1, 0, 1, renamed=1)]
+    page = report_html(diff_charts("HEAD", None))
+    assert f"specs/new.yaml · {msg.diff_renamed_from('specs/bars.yaml')}" in page
 
 
 def test_a_change_that_breaks_the_chart_is_reported_with_its_diagnostic(repo):
