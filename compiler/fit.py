@@ -15,10 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import math
 import string
-
-import numpy as np
 
 from . import errors as msg
 from .errors import SpecError
@@ -26,7 +23,7 @@ from .load import Document
 from .markers import category_key
 from .model import ChartSpec, LayerSpec
 from .resolve import IncomparableFilter, predicate_mask
-from .table import DATE, Table, is_missing, json_value, milliseconds, parse_date, to_number
+from .table import DATE, Table, floats, is_missing, json_value, milliseconds, parse_date
 from .trend import TrendLine, fit_trend, format_trend_label
 
 # Encoding properties that make a channel show something other than the rows'
@@ -136,8 +133,7 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
         raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint())
     lines = []
     for group, part in groups:
-        x = _numbers(part[x_field])
-        y = np.array([to_number(v) for v in part[y_field]], dtype=float)
+        x, y = floats(part, x_field), floats(part, y_field)
         corner, text = annotation(trend)
         try:
             line = fit_trend(x, y, trend.method, group=group, **options)
@@ -231,12 +227,6 @@ def _datetime_parts(value: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown DateTime keys {sorted(unknown)}")
     return parts
-
-
-def _numbers(values: list) -> np.ndarray:
-    """x values as floats: dates as milliseconds since 1970 (wall clock), missing ones as NaN."""
-    return np.array([math.nan if is_missing(v) else milliseconds(v) if isinstance(v, datetime.datetime)
-                     else to_number(v) for v in values], dtype=float)
 
 
 def _groups(rows: Table, by: str | None, spec: ChartSpec) -> list[tuple]:
