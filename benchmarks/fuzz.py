@@ -37,8 +37,8 @@ def _load_properties():
 
 
 def _render_worker(connection) -> None:
-    """Render every chart sent over `connection` to SVG and HTML; reply "ok" or the error."""
-    from compiler.export import render
+    """Render every chart sent over `connection` to SVG and HTML; reply "ok", "refused: ..." or the error."""
+    from compiler.export import RenderRefused, render
 
     while True:
         text = connection.recv()
@@ -49,6 +49,8 @@ def _render_worker(connection) -> None:
                 if not render(json.loads(text), fmt):
                     raise AssertionError(f"empty {fmt}")
             connection.send("ok")
+        except RenderRefused as refusal:  # chartc reports it on the spec: fine if the spec wrote an expression
+            connection.send(f"refused: {refusal.reason}")
         except Exception as error:  # noqa: BLE001 - reported to the parent
             lines = [line.strip() for line in str(error).splitlines() if line.strip() and not line.startswith("    at ")]
             connection.send(f"{type(error).__name__}: {' '.join(lines)[:300]}")
@@ -78,8 +80,13 @@ class Renderer:
             self.process.join()
         self.process = None
 
-    def check(self, text: str) -> None:
-        """Render `text` (compiled Vega-Lite); raise `RenderFailure` if the renderer died, hung or raised."""
+    def check(self, text: str, spec) -> None:
+        """Render `text` (compiled Vega-Lite); raise `RenderFailure` if the renderer died, hung or raised.
+
+        Vega refusing to draw is a diagnostic on the spec (`sanitize.render_refusal`)
+        when the spec wrote an expression (a filter or calculate text) that can be
+        at fault; otherwise chartc generated what Vega refused, a finding.
+        """
         if self.process is None:
             self._start()
         self.connection.send(text)
@@ -92,6 +99,8 @@ class Renderer:
             code = self.process.exitcode if self.process else None
             self._restart()
             raise RenderFailure(f"renderer process died (exit code {code})") from None
+        if reply.startswith("refused: ") and _writes_an_expression(spec):
+            return
         if reply != "ok":
             raise RenderFailure(f"render failed: {reply}")
 
@@ -100,6 +109,16 @@ class Renderer:
             self.connection.send(None)
             self.process.join(5)
         self._restart()
+
+
+def _writes_an_expression(value) -> bool:
+    """Whether a spec holds a filter or calculate written as expression text."""
+    if isinstance(value, dict):
+        return any((key in ("filter", "calculate") and isinstance(item, str)) or _writes_an_expression(item)
+                   for key, item in value.items())
+    if isinstance(value, list):
+        return any(_writes_an_expression(item) for item in value)
+    return False
 
 
 def _shortened(spec, props):
@@ -148,7 +167,7 @@ def main(argv=None) -> int:
         try:
             outcome = props.check_spec_file(path)
             if args.render and outcome.kind == "compiled":
-                renderer.check(outcome.text)
+                renderer.check(outcome.text, spec)
         except BaseException as error:  # noqa: BLE001 - anything but a SpecError is a finding
             if isinstance(error, (KeyboardInterrupt, SystemExit)):
                 raise

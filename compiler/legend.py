@@ -160,7 +160,7 @@ class LegendPlan:
         if renamed:
             expr = "datum.label"
             for key, label in reversed(renamed):
-                expr = f"datum.label === {json.dumps(key, ensure_ascii=False)} ? {json.dumps(label, ensure_ascii=False)} : {expr}"
+                expr = f"datum.label === {expression_string(key)} ? {expression_string(label)} : {expr}"
             props["labelExpr"] = expr
         if not any(e.kind == "marker" for e in self.entries) and any(
                 e.kind in ("line", "trend") for e in self.entries):
@@ -310,3 +310,13 @@ def legend_config(legend: dict) -> dict:
     if "title" in legend and legend["title"] is None:
         settings["title"] = None
     return settings
+
+
+def expression_string(text: str) -> str:
+    """Text as a string literal of a Vega expression.
+
+    JSON's quoting, but U+2028 and U+2029 escaped: JSON allows them raw in a
+    string, Vega's expression parser reads them as line breaks and refuses the
+    expression (a category named with one broke the whole chart).
+    """
+    return json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

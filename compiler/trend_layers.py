@@ -27,7 +27,6 @@ import datetime as dt
 
 from .fit import annotation
 from .model import LayerSpec
-from .translate import inline_data
 
 DEFAULT_STYLE = {"color": "gray", "width": 2}
 DEFAULT_BAND_OPACITY = 0.18
@@ -113,7 +112,7 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
         band_mark = {"opacity": style.get("band_opacity", DEFAULT_BAND_OPACITY), "clip": True}
         if colors is not None and len(set(colors)) == 1:
             band_mark["color"] = colors[0]
-        charts.append(alt.Chart(inline_data(alt, band_rows)).mark_area(**band_mark).encode(
+        charts.append(alt.Chart(alt.InlineData(values=band_rows)).mark_area(**band_mark).encode(
             x=x_channel, y=y_channel,
             # y2's title joins y's unless it is the same: keep the axis title the points give it.
             y2=alt.Y2(field=UPPER_FIELD, title=_title(layer, "y")),
@@ -128,7 +127,7 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
         line_mark["opacity"] = style["opacity"]
     # A legend entry draws the line through the plan's scales (stroke, dash).
     line_encodings = {**detail, **(legend_encodings or color)}
-    charts.append(alt.Chart(inline_data(alt, line_rows)).mark_line(**line_mark).encode(
+    charts.append(alt.Chart(alt.InlineData(values=line_rows)).mark_line(**line_mark).encode(
         x=x_channel, y=y_channel, **line_encodings))
 
     if annotation(trend)[0] in ANNOTATE_CORNERS:
@@ -261,7 +260,7 @@ def _annotations(layer: LayerSpec, lines, colors, by_field, alt) -> list:
         elif by_field is not None:
             row[by_field] = line.group
             encodings = _color_encoding(None, by_field, layer, alt)
-        charts.append(alt.Chart(inline_data(alt, [row])).mark_text(**mark).encode(
+        charts.append(alt.Chart(alt.InlineData(values=[row])).mark_text(**mark).encode(
             x=alt.XValue(x_value), y=alt.YValue(y_value),
             text=alt.Text(field=TEXT_FIELD, type="nominal"), **encodings))
     return charts

@@ -212,6 +212,23 @@ def test_integers_past_what_the_renderer_reads_become_floats_with_a_warning(proj
     assert problem.message == msg.number_out_of_range("18446744073709551616")
 
 
+def test_a_category_holding_a_line_separator_keeps_its_legend_labels(project):
+    """U+2028 is valid in JSON text but a line break to Vega's expression parser (the labels' labelExpr)."""
+    spec = write(project, "sep.yaml", """\
+        data:
+          values: [{bpb: 1, score: 2, model: "a\\u2028b"}, {bpb: 2, score: 3, model: c}]
+        encoding: {x: bpb, y: score}
+        mark: point
+        markers:
+          field: model
+          styles:
+            "a\\u2028b": {shape: star, label: First}
+            c: {shape: circle, label: Second}
+        """)
+    texts = [t.text for t in ET.fromstring(render(compile_spec(spec).vega_lite, "svg")).iter("{http://www.w3.org/2000/svg}text")]
+    assert "First" in texts and "Second" in texts
+
+
 def test_nested_values_in_data_are_refused(project):
     (project / "data" / "nested.json").write_text(json.dumps([{"bpb": 1, "score": [1, 2]}]), encoding="utf-8")
     problem = at(compile_error(write(project, "n.yaml", spec_text("{path: data/nested.json}"))), 2, 14)

@@ -56,6 +56,13 @@ def test_unknown_key_without_a_near_miss_lists_the_allowed_keys():
     assert error.location == Location("spec.yaml", 1, 23)
 
 
+def test_a_facet_needs_a_field():
+    """A facet channel without a field used to reach the renderer as 'Undefined data set name'."""
+    error = only("data: {dataset: iris}\nmark: point\nfacet: {column: {title: Species}}\n")
+    assert (error.path, error.message) == (("facet", "column"), "missing required key 'field'")
+    assert error.location == Location("spec.yaml", 3, 9)
+
+
 def test_unknown_channel():
     error = only("data: {dataset: cars}\nmark: point\nencoding:\n  colour: Origin\n")
     assert (error.path, error.hint) == (("encoding", "colour"), "did you mean 'color'?")
