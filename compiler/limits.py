@@ -98,8 +98,11 @@ def apply_mark_limits(spec, table, doc):
 
 def _check_facet_panels(spec, table, doc) -> None:
     """Refuse a facet whose row and column fields make more than `MAX_FACET_PANELS` panels."""
+    # A binned or time-unit facet has fewer panels than values (a year of dates
+    # is one panel): only plain fields are counted.
     fields = [d["field"] for c, d in (spec.facet or {}).items()
-              if c in ("row", "column") and isinstance(d, dict) and d.get("field") in table]
+              if c in ("row", "column") and isinstance(d, dict) and d.get("field") in table
+              and not d.get("timeUnit") and not d.get("bin")]
     panels = _distinct(table, fields) if fields else 1
     if panels > MAX_FACET_PANELS:
         where = ("facet",)

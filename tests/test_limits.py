@@ -143,3 +143,14 @@ def test_a_facet_with_too_many_panels_is_refused(tmp_path):
     error = caught.value
     assert error.message == msg.too_many_panels(MAX_FACET_PANELS + 1, MAX_FACET_PANELS)
     assert error.path == ("facet",) and (error.location.line, error.location.column) == (4, 1)
+
+
+def test_a_facet_by_time_unit_counts_its_panels_not_its_dates(tmp_path):
+    """1,461 days are 4 yearly panels: the panel limit must not refuse them."""
+    from compiler import compile_spec
+
+    spec = tmp_path / "years.yaml"
+    spec.write_text("data: {dataset: seattle-weather}\nmark: point\nencoding: {x: temp_min, y: temp_max}\n"
+                    "facet:\n  column: {field: date, timeUnit: year}\n")
+    vega_lite = compile_spec(spec).vega_lite
+    assert vega_lite["facet"]["column"]["timeUnit"] == "year"
