@@ -345,12 +345,13 @@ def show_number(a: float | None, b: float | None) -> tuple[str, str]:
 
 
 def _fit_summaries(compiled) -> dict[tuple[str, str], dict]:
-    from .trend import trend_summary
+    from .trend import line_subset, trend_summary
 
     summaries = {}
     for path, lines in (compiled.fits or {}).items():
         for line in lines:
-            name = format_path(path) + ("" if line.group is None else f" ({line.group})")
+            subset = line_subset(line)
+            name = format_path(path) + ("" if subset is None else f" ({subset})")
             summaries[name] = trend_summary(line)
     return summaries
 

@@ -332,8 +332,33 @@ def trend_transform_hint() -> str:
     return "use a field predicate such as filter: {field: Year, gte: 1975}, or compute the field in the data file"
 
 
-def trend_with_facet() -> str:
-    return "trend layers cannot be combined with facet yet"
+def trend_in_panel(panel, message: str) -> str:
+    where = ", ".join(f"{field} {value!r}" for field, value in panel)
+    return f"in the panel for {where}: {message}"
+
+
+def trend_annotate_with_facet() -> str:
+    return "annotate cannot place a trend's numbers in a faceted chart"
+
+
+def trend_annotate_with_facet_hint() -> str:
+    return "each panel has its own fit; remove annotate (the fits are in the chart's .fits.json)"
+
+
+def trend_label_differs_by_panel(template: str) -> str:
+    return f"the label {template!r} reads differently in each panel, but the panels share one legend"
+
+
+def trend_label_differs_by_panel_hint() -> str:
+    return "use a label without the fit's numbers, such as 'Linear fit'; each panel's numbers are in the .fits.json"
+
+
+def trend_facet_derived(channel: str, prop: str) -> str:
+    return f"trends are fitted per facet panel, so facet {channel} cannot use {prop!r}"
+
+
+def trend_facet_derived_hint() -> str:
+    return "facet by a field's own values, such as a column holding the year"
 
 
 # ---- shape messages

@@ -84,16 +84,19 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
     trend = layer.trend
     where = layer.path + ("trend",)
 
-    def fail(message, relative=(), hint=None, group=None):
+    def fail(message, relative=(), hint=None, group=None, panel=()):
         path = where + tuple(relative)
         # The key at fault if the file has it, else the trend's own key.
         location = (doc.positions.get(path) if relative else None) or doc.locate(where, key=True)
         if trend.by is not None and group is not None:
             message = msg.trend_in_group(trend.by, group, message)
+        if panel:
+            message = msg.trend_in_panel(panel, message)
         return SpecError(message, path, location=location, stage="fit", hint=hint)
 
-    if spec.facet is not None:
-        raise fail(msg.trend_with_facet())
+    facet_fields = _facet_fields(spec, doc)
+    if facet_fields and annotation(trend)[0] is not None:
+        raise fail(msg.trend_annotate_with_facet(), ("annotate",), msg.trend_annotate_with_facet_hint())
     for channel in ("x", "y"):
         if "field" not in layer.encoding.get(channel, {}):
             raise fail(msg.trend_needs_xy(channel))
@@ -128,26 +131,68 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
         y_scale=scales["y"].get("type", DEFAULT_SCALE[kinds["y"]]),
         x_exponent=scales["x"].get("exponent", 1.0), y_exponent=scales["y"].get("exponent", 1.0),
     )
-    groups = _groups(rows, trend.by, spec)
-    if not groups:  # every row's `by` value is missing
-        raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint())
     lines = []
-    for group, part in groups:
-        x, y = floats(part, x_field), floats(part, y_field)
-        corner, text = annotation(trend)
-        try:
-            line = fit_trend(x, y, trend.method, group=group, **options)
-            label = format_trend_label(trend.label, line) if trend.label is not None else None
-        except SpecError as error:
-            raise fail(error.message, error.path, error.hint, group) from None
-        if corner is not None and text is not None:
-            try:  # fail here, at the text, not when drawing
-                format_trend_label(text, line)
+    for panel, panel_rows in _panels(rows, facet_fields):
+        groups = _groups(panel_rows, trend.by, spec)
+        if not groups:  # every row's `by` value is missing
+            raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint(), panel=panel)
+        for group, part in groups:
+            x, y = floats(part, x_field), floats(part, y_field)
+            corner, text = annotation(trend)
+            try:
+                line = fit_trend(x, y, trend.method, group=group, **options)
+                label = format_trend_label(trend.label, line) if trend.label is not None else None
             except SpecError as error:
-                raise fail(error.message, ("annotate", "text"), error.hint, group) from None
-        lines.append(dataclasses.replace(
-            line, label=label, x_type="temporal" if temporal else "quantitative"))
+                raise fail(error.message, error.path, error.hint, group, panel) from None
+            if corner is not None and text is not None:
+                try:  # fail here, at the text, not when drawing
+                    format_trend_label(text, line)
+                except SpecError as error:
+                    raise fail(error.message, ("annotate", "text"), error.hint, group, panel) from None
+            lines.append(dataclasses.replace(
+                line, label=label, x_type="temporal" if temporal else "quantitative", panel=panel))
+    if facet_fields and trend.label is not None:
+        # One legend for every panel: a label must read the same in each of them.
+        labels: dict = {}
+        for line in lines:
+            labels.setdefault(category_key(line.group), set()).add(line.label)
+        if any(len(texts) > 1 for texts in labels.values()):
+            raise fail(msg.trend_label_differs_by_panel(trend.label), ("label",),
+                       msg.trend_label_differs_by_panel_hint())
     return lines
+
+
+def _facet_fields(spec: ChartSpec, doc: Document) -> tuple[str, ...]:
+    """The fields the chart is faceted by (row, then column); a trend is fitted once per panel.
+
+    Raises:
+        SpecError: a facet channel that bins, aggregates or takes a time unit:
+            its panels are not the rows' own values, so no fit can follow them.
+    """
+    fields = []
+    for channel in ("row", "column"):
+        definition = (spec.facet or {}).get(channel)
+        if not isinstance(definition, dict):
+            continue
+        for prop in DERIVED_PROPERTIES:
+            if definition.get(prop):
+                path = ("facet", channel, prop)
+                raise SpecError(msg.trend_facet_derived(channel, prop), path, location=doc.locate(path),
+                                stage="fit", hint=msg.trend_facet_derived_hint())
+        fields.append(definition["field"])
+    return tuple(fields)
+
+
+def _panels(rows: Table, fields: tuple[str, ...]) -> list[tuple[tuple, Table]]:
+    """((field, value) pairs of a panel, its rows) per facet panel, in order of first appearance.
+
+    One panel, ``()``, without a facet. A missing value is a panel of its own,
+    as Vega-Lite draws it.
+    """
+    if not fields:
+        return [((), rows)]
+    keys = list(zip(*(map(_plain, rows[field]) for field in fields)))
+    return [(tuple(zip(fields, key)), rows.select([k == key for k in keys])) for key in dict.fromkeys(keys)]
 
 
 def annotation(trend) -> tuple[str | None, str | None]:

@@ -631,12 +631,12 @@ FITS_COLUMNS = (("layer", "Layer"), ("group", "Group"), ("method", "Method"), ("
 def fits_table(compiled) -> str:
     """The fitted trends of a chart as an HTML table ('' when it has none)."""
     from .errors import format_path
-    from .trend import trend_summary
+    from .trend import line_subset, trend_summary
 
     rows = []
     for path, lines in compiled.fits.items():
         for line in lines:
-            summary = {"layer": format_path(path), **trend_summary(line)}
+            summary = {"layer": format_path(path), **trend_summary(line), "group": line_subset(line)}
             rows.append("<tr>" + "".join(_fits_cell(key, summary.get(key)) for key, _ in FITS_COLUMNS) + "</tr>")
     if not rows:
         return ""

@@ -56,13 +56,18 @@ def translate_chart(spec: ChartSpec, table, fits: dict) -> dict:
 
     base_types = transform_fields(field_types(table), spec.transform)
     plan = plan_legend(spec, table, fits)  # one legend across every layer
-    views = []
+    views, trend_views = [], []
     for layer in spec.layers:
         if layer.trend is not None:
-            views.extend(translate_trend(layer, fits.get(layer.path, []), alt, plan))
+            charts = translate_trend(layer, fits.get(layer.path, []), alt, plan)
+            views.extend(charts)
+            trend_views.extend(charts)
         else:
             views.append(translate_layer(layer, spec, base_types, alt, plan))
-    data = inline_data(alt, table.records())
+    rows = table.records()
+    if spec.facet is not None and trend_views:
+        views, rows = _facet_trend_rows(views, trend_views, rows, alt)
+    data = inline_data(alt, rows)
     chart = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
     # A facet carries the data itself; trend layers carry their own curves, so
     # a chart of trends alone embeds no raw rows (its size does not grow with them).
@@ -72,6 +77,36 @@ def translate_chart(spec: ChartSpec, table, fits: dict) -> dict:
     vega_lite = chart.to_dict(validate=False)
     vega_lite["config"] = _config(spec, vega_lite.get("config", {}))
     return deep_merge(vega_lite, spec.vega_lite)
+
+
+# In a faceted chart, which layer a row of the shared data belongs to (absent on data rows).
+PART_FIELD = "trend_part"
+
+
+def _facet_trend_rows(views: list, trend_views: list, rows: list[dict], alt) -> tuple[list, list[dict]]:
+    """Trend curves moved into the facet's data, so the facet splits them into panels too.
+
+    Vega-Lite facets only the top-level data (vega-lite#8157): a layer with
+    data of its own would draw every panel's curve in every panel. So each
+    trend view's rows join the data, tagged with their view in `PART_FIELD`,
+    and every view keeps its own rows with a filter, first of its transforms.
+    """
+    trend_ids = {id(view) for view in trend_views}
+    merged, out = list(rows), []
+    for index, view in enumerate(views):
+        if id(view) in trend_ids:
+            part = f"layer {index}"
+            merged.extend({**row, PART_FIELD: part} for row in view.data.values)
+            view = view.copy(deep=False)
+            view.data = alt.Undefined
+            keep = f"datum[{json.dumps(PART_FIELD)}] === {json.dumps(part)}"
+        else:
+            keep = f"!isValid(datum[{json.dumps(PART_FIELD)}])"
+        view = view.copy(deep=False)
+        earlier = [] if view.transform is alt.Undefined else list(view.transform)
+        view.transform = [alt.FilterTransform(filter=keep), *earlier]
+        out.append(view)
+    return out, merged
 
 
 def inline_data(alt, rows: list[dict]):

@@ -113,6 +113,7 @@ class TrendLine:
     space: tuple[str, str]
     label: str | None = None
     x_type: str = "quantitative"
+    panel: tuple = ()  # ((facet field, value), ...) of the panel this line was fitted in
 
 
 # ---------------------------------------------------------------- scales
@@ -938,6 +939,14 @@ def _label_values(line: TrendLine) -> dict[str, Any]:
 
 # ---------------------------------------------------------------- summary
 
+def line_subset(line: TrendLine) -> str | None:
+    """Which rows a line was fitted on, as people read it: ``species = setosa, g = a``; None for all."""
+    parts = [f"{field} = {value}" for field, value in line.panel]
+    if line.group is not None:
+        parts.append(str(line.group))
+    return ", ".join(parts) or None
+
+
 def trend_summary(line: TrendLine) -> dict[str, Any]:
     """The fit's results as a JSON-ready dict, without the curve arrays.
 
@@ -948,9 +957,12 @@ def trend_summary(line: TrendLine) -> dict[str, Any]:
         ``{"method", "group", "label", "n", "coefficients": {name: value},
         "r2", "adj_r2", "rse", "band", "band_kind", "space": {"x", "y"},
         "x_type", "equation"}``; undefined statistics, absent bands and
-        labels are None.
+        labels are None. A line fitted in a facet panel adds ``"panel":
+        {field: value}``.
     """
+    panel = {"panel": dict(line.panel)} if line.panel else {}
     return {
+        **panel,
         "method": line.method,
         "group": line.group,
         "label": line.label,

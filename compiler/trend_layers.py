@@ -84,7 +84,7 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
     grouped = len(lines) > 1
 
     def base_row(index, line):
-        row = {}
+        row = dict(line.panel)  # the facet panel's values: the facet splits trend rows like data rows
         if grouped:
             row[GROUP_FIELD] = line.group
         if colors is not None and len(set(colors)) > 1:

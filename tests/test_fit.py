@@ -13,6 +13,8 @@ import json
 import math
 import re
 import warnings
+import xml.etree.ElementTree as ET
+from collections import Counter
 from pathlib import Path
 
 import jsonschema
@@ -25,6 +27,7 @@ from statsmodels.regression.linear_model import OLS
 from compiler import errors
 from compiler.cli import main
 from compiler.errors import SpecError
+from compiler.export import render
 from compiler.pipeline import compile_spec
 from compiler.trend import TREND_METHODS
 
@@ -602,3 +605,76 @@ def test_every_method_has_an_example_spec():
         spec, _ = check_spec(path)
         used.update(layer.trend.method for layer in spec.layers if layer.trend is not None)
     assert used == set(TREND_METHODS)
+
+
+# ---------------------------------------------------------------- facets
+
+FACET_SPEC = {
+    "data": {"dataset": "iris"},
+    "encoding": {"x": {"field": "petalLength"}, "y": {"field": "petalWidth"}},
+    "facet": {"column": {"field": "species"}},
+    "layers": [{"mark": "circle"}, {"trend": {"method": "linear", "band": LEVEL, "label": "Linear fit"}}],
+}
+
+
+def test_a_faceted_trend_is_fitted_per_panel_and_drawn_in_its_panel(tmp_path):
+    compiled = compile_dict(tmp_path, FACET_SPEC)
+    iris = _dataset("iris")
+    lines = compiled.fits[("layers", 1)]
+    assert [line.panel for line in lines] == [(("species", s),) for s in ("setosa", "versicolor", "virginica")]
+    for line in lines:
+        rows = iris[iris["species"] == line.panel[0][1]]
+        ols = OLS(rows["petalWidth"].to_numpy(float), np.column_stack([np.ones(len(rows)), rows["petalLength"]])).fit()
+        close([v for _, v in line.coefficients], ols.params)
+        assert line.n == 50 and line.r2 == pytest.approx(ols.rsquared, rel=RTOL)
+    # The facet splits only its own data: trend rows join it, each layer filters its own rows.
+    vl = compiled.vega_lite
+    rows = vl["datasets"][vl["data"]["name"]]
+    parts = Counter(row.get("trend_part") for row in rows)
+    assert parts[None] == 150 and set(parts) == {None, "layer 1", "layer 2"}
+    assert {row["species"] for row in rows if row.get("trend_part") == "layer 2"} == {"setosa", "versicolor", "virginica"}
+    filters = [view["transform"][0]["filter"] for view in vl["spec"]["layer"]]
+    assert filters == ['!isValid(datum["trend_part"])', 'datum["trend_part"] === "layer 1"',
+                       'datum["trend_part"] === "layer 2"']
+    assert all("data" not in view for view in vl["spec"]["layer"])
+    svg = ET.fromstring(render(vl, "svg"))
+    lines_drawn = [g for g in svg.iter() if "mark-line" in g.get("class", "").split()]
+    assert sum(len(group) for group in lines_drawn) == 3  # one fitted line in each of the three panels
+
+
+@pytest.mark.parametrize("trend, path, message", [
+    ({"method": "linear", "label": "R²={r2:.2f}"}, ("layers", 1, "trend", "label"),
+     errors.trend_label_differs_by_panel("R²={r2:.2f}")),
+    ({"method": "linear", "annotate": "top-left"}, ("layers", 1, "trend", "annotate"),
+     errors.trend_annotate_with_facet()),
+])
+def test_what_a_faceted_trend_cannot_show_is_refused_at_its_key(tmp_path, trend, path, message):
+    spec = {**FACET_SPEC, "layers": [{"mark": "circle"}, {"trend": trend}]}
+    with pytest.raises(SpecError) as raised:
+        compile_dict(tmp_path, spec)
+    (problem,) = raised.value.errors
+    assert (problem.path, problem.message) == (path, message)
+
+
+def test_a_facet_by_time_unit_cannot_carry_a_trend(tmp_path):
+    spec = {"data": {"dataset": "seattle-weather"},
+            "encoding": {"x": {"field": "temp_min"}, "y": {"field": "temp_max"}},
+            "facet": {"column": {"field": "date", "timeUnit": "year"}},
+            "layers": [{"mark": "point"}, {"trend": {"method": "linear"}}]}
+    with pytest.raises(SpecError) as raised:
+        compile_dict(tmp_path, spec)
+    (problem,) = raised.value.errors
+    assert problem.path == ("facet", "column", "timeUnit")
+    assert problem.message == errors.trend_facet_derived("column", "timeUnit")
+
+
+def test_a_panel_too_small_to_fit_is_named(tmp_path):
+    spec = {"data": {"values": [{"g": "a", "x": 1, "y": 1}, {"g": "a", "x": 2, "y": 3},
+                                {"g": "b", "x": 1, "y": 2}]},
+            "encoding": {"x": {"field": "x"}, "y": {"field": "y"}},
+            "facet": {"row": {"field": "g"}},
+            "layers": [{"mark": "point"}, {"trend": {"method": "linear"}}]}
+    with pytest.raises(SpecError) as raised:
+        compile_dict(tmp_path, spec)
+    (problem,) = raised.value.errors
+    assert problem.message.startswith("in the panel for g 'b': ")
