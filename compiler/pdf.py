@@ -85,11 +85,15 @@ def _rewrite(pdf: bytes, provenance: dict | None) -> bytes:
     for old in order:
         head, stream = objects[old]
         offsets.append(len(out))
-        out += b"%d 0 obj\n" % number[old] + renumber(head) + (b"\nstream\n" + stream + b"\nendstream" if stream is not None else b"") + b"\nendobj\n\n"
+        out += b"%d 0 obj\n" % number[old] + renumber(head)
+        if stream is not None:
+            out += b"\nstream\n" + stream + b"\nendstream"
+        out += b"\nendobj\n\n"
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f\r\n" % (len(order) + 1)
     out += b"".join(b"%010d 00000 n\r\n" % offset for offset in offsets)
-    names = b"".join(b"\n  /%s %d 0 R" % (key, number[old]) for key, old in sorted(roots.items(), key=lambda kv: kv[0] != b"Root"))
+    entries = sorted(roots.items(), key=lambda item: item[0] != b"Root")  # /Root, then /Info
+    names = b"".join(b"\n  /%s %d 0 R" % (key, number[old]) for key, old in entries)
     out += b"trailer\n<<\n  /Size %d%s\n>>\nstartxref\n%d\n%%%%EOF\n" % (len(order) + 1, names, xref)
     return bytes(out)
 

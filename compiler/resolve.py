@@ -282,7 +282,8 @@ def check_chart(spec: ChartSpec, table: Table | None, doc: Document,
         _check_layer(layer, fields, table, doc, need, problems, spec.transform)
     for channel, definition in (spec.facet or {}).items():
         if channel in ("row", "column") and "field" in definition:
-            need(definition["field"], shared, ("facet", channel, "field") if "field" in _raw(doc, ("facet", channel)) else ("facet", channel))
+            written_as_object = "field" in _raw(doc, ("facet", channel))  # not `column: species`
+            need(definition["field"], shared, ("facet", channel) + (("field",) if written_as_object else ()))
     return sorted(problems, key=lambda p: (p.location.line, p.location.column) if p.location else (0, 0))
 
 

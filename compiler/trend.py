@@ -42,9 +42,9 @@ Methods (`TREND_METHODS`):
 
 Curves are sampled evenly on the x axis as drawn. The two smoothers are drawn
 as the polyline through their fitted value at each distinct x; they do not
-extrapolate, so an `extent` wider than the data is cut to the data's x range. Bands (``band`` for the confidence band of the mean,
-``prediction`` for the prediction band) use Student's t and exist for the OLS
-methods only.
+extrapolate, so an `extent` wider than the data is cut to the data's x range.
+Bands (``band`` for the confidence band of the mean, ``prediction`` for the
+prediction band) use Student's t and exist for the OLS methods only.
 """
 
 from __future__ import annotations
