@@ -249,8 +249,7 @@ def _row_too_long(path, delimiter: str, width: int) -> str:
         next((row for row in reader if row), None)
         for row in reader:
             if len(row) > width:
-                return (f"Error tokenizing data. C error: Expected {width} fields "
-                        f"in line {reader.line_num}, saw {len(row)}")
+                return f"line {reader.line_num} has {len(row)} fields, but the header has {width}"
     return f"a row has more than {width} fields"
 
 
