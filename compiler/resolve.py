@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from . import errors as msg
-from .errors import SpecError, SpecWarning
+from .errors import SpecError
 from .load import Document
 from .model import ChartSpec, LayerSpec
 from .table import (DATE, TEXT, Table, from_records, is_missing, json_reader_types, parse_date, parse_dates,
