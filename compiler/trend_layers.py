@@ -107,6 +107,15 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
     x_channel, y_channel = _position_channels(layer, lines, alt)
     color = _color_encoding(colors, by_field, layer, alt)
     detail = {"detail": alt.Detail(field=GROUP_FIELD, type="nominal")} if grouped else {}
+    # Hovering a curve shows its x and y and what names it, never chartc's own fields.
+    x_tip = alt.Tooltip(field=x_field, type=_x_type(lines), title=_tip_title(layer, "x"))
+    y_title = _tip_title(layer, "y")
+    if legend_encodings and legend_field is not None:
+        names = [alt.Tooltip(field=legend_field, type="nominal")]  # titled as its legend channel
+    elif grouped and trend.by is not None:
+        names = [alt.Tooltip(field=by_field or GROUP_FIELD, type="nominal", title=trend.by)]
+    else:
+        names = []
     charts = []
     if band_rows:
         band_mark = {"opacity": style.get("band_opacity", DEFAULT_BAND_OPACITY), "clip": True}
@@ -116,6 +125,8 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
             x=x_channel, y=y_channel,
             # y2's title joins y's unless it is the same: keep the axis title the points give it.
             y2=alt.Y2(field=UPPER_FIELD, title=_title(layer, "y")),
+            tooltip=[x_tip, alt.Tooltip(field=y_field, type="quantitative", title=y_title),
+                     alt.Tooltip(field=UPPER_FIELD, type="quantitative", title=f"{y_title} (upper)")],
             **detail, **color))
 
     line_mark = {"strokeWidth": style["width"], "clip": True}
@@ -128,7 +139,9 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
     # A legend entry draws the line through the plan's scales (stroke, dash).
     line_encodings = {**detail, **(legend_encodings or color)}
     charts.append(alt.Chart(alt.InlineData(values=line_rows)).mark_line(**line_mark).encode(
-        x=x_channel, y=y_channel, **line_encodings))
+        x=x_channel, y=y_channel,
+        tooltip=[*names, x_tip, alt.Tooltip(field=y_field, type="quantitative", title=y_title)],
+        **line_encodings))
 
     if annotation(trend)[0] in ANNOTATE_CORNERS:
         charts.extend(_annotations(layer, lines, colors, by_field, alt))
@@ -205,6 +218,16 @@ def _title(layer: LayerSpec, channel: str):
     if isinstance(axis, dict) and "title" in axis:
         return axis["title"]
     return definition["field"]
+
+
+def _x_type(lines) -> str:
+    return "temporal" if lines[0].x_type == "temporal" else "quantitative"
+
+
+def _tip_title(layer: LayerSpec, channel: str) -> str:
+    """The channel's title as a tooltip shows it: its field when the axis has no title."""
+    title = _title(layer, channel)
+    return layer.encoding[channel]["field"] if title is None else str(title)
 
 
 def _x_values(line) -> list:

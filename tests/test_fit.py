@@ -468,7 +468,8 @@ def test_without_a_legend_plan_the_trend_draws_its_own_style(tmp_path):
     fits = fit_chart(spec, resolve_data(spec, document), document)
     (chart,) = translate_trend_layers(spec.layers[1], fits[("layers", 1)], alt)
     view = chart.to_dict(validate=False)
-    assert set(view["encoding"]) == {"x", "y"}
+    assert set(view["encoding"]) == {"x", "y", "tooltip"}
+    assert [tip["field"] for tip in view["encoding"]["tooltip"]] == ["Horsepower", "Miles_per_Gallon"]
     assert (view["mark"]["color"], view["mark"]["strokeDash"]) == ("red", [4, 2])
 
 
@@ -637,6 +638,9 @@ def test_a_faceted_trend_is_fitted_per_panel_and_drawn_in_its_panel(tmp_path):
     assert filters == ['!isValid(datum["trend_part"])', 'datum["trend_part"] === "layer 1"',
                        'datum["trend_part"] === "layer 2"']
     assert all("data" not in view for view in vl["spec"]["layer"])
+    # Hovering a curve (tooltips on gallery pages) shows its x and y, never chartc's own fields.
+    tips = [[tip.get("title", tip["field"]) for tip in view["encoding"]["tooltip"]] for view in vl["spec"]["layer"][1:]]
+    assert tips == [["petalLength", "petalWidth", "petalWidth (upper)"], ["legend", "petalLength", "petalWidth"]]
     svg = ET.fromstring(render(vl, "svg"))
     lines_drawn = [g for g in svg.iter() if "mark-line" in g.get("class", "").split()]
     assert sum(len(group) for group in lines_drawn) == 3  # one fitted line in each of the three panels
