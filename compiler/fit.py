@@ -23,7 +23,7 @@ from .load import Document
 from .markers import category_key
 from .model import ChartSpec, LayerSpec
 from .resolve import IncomparableFilter, predicate_mask
-from .table import DATE, Table, floats, is_missing, json_value, milliseconds, parse_date
+from .table import DATE, Table, floats, json_value, milliseconds, parse_date
 from .trend import TrendLine, fit_trend, format_trend_label
 
 # Encoding properties that make a channel show something other than the rows'
@@ -191,7 +191,7 @@ def _panels(rows: Table, fields: tuple[str, ...]) -> list[tuple[tuple, Table]]:
     """
     if not fields:
         return [((), rows)]
-    keys = list(zip(*(map(_plain, rows[field]) for field in fields)))
+    keys = list(zip(*(map(json_value, rows[field]) for field in fields)))
     return [(tuple(zip(fields, key)), rows.select([k == key for k in keys])) for key in dict.fromkeys(keys)]
 
 
@@ -278,7 +278,7 @@ def _groups(rows: Table, by: str | None, spec: ChartSpec) -> list[tuple]:
     """(group value, its rows) pairs: one pair of (None, all rows) without `by`."""
     if by is None:
         return [(None, rows)]
-    keys = [_plain(v) for v in rows[by]]
+    keys = [json_value(v) for v in rows[by]]  # dates as text, NaN as None
     present = list(dict.fromkeys(k for k in keys if k is not None))
     declared = [value for layer in spec.layers if layer.markers is not None
                 and layer.markers.field == by for value, _ in layer.markers.styles]
@@ -292,11 +292,6 @@ def _groups(rows: Table, by: str | None, spec: ChartSpec) -> list[tuple]:
     except TypeError:  # a column of mixed types: compare their text
         present.sort(key=lambda v: order(v, text=True))
     return [(value, rows.select([k == value for k in keys])) for value in present]
-
-
-def _plain(value):
-    """A group value as plain JSON-ready Python (dates as text, NaN and ±inf as None)."""
-    return None if is_missing(value) else json_value(value)
 
 
 def _apply_transforms(rows: Table, transforms, layer: LayerSpec, doc: Document) -> Table:

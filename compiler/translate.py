@@ -94,15 +94,14 @@ def _facet_trend_rows(views: list, trend_views: list, rows: list[dict], alt) -> 
     trend_ids = {id(view) for view in trend_views}
     merged, out = list(rows), []
     for index, view in enumerate(views):
-        if id(view) in trend_ids:
+        view, trend = view.copy(deep=False), id(view) in trend_ids
+        if trend:
             part = f"layer {index}"
             merged.extend({**row, PART_FIELD: part} for row in view.data.values)
-            view = view.copy(deep=False)
             view.data = alt.Undefined
             keep = f"datum[{json.dumps(PART_FIELD)}] === {json.dumps(part)}"
         else:
             keep = f"!isValid(datum[{json.dumps(PART_FIELD)}])"
-        view = view.copy(deep=False)
         earlier = [] if view.transform is alt.Undefined else list(view.transform)
         view.transform = [alt.FilterTransform(filter=keep), *earlier]
         out.append(view)
