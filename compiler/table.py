@@ -38,9 +38,12 @@ MISSING_WORDS = frozenset([
 ])
 TRUE_WORDS = frozenset(["True", "TRUE", "true"])
 FALSE_WORDS = frozenset(["False", "FALSE", "false"])
-# ASCII digits only: int("١٢") is 12, but to pandas (and to Vega) it is text.
-INTEGER = re.compile(r"^\s*[+-]?\d+\s*$", re.ASCII)
-FLOAT = re.compile(r"^\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf(inity)?)\s*$", re.I | re.ASCII)
+# Numbers as pandas reads them. ASCII digits only: int("١٢") is 12, but to
+# pandas (and to Vega) it is text.
+INTEGER_TEXT = r"[+-]?\d+"
+FLOAT_TEXT = r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?)"
+INTEGER = re.compile(rf"^\s*{INTEGER_TEXT}\s*$", re.ASCII)
+FLOAT = re.compile(rf"^\s*{FLOAT_TEXT}\s*$", re.I | re.ASCII)
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$", re.ASCII)
 
 
@@ -54,8 +57,8 @@ def _column_pattern(body: str, flags: int = 0) -> re.Pattern:
     return re.compile(rf"(?:{cell}\n)*+{cell}", flags | re.ASCII)
 
 
-INTEGERS = _column_pattern(r"[+-]?\d+")
-FLOATS = _column_pattern(r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?)", re.I)
+INTEGERS = _column_pattern(INTEGER_TEXT)
+FLOATS = _column_pattern(FLOAT_TEXT, re.I)
 # The integers pandas holds as numbers (int64 or uint64); past them, Python objects.
 INTEGER_RANGE = (-2**63, 2**64 - 1)
 
