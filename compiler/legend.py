@@ -26,13 +26,13 @@ output; a point mark's own `opacity: 1` also sets the legend symbols' opacity
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field as dataclass_field
 
 from .markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                       DEFAULT_SIZE, category_key, layer_categories, mark_kind)
 from .model import ChartSpec, LayerSpec, MarkerStyle
 from .shapes import resolve_shape
+from .translate import expression_string
 
 # The field trend rows carry when no marker map names one.
 TREND_FIELD = "legend"
@@ -310,13 +310,3 @@ def legend_config(legend: dict) -> dict:
     if "title" in legend and legend["title"] is None:
         settings["title"] = None
     return settings
-
-
-def expression_string(text: str) -> str:
-    """Text as a string literal of a Vega expression.
-
-    JSON's quoting, but U+2028 and U+2029 escaped: JSON allows them raw in a
-    string, Vega's expression parser reads them as line breaks and refuses the
-    expression (a category named with one broke the whole chart).
-    """
-    return json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -99,13 +99,23 @@ def _facet_trend_rows(views: list, trend_views: list, rows: list[dict], alt) -> 
             part = f"layer {index}"
             merged.extend({**row, PART_FIELD: part} for row in view.data.values)
             view.data = alt.Undefined
-            keep = f"datum[{json.dumps(PART_FIELD)}] === {json.dumps(part)}"
+            keep = f"datum[{expression_string(PART_FIELD)}] === {expression_string(part)}"
         else:
-            keep = f"!isValid(datum[{json.dumps(PART_FIELD)}])"
+            keep = f"!isValid(datum[{expression_string(PART_FIELD)}])"
         earlier = [] if view.transform is alt.Undefined else list(view.transform)
         view.transform = [alt.FilterTransform(filter=keep), *earlier]
         out.append(view)
     return out, merged
+
+
+def expression_string(text: str) -> str:
+    """Text as a string literal of a Vega expression.
+
+    JSON's quoting, but U+2028 and U+2029 escaped: JSON allows them raw in a
+    string, Vega's expression parser reads them as line breaks and refuses the
+    expression (a category named with one broke the whole chart).
+    """
+    return json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def inline_data(alt, rows: list[dict]):
