@@ -6,7 +6,7 @@ script itself never imports chartc or matplotlib. Wall time is
 `ru_maxrss` as returned by `os.wait4` (the same number as
 `resource.getrusage(RUSAGE_CHILDREN)` read in a fresh parent per measurement).
 
-chartc runs as ``python -m compiler`` with the repository on PYTHONPATH; set
+chartc runs as ``python -m chartc`` (installed, e.g. ``pip install -e .``); set
 CHARTC (e.g. ``CHARTC=chartc``) to time another command instead.
 """
 
@@ -49,6 +49,8 @@ def arguments(description: str, argv=None, extra=None) -> argparse.Namespace:
     args.repo = args.repo.resolve()
     if args.at:
         args.repo = snapshot(args.repo, args.at)
+    if args.repo != DEFAULT_REPO:
+        installed(args.repo)  # before anything is timed; decides the module name
     return args
 
 
@@ -76,18 +78,43 @@ def repeats(args, full: int, quick: int) -> int:
 # ------------------------------------------------------------------ commands
 
 def child_env(repo: Path, **extra: str) -> dict:
-    """The environment of a measured child: the repo importable, no stray state."""
+    """The environment of a measured child: `repo`'s chartc importable, no stray state.
+
+    The default checkout runs as installed (``pip install -e .``); another
+    checkout or an ``--at`` snapshot is installed into a folder of its own
+    first, and put on PYTHONPATH.
+    """
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(repo) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if Path(repo).resolve() != DEFAULT_REPO:
+        site = installed(Path(repo))
+        env["PYTHONPATH"] = str(site) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["MPLBACKEND"] = "Agg"
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(extra)
     return env
 
 
+_INSTALLED: dict[Path, Path] = {}
+# Revisions before the package was named `chartc` import as `compiler`.
+_MODULE = ["chartc"]
+
+
+def installed(repo: Path) -> Path:
+    """`repo` installed without dependencies into a temporary folder (once per run)."""
+    if repo not in _INSTALLED:
+        site = Path(tempfile.mkdtemp(prefix="chartc-site-"))
+        atexit.register(shutil.rmtree, site, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
+                        str(repo)], check=True)
+        if not (site / "chartc").is_dir():
+            _MODULE[0] = "compiler"
+        _INSTALLED[repo] = site
+    return _INSTALLED[repo]
+
+
 def chartc(*args: str) -> list[str]:
-    """The chartc command line (``python -m compiler`` unless CHARTC says otherwise)."""
-    base = shlex.split(os.environ["CHARTC"]) if os.environ.get("CHARTC") else [sys.executable, "-m", "compiler"]
+    """The chartc command line (``python -m chartc`` unless CHARTC says otherwise)."""
+    base = shlex.split(os.environ["CHARTC"]) if os.environ.get("CHARTC") else [sys.executable, "-m", _MODULE[0]]
     return base + [str(a) for a in args]
 
 

@@ -25,8 +25,10 @@ import time
 import traceback
 from pathlib import Path
 
+import chartc
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+PACKAGE = Path(chartc.__file__).resolve().parent  # compiler/ in a checkout, chartc/ when installed
 
 
 def _load_properties():
@@ -38,7 +40,7 @@ def _load_properties():
 
 def _render_worker(connection) -> None:
     """Render every chart sent over `connection` to SVG and HTML; reply "ok", "refused: ..." or the error."""
-    from compiler.export import RenderRefused, render
+    from chartc.export import RenderRefused, render
 
     while True:
         text = connection.recv()
@@ -131,7 +133,7 @@ def _shortened(spec, props):
 def signature(error: BaseException) -> str:
     """What makes two failures the same bug: the exception type and where it was raised."""
     frames = traceback.extract_tb(error.__traceback__)
-    inner = [f for f in frames if "/compiler/" in f.filename] or frames
+    inner = [f for f in frames if Path(f.filename).resolve().is_relative_to(PACKAGE)] or frames
     where = f"{Path(inner[-1].filename).name}:{inner[-1].lineno}" if inner else "?"
     head = str(error).splitlines()[0][:80] if str(error) else ""
     if isinstance(error, AssertionError):

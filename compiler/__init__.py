@@ -1,6 +1,6 @@
 """chartc: declarative chart specs compiled to Vega-Lite through Altair.
 
-    >>> from compiler import compile_spec, export_chart
+    >>> from chartc import compile_spec, export_chart
     >>> chart = compile_spec("specs/cars_scatter.yaml")
     >>> export_chart(chart, "cars.svg")
 """
@@ -21,4 +21,4 @@ def __getattr__(name: str):
         from . import pipeline
 
         return getattr(pipeline, name)
-    raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    raise AttributeError(f"module 'chartc' has no attribute {name!r}")

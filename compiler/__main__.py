@@ -1,4 +1,4 @@
-"""`python -m compiler` is the `chartc` command."""
+"""`python -m chartc` is the `chartc` command."""
 
 from .cli import run
 

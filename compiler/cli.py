@@ -45,7 +45,7 @@ def run() -> None:
     returns. (mypy ends its runs the same way.)
     """
     status = main()
-    workers = sys.modules.get("compiler.workers")
+    workers = sys.modules.get("chartc.workers")
     if workers is not None:  # `chartc serve` keeps a pool: stop it (atexit handlers do not run)
         workers.close_shared_pool()
     for stream in (sys.stdout, sys.stderr):

@@ -5,9 +5,9 @@ markdown table per mapping (every property with its type and description), so
 the reference cannot drift from the schema; tests/test_readme.py checks that
 README.md holds exactly this text between the reference markers.
 
-    python -m compiler.reference                   # print the reference
-    python -m compiler.reference --write README.md # replace the block in place
-    python -m compiler.reference --check README.md # exit 1 if the block is stale
+    python -m chartc.reference                   # print the reference
+    python -m chartc.reference --write README.md # replace the block in place
+    python -m chartc.reference --check README.md # exit 1 if the block is stale
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def replace_block(text: str, reference: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Print, write or check the README reference; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m compiler.reference",
+    parser = argparse.ArgumentParser(prog="python -m chartc.reference",
                                      description="Generate the spec reference from the JSON Schema.")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--write", metavar="README", help="replace the reference block of this file")
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.check:
         if updated != text:
-            print(f"{path}: the spec reference is stale; run python -m compiler.reference --write {path}",
+            print(f"{path}: the spec reference is stale; run python -m chartc.reference --write {path}",
                   file=sys.stderr)
             return 1
         return 0

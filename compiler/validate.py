@@ -17,9 +17,11 @@ from .errors import SpecError
 if TYPE_CHECKING:  # annotations only: `chartc schema` reads SCHEMA_PATH without the YAML loader
     from .load import Document
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "chart.schema.json"
-if not SCHEMA_PATH.exists():  # installed as a wheel: the schema ships inside the package
-    SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "chart.schema.json"
+# A wheel ships the repository's top-level schemas/ inside the package (see
+# pyproject.toml); a checkout (and an editable install) reads it where it is.
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "chart.schema.json"
+if not SCHEMA_PATH.exists():
+    SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "chart.schema.json"
 
 JSON_TYPES = {
     dict: "a mapping", list: "a list", str: "a string", bool: "true or false",

@@ -147,7 +147,7 @@ def warm_engine() -> None:
 def _serve(conn, warm: Callable[[], None] | None, parent: int) -> None:
     """A worker's life: warm up, say ready, then run tasks until told to stop."""
     _die_with_parent()
-    export = sys.modules.get("compiler.export")
+    export = sys.modules.get("chartc.export")
     if export is not None:  # forked while the parent rendered through a worker: render here
         export._remote = None
     if os.getppid() != parent:  # the parent died before the line above took effect

@@ -3,7 +3,7 @@
 Each ``tests/cases/invalid/<name>.yaml`` (or ``.json``) has beside it the
 exact stderr of ``chartc validate tests/cases/invalid/<name>.yaml`` run from
 the repository root (``pytest --update-golden`` rewrites them for review).
-Most tests call `cli.main` in-process; a few run ``python -m compiler`` to
+Most tests call `cli.main` in-process; a few run ``python -m chartc`` to
 check the real process: exit status, streams, no traceback.
 """
 
@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from compiler import cli
-from compiler.translate import canonical_json
-from compiler.validate import SCHEMA_PATH
+from chartc import cli
+from chartc.translate import canonical_json
+from chartc.validate import SCHEMA_PATH
 
 from conftest import ROOT, assert_golden
 
@@ -27,8 +27,8 @@ GOOD_SPEC = "specs/cars_histogram.yaml"
 
 
 def chartc(*args: str) -> subprocess.CompletedProcess:
-    """Run ``python -m compiler ARGS`` from the repository root."""
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=ROOT, capture_output=True,
+    """Run ``python -m chartc ARGS`` from the repository root."""
+    return subprocess.run([sys.executable, "-m", "chartc", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
 
 
@@ -77,7 +77,7 @@ def test_light_validate_finds_the_same_problems(case, run):
 
 
 def test_light_validate_imports_no_heavy_module():
-    probe = ("import sys; from compiler import cli; cli.main(['validate', 'specs']); "
+    probe = ("import sys; from chartc import cli; cli.main(['validate', 'specs']); "
              "print(sorted(m for m in ('pandas', 'altair', 'vl_convert', 'numpy') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
@@ -85,7 +85,7 @@ def test_light_validate_imports_no_heavy_module():
 
 def test_compile_without_bands_imports_neither_pandas_nor_scipy(tmp_path):
     """A cold compile's own imports are its cost: no pandas (rows are a Table), no scipy (numpy solves)."""
-    probe = ("import sys; from compiler import cli; "
+    probe = ("import sys; from chartc import cli; "
              f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(tmp_path / 'x.svg')!r}]); "
              "print(code, sorted(m for m in ('pandas', 'scipy', 'dateutil') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
@@ -121,12 +121,12 @@ def test_validate_missing_path_is_a_usage_error(run):
 
 
 def test_an_internal_error_is_one_line_not_a_traceback(run, monkeypatch):
-    import compiler.pipeline
+    import chartc.pipeline
 
     def broken(path):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(compiler.pipeline, "validate_spec", broken)
+    monkeypatch.setattr(chartc.pipeline, "validate_spec", broken)
     code, _, err = run("validate", GOOD_SPEC)
     assert code == 1
     assert err == cli.internal_error(RuntimeError("boom"), GOOD_SPEC) + "\n"
@@ -138,7 +138,7 @@ def test_an_internal_error_is_one_line_not_a_traceback(run, monkeypatch):
 def test_compile_to_stdout_in_a_real_process():
     result = chartc("compile", GOOD_SPEC, "-o", "-")
     assert result.returncode == 0 and result.stderr == ""
-    from compiler import compile_spec
+    from chartc import compile_spec
 
     assert result.stdout == canonical_json(compile_spec(ROOT / GOOD_SPEC).vega_lite)
     json.loads(result.stdout)
@@ -187,7 +187,7 @@ def test_schema_prints_the_json_schema(run):
 
 
 def test_version(monkeypatch, capsys):
-    from compiler import __version__
+    from chartc import __version__
 
     with pytest.raises(SystemExit) as exited:
         cli.main(["--version"])
@@ -202,7 +202,7 @@ def test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack(run, tmp_path)
                     "encoding: {x: a, y: b}\n")
     out = tmp_path / "bare.svg"
     code, stdout, err = run("compile", str(spec), "-o", str(out))
-    from compiler import errors as msg
+    from chartc import errors as msg
 
     reason = 'Unrecognized signal name: "x"'
     expected = f"{spec}:3:5: error: transform[0].filter: {msg.render_refused(reason)} ({msg.render_refused_hint()})\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.export import png_text_chunks
+from chartc.export import png_text_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,8 +75,8 @@ def make_project(root: Path, with_stocks: bool = False) -> Path:
 
 def start_build(project: Path, out: str, *, tz: str, seed: str, driver: str = "") -> subprocess.Popen:
     """`chartc build specs --out OUT` in a new process, optionally with a driver patching it first."""
-    code = driver + "import sys\nfrom compiler.cli import main\nsys.exit(main(sys.argv[1:]))\n"
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": str(ROOT), "TZ": tz,
+    code = driver + "import sys\nfrom chartc.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": tz,
            "PYTHONHASHSEED": seed, "HOME": os.environ.get("HOME", "/tmp")}
     return subprocess.Popen([sys.executable, "-c", code, "build", "specs", "--out", out], cwd=project, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -112,8 +112,8 @@ def test_builds_are_byte_identical_across_time_zones_hash_seeds_and_checkouts(tm
 
 @pytest.fixture(scope="module")
 def compiled_outputs(tmp_path_factory):
-    from compiler.gallery import chart_outputs
-    from compiler.pipeline import compile_spec
+    from chartc.gallery import chart_outputs
+    from chartc.pipeline import compile_spec
 
     root = tmp_path_factory.mktemp("prov")
     specs = make_project(root)
@@ -121,7 +121,7 @@ def compiled_outputs(tmp_path_factory):
 
 
 def test_every_export_carries_the_same_provenance_and_no_timestamp(compiled_outputs):
-    from compiler import __version__
+    from chartc import __version__
 
     specs, outputs = compiled_outputs
     expected = {
@@ -166,7 +166,7 @@ def test_png_with_provenance_is_still_a_valid_png(compiled_outputs):
 
 
 def test_provenance_hashes_follow_the_inputs(tmp_path):
-    from compiler.pipeline import compile_spec
+    from chartc.pipeline import compile_spec
 
     specs = make_project(tmp_path)
     before = compile_spec(specs / "groups.yaml").vega_lite["usermeta"]["chartc"]
@@ -184,7 +184,7 @@ def test_provenance_hashes_follow_the_inputs(tmp_path):
 # the build by creating a file, then hang there until killed.
 PAUSE_IN_RENDER = """\
 import pathlib, time
-import compiler.export as _export
+import chartc.export as _export
 _render = _export.render
 def _slow_render(vega_lite, fmt):
     content = _render(vega_lite, fmt)
@@ -209,7 +209,7 @@ os.replace = _slow_replace
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory):
     """A built gallery, as it would be committed (built in this process: same bytes, as proven above)."""
-    from compiler.gallery import build_gallery
+    from chartc.gallery import build_gallery
 
     root = tmp_path_factory.mktemp("committed")
     specs = make_project(root)
@@ -242,7 +242,7 @@ def test_a_killed_build_leaves_every_previous_output_intact(committed, tmp_path,
     assert after == before  # every previous file byte-identical, no partial file under an output name
 
     # the next build cleans the leftovers and leaves an up-to-date gallery
-    from compiler.gallery import build_gallery, check_gallery
+    from chartc.gallery import build_gallery, check_gallery
 
     specs = sorted((project / "specs").glob("*.yaml"))
     report = build_gallery(specs, gallery)

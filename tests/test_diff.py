@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import errors as msg
-from compiler.cli import main
-from compiler.diff import diff_charts, diff_rows, diff_values, report_html, show_value
+from chartc import errors as msg
+from chartc.cli import main
+from chartc.diff import diff_charts, diff_rows, diff_values, report_html, show_value
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

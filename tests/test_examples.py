@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import compile_spec
-from compiler.load import load_spec
-from compiler.translate import canonical_json
-from compiler.validate import validate_document
+from chartc import compile_spec
+from chartc.load import load_spec
+from chartc.translate import canonical_json
+from chartc.validate import validate_document
 
 from conftest import GOLDEN, ROOT, assert_golden, example_specs, vega_lite_errors
 

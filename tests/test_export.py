@@ -12,9 +12,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from compiler import compile_spec, export_chart
-from compiler.export import export_format, html_safe_json, normalize_svg_ids, render, write_atomic
-from compiler.translate import canonical_json
+from chartc import compile_spec, export_chart
+from chartc.export import export_format, html_safe_json, normalize_svg_ids, render, write_atomic
+from chartc.translate import canonical_json
 
 SCRIPT = "</script><script>alert(1)</script>"
 SPEC = f"""\

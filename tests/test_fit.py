@@ -4,7 +4,7 @@ Specs are compiled end to end; the numbers are read back where users see them
 (the label text, the curve and band rows in the compiled Vega-Lite, the fits
 sidecar) and compared with statsmodels OLS / get_prediction and lowess on the
 vega-datasets cars and Anscombe data. Bad trends must fail with the message
-from `compiler.errors` at the file position of the trend key at fault.
+from `chartc.errors` at the file position of the trend key at fault.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ import pytest
 from statsmodels.nonparametric.smoothers_lowess import lowess
 from statsmodels.regression.linear_model import OLS
 
-from compiler import errors
-from compiler.cli import main
-from compiler.errors import SpecError
-from compiler.export import render
-from compiler.pipeline import compile_spec
-from compiler.trend import TREND_METHODS
+from chartc import errors
+from chartc.cli import main
+from chartc.errors import SpecError
+from chartc.export import render
+from chartc.pipeline import compile_spec
+from chartc.trend import TREND_METHODS
 
 RTOL = 1e-9
 LEVEL = 0.95
@@ -214,7 +214,7 @@ def test_common_label_format(tmp_path, cars):
 def test_compiled_trends_are_valid_vega_lite_and_deterministic(tmp_path, label):
     from altair.vegalite.v6.schema import load_schema
 
-    from compiler.translate import canonical_json
+    from chartc.translate import canonical_json
 
     # Bands, groups, annotations and (with a label) legend entries, on small data.
     spec = {"data": {"dataset": "anscombe"},
@@ -457,10 +457,10 @@ def test_by_group_follows_a_colour_encoding(tmp_path):
 def test_without_a_legend_plan_the_trend_draws_its_own_style(tmp_path):
     import altair as alt
 
-    from compiler.fit import fit_chart
-    from compiler.pipeline import check_spec
-    from compiler.resolve import resolve_data
-    from compiler.trend_layers import translate_trend_layers
+    from chartc.fit import fit_chart
+    from chartc.pipeline import check_spec
+    from chartc.resolve import resolve_data
+    from chartc.trend_layers import translate_trend_layers
 
     path = write(tmp_path, cars_spec([{"method": "linear", "label": "Trend",
                                        "style": {"color": "red", "dash": [4, 2]}}]))
@@ -598,7 +598,7 @@ def test_channels_a_trend_cannot_fit(tmp_path, encoding, message, path, needle):
 
 
 def test_every_method_has_an_example_spec():
-    from compiler.pipeline import check_spec
+    from chartc.pipeline import check_spec
 
     specs = Path(__file__).parent.parent / "specs"
     used = set()

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from compiler import errors as msg
-from compiler.cli import main
-from compiler.gallery import build_gallery, check_gallery
-from compiler.manifest import MANIFEST_NAME, input_hash, output_hash, read_manifest
+from chartc import errors as msg
+from chartc.cli import main
+from chartc.gallery import build_gallery, check_gallery
+from chartc.manifest import MANIFEST_NAME, input_hash, output_hash, read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,14 +129,14 @@ def test_no_op_build_renders_nothing_and_writes_nothing(project):
 
 def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+                          env={"PATH": "/usr/bin:/bin"}, timeout=120)
 
 
 @pytest.mark.parametrize("extra", [[], ["--check"]], ids=["build", "check"])
 def test_no_op_build_and_check_import_no_rendering_stack(project, extra):
     code = (
         "import sys\n"
-        "from compiler.cli import main\n"
+        "from chartc.cli import main\n"
         f"code = main(['build', 'specs', '--out', 'gallery', *{extra!r}])\n"
         f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"
@@ -257,7 +257,7 @@ def test_check_reports_a_changed_data_file(project):
 
 
 def test_a_change_to_chartc_source_makes_every_chart_stale(project, monkeypatch):
-    from compiler import manifest
+    from chartc import manifest
 
     gallery = project / "gallery"
     recorded = read_manifest(gallery).tools[manifest.SOURCE_KEY]
@@ -274,7 +274,7 @@ def test_a_change_to_chartc_source_makes_every_chart_stale(project, monkeypatch)
 
 
 def test_source_hash_ignores_line_endings_and_follows_content(tmp_path, monkeypatch):
-    from compiler import manifest
+    from chartc import manifest
 
     package = tmp_path / "compiler"
     package.mkdir()

@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from compiler import errors as msg
-from compiler.gallery import BUNDLE_NAME, build_gallery, check_gallery
-from compiler.manifest import read_manifest
+from chartc import errors as msg
+from chartc.gallery import BUNDLE_NAME, build_gallery, check_gallery
+from chartc.manifest import read_manifest
 
 HOSTILE = """\
 title: "</script><script>alert(1)</script> & <b>"

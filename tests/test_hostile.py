@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from compiler import errors as msg
-from compiler import resolve
-from compiler.errors import SpecError, SpecWarning
-from compiler.export import render
-from compiler.pipeline import compile_spec
-from compiler.translate import canonical_json
+from chartc import errors as msg
+from chartc import resolve
+from chartc.errors import SpecError, SpecWarning
+from chartc.export import render
+from chartc.pipeline import compile_spec
+from chartc.translate import canonical_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>error|warning): ")
@@ -78,8 +78,7 @@ def at(error: SpecError, line: int, column: int | None = None) -> SpecError:
 
 def chartc(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
     """Run the command line in a child process (the renderer may abort a process)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "compiler", *args], cwd=cwd, env=env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "chartc", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
@@ -364,7 +363,7 @@ def test_the_escape_hatch_cannot_make_the_renderer_fetch(project, url):
 
 
 def test_the_renderer_is_never_allowed_to_fetch(monkeypatch):
-    from compiler import export
+    from chartc import export
 
     calls = []
 
@@ -559,7 +558,7 @@ def test_themed_charts_are_valid_vega_lite(project, theme):
 # ------------------------------------------------------------------ sanitize, unit by unit
 
 def test_scrub_text_replaces_exactly_the_unsafe_characters():
-    from compiler.sanitize import scrub_text
+    from chartc.sanitize import scrub_text
 
     unsafe = "".join(map(chr, [*range(0, 9), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0),
                                0xD800, 0xDFFF, 0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x10FFFF]))
@@ -569,9 +568,9 @@ def test_scrub_text_replaces_exactly_the_unsafe_characters():
 
 
 def test_scrub_table_leaves_clean_data_alone_and_never_merges_columns():
-    from compiler.load import load_text
-    from compiler.sanitize import scrub_table
-    from compiler.table import from_records
+    from chartc.load import load_text
+    from chartc.sanitize import scrub_table
+    from chartc.table import from_records
 
     doc = load_text("data: {path: x.csv}\nmark: point\n", "spec.yaml")
     clean = from_records([{"a": "x", "b": 1.0}, {"a": "y", "b": None}])
@@ -584,8 +583,8 @@ def test_scrub_table_leaves_clean_data_alone_and_never_merges_columns():
 
 
 def test_spec_path_for_finds_the_longest_common_suffix():
-    from compiler.load import load_text
-    from compiler.sanitize import spec_path_for
+    from chartc.load import load_text
+    from chartc.sanitize import spec_path_for
 
     doc = load_text("data: {values: [{a: 1}]}\nlayers:\n  - mark: point\n    encoding:\n"
                     "      color: {field: a, sort: [1, 2]}\nvega_lite: {padding: {left: x}}\n", "spec.yaml")

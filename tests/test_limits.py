@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from compiler import errors as msg
-from compiler import limits
-from compiler.errors import SpecError
-from compiler.pipeline import check_spec, compile_spec
+from chartc import errors as msg
+from chartc import limits
+from chartc.errors import SpecError
+from chartc.pipeline import check_spec, compile_spec
 
 SCATTER = """\
 title: Many points
@@ -65,7 +65,7 @@ def test_aggregates_count_their_groups_not_their_rows(tmp_path):
     spec_file.write_text("data: {path: data/points.csv}\nmark: bar\n"
                          "encoding:\n  x: {field: g}\n  y: {field: y, aggregate: mean}\n")
     spec, doc = check_spec(spec_file)
-    from compiler.resolve import resolve_data
+    from chartc.resolve import resolve_data
 
     frame = resolve_data(spec, doc)
     assert limits.count_marks(spec, frame) == [((), 3)]
@@ -87,7 +87,7 @@ def test_the_documented_limits_are_measured_numbers():
 
 
 def test_per_mark_aria_labels_are_off_above_the_threshold(tmp_path, monkeypatch):
-    from compiler.export import render
+    from chartc.export import render
 
     spec = write_spec(tmp_path, "  - mark: point\n")
     small = compile_spec(spec).vega_lite
@@ -116,7 +116,7 @@ def test_a_spec_that_sets_aria_keeps_it(tmp_path, monkeypatch):
     "  - trend: {method: moving-average, window: 20}\n",
 ], ids=["linear", "band", "loess", "moving-average"])
 def test_a_trend_carries_no_raw_rows(tmp_path, layers, monkeypatch):
-    from compiler import trend
+    from chartc import trend
 
     monkeypatch.setattr(trend, "MAX_CURVE_POINTS", 100)  # thin smoothers at 100 points, not 2,000
     sizes = []
@@ -130,9 +130,9 @@ def test_a_trend_carries_no_raw_rows(tmp_path, layers, monkeypatch):
 
 
 def test_a_facet_with_too_many_panels_is_refused(tmp_path):
-    from compiler import SpecError, compile_spec
-    from compiler import errors as msg
-    from compiler.limits import MAX_FACET_PANELS
+    from chartc import SpecError, compile_spec
+    from chartc import errors as msg
+    from chartc.limits import MAX_FACET_PANELS
 
     rows = "\n".join(f"k{i},{i}" for i in range(MAX_FACET_PANELS + 1))
     (tmp_path / "rows.csv").write_text("k,v\n" + rows + "\n")
@@ -147,7 +147,7 @@ def test_a_facet_with_too_many_panels_is_refused(tmp_path):
 
 def test_a_facet_by_time_unit_counts_its_panels_not_its_dates(tmp_path):
     """1,461 days are 4 yearly panels: the panel limit must not refuse them."""
-    from compiler import compile_spec
+    from chartc import compile_spec
 
     spec = tmp_path / "years.yaml"
     spec.write_text("data: {dataset: seattle-weather}\nmark: point\nencoding: {x: temp_min, y: temp_max}\n"

@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 import vl_convert as vlc
 
-from compiler import errors as msg
-from compiler.errors import SpecError, SpecWarning
-from compiler.legend import INSIDE_LEGEND, LINE_SYMBOL_SIZE, SOLID
-from compiler.markers import DEFAULT_COLORS, DEFAULT_SIZE, category_key
-from compiler.pipeline import compile_spec
-from compiler.shapes import EXTRA_SHAPE_PATHS, resolve_shape
+from chartc import errors as msg
+from chartc.errors import SpecError, SpecWarning
+from chartc.legend import INSIDE_LEGEND, LINE_SYMBOL_SIZE, SOLID
+from chartc.markers import DEFAULT_COLORS, DEFAULT_SIZE, category_key
+from chartc.pipeline import compile_spec
+from chartc.shapes import EXTRA_SHAPE_PATHS, resolve_shape
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 MARKER_CHANNELS = ("shape", "fill", "stroke", "size", "strokeWidth")

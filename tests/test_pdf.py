@@ -12,16 +12,16 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from compiler.export import render
-from compiler.manifest import provenance
-from compiler.pdf import canonical_pdf, pdf_provenance
-from compiler.pipeline import compile_spec
+from chartc.export import render
+from chartc.manifest import provenance
+from chartc.pdf import canonical_pdf, pdf_provenance
+from chartc.pipeline import compile_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ["specs/seed_pretraining.yaml", "specs/seed_flops.yaml"]
 
 # vl-convert's own PDF of a spec, made in a fresh process (its object order depends on the process).
-RAW = ("import sys; import vl_convert; from compiler.pipeline import compile_spec; "
+RAW = ("import sys; import vl_convert; from chartc.pipeline import compile_spec; "
        "sys.stdout.buffer.write(vl_convert.vegalite_to_pdf(compile_spec(sys.argv[1]).vega_lite, allowed_base_urls=[]))")
 
 

@@ -2,7 +2,7 @@
 
 After changing schemas/chart.schema.json, run::
 
-    python -m compiler.reference --write README.md
+    python -m chartc.reference --write README.md
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from compiler import reference
-from compiler.reference import END, START, readme_block, replace_block, schema_reference_markdown
-from compiler.validate import load_schema
+from chartc import reference
+from chartc.reference import END, START, readme_block, replace_block, schema_reference_markdown
+from chartc.validate import load_schema
 
 from conftest import ROOT
 
@@ -29,7 +29,7 @@ def test_readme_reference_matches_the_schema(generated):
     block = readme_block(README.read_text(encoding="utf-8"))
     assert block is not None, f"README.md has no {START} ... {END} block"
     assert block == "\n" + generated, (
-        "README.md's spec reference is stale: run python -m compiler.reference --write README.md")
+        "README.md's spec reference is stale: run python -m chartc.reference --write README.md")
 
 
 def test_reference_documents_every_property(generated):

@@ -7,12 +7,12 @@ import math
 
 import pytest
 
-from compiler import errors as msg
-from compiler.errors import Location, SpecError
-from compiler.load import load_spec
-from compiler.model import parse_chart
-from compiler.resolve import check_chart, field_types, resolve_data, rows_through, transform_fields
-from compiler.table import from_records
+from chartc import errors as msg
+from chartc.errors import Location, SpecError
+from chartc.load import load_spec
+from chartc.model import parse_chart
+from chartc.resolve import check_chart, field_types, resolve_data, rows_through, transform_fields
+from chartc.table import from_records
 
 CARS_COLUMNS = ["Name", "Miles_per_Gallon", "Cylinders", "Displacement", "Horsepower",
                 "Weight_in_lbs", "Acceleration", "Year", "Origin"]

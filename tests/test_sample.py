@@ -9,12 +9,12 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from compiler import errors as msg
-from compiler.errors import SpecError
-from compiler.export import render
-from compiler.pipeline import compile_spec
-from compiler.resolve import MAX_ROWS
-from compiler.table import SAMPLE_SEED, from_records, sample_rows
+from chartc import errors as msg
+from chartc.errors import SpecError
+from chartc.export import render
+from chartc.pipeline import compile_spec
+from chartc.resolve import MAX_ROWS
+from chartc.table import SAMPLE_SEED, from_records, sample_rows
 
 ROWS = MAX_ROWS + 50_000
 

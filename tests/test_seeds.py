@@ -16,9 +16,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from scipy import stats
 
-from compiler import compile_spec
-from compiler.export import render
-from compiler.shapes import resolve_shape
+from chartc import compile_spec
+from chartc.export import render
+from chartc.shapes import resolve_shape
 
 from conftest import ROOT
 

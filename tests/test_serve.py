@@ -1,6 +1,6 @@
 """`chartc serve`: a local server that rebuilds the gallery on save.
 
-Each test starts ``python -m compiler serve`` in a subprocess on port 0 over a
+Each test starts ``python -m chartc serve`` in a subprocess on port 0 over a
 temporary folder of small inline-data specs, reads the address it prints and
 talks HTTP to it (the browser tests drive the same server from Chromium).
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler import errors as msg
-from compiler.serve import RELOAD_SCRIPT, VERSION_PATH, diagnostics_page
-from compiler.errors import Location, SpecError
+from chartc import errors as msg
+from chartc.serve import RELOAD_SCRIPT, VERSION_PATH, diagnostics_page
+from chartc.errors import Location, SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,9 +70,9 @@ class ServeProcess:
 
     def __init__(self, cwd: Path, *args: str, env: dict | None = None):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "compiler", "serve", *args], cwd=cwd,
+            [sys.executable, "-m", "chartc", "serve", *args], cwd=cwd,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+            env={**os.environ, **(env or {})})
         line = self.proc.stdout.readline()
         if not line.startswith("chartc serve: http://"):
             self.proc.kill()
@@ -256,7 +256,7 @@ def test_out_folder_is_kept_and_is_an_ordinary_gallery(tmp_path):
     assert code == 0
     assert {"index.html", "manifest.json", "vega-bundle.js", "bars.html", "points.fits.json"} <= {
         p.name for p in (tmp_path / "site").iterdir()}
-    from compiler.gallery import check_gallery
+    from chartc.gallery import check_gallery
 
     assert not check_gallery(sorted((tmp_path / "specs").glob("*.yaml")), tmp_path / "site").failed
 
@@ -267,16 +267,15 @@ def test_a_busy_port_is_a_usage_error(tmp_path):
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = subprocess.run([sys.executable, "-m", "compiler", "serve", "specs", "--port", str(port)],
-                                cwd=tmp_path, capture_output=True, text=True, timeout=60,
-                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+        result = subprocess.run([sys.executable, "-m", "chartc", "serve", "specs", "--port", str(port)],
+                                cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.startswith(f"chartc: error: cannot listen on 127.0.0.1:{port}: ")
 
 
 def test_a_missing_spec_path_is_a_usage_error(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "compiler", "serve", "nowhere"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run([sys.executable, "-m", "chartc", "serve", "nowhere"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and "no such file or folder: nowhere" in result.stderr
 
 

@@ -10,8 +10,8 @@ import zlib
 import pytest
 import vl_convert as vlc
 
-from compiler.errors import SpecError, did_you_mean, known_shapes, unknown_shape
-from compiler.shapes import (
+from chartc.errors import SpecError, did_you_mean, known_shapes, unknown_shape
+from chartc.shapes import (
     EXTRA_SHAPE_PATHS,
     LINE_GLYPHS,
     SHAPE_ALIASES,

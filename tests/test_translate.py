@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from compiler import compile_spec
-from compiler.translate import (FORMAT_PRESETS, POW10_EXPR, VEGA_THEME_KEYS, apply_format,
+from chartc import compile_spec
+from chartc.translate import (FORMAT_PRESETS, POW10_EXPR, VEGA_THEME_KEYS, apply_format,
                                 canonical_json, channel_type, deep_merge)
 
 from conftest import vega_lite_errors

@@ -19,9 +19,9 @@ from statsmodels.nonparametric.smoothers_lowess import lowess
 from statsmodels.regression.linear_model import OLS
 from vega_datasets import data
 
-from compiler import errors
-from compiler.errors import SpecError, did_you_mean
-from compiler.trend import (
+from chartc import errors
+from chartc.errors import SpecError, did_you_mean
+from chartc.trend import (
     BAND_METHODS,
     LABEL_PLACEHOLDERS,
     SCALE_TRANSFORMS,

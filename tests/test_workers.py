@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from compiler import errors as msg
-from compiler.cli import main
-from compiler.gallery import build_gallery, check_gallery
-from compiler.workers import WorkerPool, default_jobs, warm_renderer
+from chartc import errors as msg
+from chartc.cli import main
+from chartc.gallery import build_gallery, check_gallery
+from chartc.workers import WorkerPool, default_jobs, warm_renderer
 
 CLOCK = """\
 title: Around the clock change
@@ -80,7 +80,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 def sabotaged_renderer() -> None:
     """`warm` for a pool: the real warm-up, then a render that aborts or hangs on cue."""
     warm_renderer()
-    import compiler.export as export
+    import chartc.export as export
 
     original = export.render
 
@@ -214,7 +214,7 @@ def test_default_jobs_is_the_usable_cores():
 # ------------------------------------------------------------------ bundle cache
 
 def test_bundle_is_cached_on_disk_per_renderer_version(tmp_path, monkeypatch):
-    import compiler.export as export
+    import chartc.export as export
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(export, "javascript_bundle", export.javascript_bundle.__wrapped__)
@@ -227,7 +227,7 @@ def test_bundle_is_cached_on_disk_per_renderer_version(tmp_path, monkeypatch):
 
 
 def test_bundle_falls_back_to_memory_when_the_cache_cannot_be_written(tmp_path, monkeypatch):
-    import compiler.export as export
+    import chartc.export as export
 
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
@@ -241,14 +241,14 @@ def test_bundle_falls_back_to_memory_when_the_cache_cannot_be_written(tmp_path, 
 
 ABORT_ON_SVG = """\
 import os, sys
-import compiler.workers as workers
+import chartc.workers as workers
 _call = workers.call_engine
 def call_engine(name, args, kwargs):
     if name == "vegalite_to_svg":
         os.abort()
     return _call(name, args, kwargs)
 workers.call_engine = call_engine
-from compiler.cli import main
+from chartc.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 
@@ -259,10 +259,8 @@ def test_compile_survives_a_renderer_abort_and_writes_nothing(tmp_path):
     import sys
 
     make_specs(tmp_path)
-    root = Path(__file__).resolve().parent.parent
     done = subprocess.run([sys.executable, "-c", ABORT_ON_SVG, "compile", "specs/groups.yaml", "-o", "out/groups.svg"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(root)})
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip() == f"specs/groups.yaml:1:1: error: $: {msg.render_crashed('SIGABRT')}"
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
