@@ -48,14 +48,15 @@ RENAME_SIMILARITY = 0.5
 
 
 class DiffUsageError(Exception):
-    """Not a git repository, an unknown revision, a git failure."""
+    """Not a git repository, an unknown revision, a path outside the repository, a git failure."""
 
 
 # --------------------------------------------------------------------- git
 
 def _git(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     try:
-        result = subprocess.run(["git", *args], cwd=root, capture_output=True)
+        # Paths given to git are file names, never patterns (`[draft].yaml`) or pathspec magic.
+        result = subprocess.run(["git", "--literal-pathspecs", *args], cwd=root, capture_output=True)
     except FileNotFoundError:
         raise DiffUsageError(msg.diff_no_git()) from None
     if check and result.returncode != 0:
@@ -70,6 +71,32 @@ def repository_root(cwd: str | os.PathLike = ".") -> tuple[Path, str]:
         raise DiffUsageError(msg.diff_not_a_repository(str(Path(cwd).resolve())))
     lines = result.stdout.decode("utf-8").splitlines()
     return Path(lines[0]), (lines[1] if len(lines) > 1 else "")
+
+
+def repository_path(root: Path, prefix: str, path: str | os.PathLike) -> str:
+    """A path given on the command line as git names it from the repository's top folder.
+
+    Args:
+        root: the repository's top folder (`repository_root`).
+        prefix: the folder the command runs in, inside `root` (``""`` or ``"a/b/"``).
+        path: a file or folder, relative to that folder or absolute.
+
+    Returns:
+        A normalised POSIX path relative to `root`: ``"specs/a.yaml"``, or ``"."``
+        for `root` itself (a valid git pathspec, unlike ``""``).
+
+    Raises:
+        DiffUsageError: `path` is outside the repository.
+    """
+    # `..` is resolved lexically from the folder git reports, as git resolves it in a pathspec.
+    absolute = os.path.normpath(os.path.join(root, prefix, path))
+    relative = os.path.relpath(absolute, root)
+    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+        # An absolute path may reach the repository through a symlink (/tmp -> /private/tmp).
+        relative = os.path.relpath(os.path.realpath(absolute), root)
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            raise DiffUsageError(msg.diff_path_outside_repository(os.fspath(path), str(root)))
+    return Path(relative).as_posix()
 
 
 def is_revision(root: Path, name: str) -> bool:
@@ -104,19 +131,21 @@ class Tree:
         self.label = rev if rev is not None else WORKTREE_LABEL
 
     def list_specs(self, paths: list[str]) -> list[str]:
-        """Repository-relative spec files under `paths` (as `chartc build` finds them)."""
+        """Repository-relative spec files under `paths` (as `chartc build` finds them).
+
+        `paths` are repository-relative (`repository_path`). In the work tree
+        these are the files git sees (tracked, or new and not ignored), so
+        `.git`, ignored output and submodules stay out as they do at a
+        revision; a file named explicitly counts even when ignored.
+        """
         if self.rev is None:
-            names = []
-            for path in paths:
-                base = self.root / path
-                if base.is_file():
-                    names.append(path)
-                elif base.is_dir():
-                    names.extend(Path(os.path.relpath(p, self.root)).as_posix()
-                                 for p in base.rglob("*") if p.is_file())
+            out = _git(self.root, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                       "--", *paths).stdout
+            names = [name for name in _names(out) if (self.root / name).is_file()]  # not deleted
+            names.extend(path for path in paths if (self.root / path).is_file())
         else:
             out = _git(self.root, "ls-tree", "-r", "-z", "--name-only", self.rev, "--", *paths).stdout
-            names = [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]
+            names = _names(out)
         return sorted({name for name in names if _is_spec(name, paths)})
 
     def read(self, path: str) -> bytes | None:
@@ -132,6 +161,10 @@ class Tree:
         return result.stdout if result.returncode == 0 else None
 
 
+def _names(out: bytes) -> list[str]:
+    return [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]
+
+
 def _is_spec(name: str, paths: list[str]) -> bool:
     """A spec file: the build's rule (YAML/JSON, not inside a ``data`` folder under the path given)."""
     if posixpath.splitext(name)[1] not in SPEC_SUFFIXES:
@@ -140,8 +173,8 @@ def _is_spec(name: str, paths: list[str]) -> bool:
         base = path.rstrip("/")
         if name == base:
             return True
-        if base in ("", ".") or name.startswith(base + "/"):
-            inner = name[len(base) + 1:] if base not in ("", ".") else name
+        if base == "." or name.startswith(base + "/"):
+            inner = name if base == "." else name[len(base) + 1:]
             return "data" not in inner.split("/")[:-1]
     return False
 
@@ -447,27 +480,31 @@ def diff_charts(rev_a: str | None = "HEAD", rev_b: str | None = None, paths=(), 
     Args:
         rev_a: the "before" revision (default HEAD).
         rev_b: the "after" revision; None for the working tree.
-        paths: spec files or folders, relative to `cwd` (default ``specs``).
-        cwd: where the command runs (inside the repository).
+        paths: spec files or folders, relative to `cwd` or absolute (default
+            ``specs``, in `cwd`).
+        cwd: where the command runs (any folder of the repository).
 
     Returns:
         A `DiffReport`; its `changed` is False when no chart differs.
 
     Raises:
-        DiffUsageError: not a repository, or a revision that names no commit.
+        DiffUsageError: not a repository, a revision that names no commit, a
+            path outside the repository, or no `paths` and no ``specs`` folder.
     """
     root, prefix = repository_root(cwd)
     for rev in (rev_a, rev_b):
         if rev is not None and not is_revision(root, rev):
             raise DiffUsageError(msg.diff_unknown_revision(rev))
-    wanted = [posixpath.normpath(posixpath.join(prefix, Path(p).as_posix())) for p in (paths or DEFAULT_PATHS)]
-    wanted = ["" if p == "." else p for p in wanted]
+    given = list(paths) or list(DEFAULT_PATHS)
+    wanted = [repository_path(root, prefix, path) for path in given]
     tree_a, tree_b = Tree(root, rev_a), Tree(root, rev_b)
     names = sorted(set(tree_a.list_specs(wanted)) | set(tree_b.list_specs(wanted)))
     report = DiffReport(tree_a.label, tree_b.label)
-    for given, path in zip(paths or DEFAULT_PATHS, wanted):
+    for shown, path in zip(given, wanted):
         if not (root / path).exists() and not any(n == path or n.startswith(path + "/") for n in names):
-            report.unmatched.append(str(given))
+            report.unmatched.append(os.fspath(shown))
+    if report.unmatched and not paths:  # the default folder is missing: say what to pass instead
+        raise DiffUsageError(msg.diff_no_specs_folder(str(Path(cwd).resolve())))
     renames = _renames(tree_a, tree_b, sorted(set(names) - set(tree_b.list_specs(wanted))),
                        sorted(set(names) - set(tree_a.list_specs(wanted))))
     moved = set(renames.values())

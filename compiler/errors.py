@@ -956,6 +956,15 @@ def diff_git_failed(command: str, reason: str) -> str:
     return f"`git {command}` failed: {reason}" if reason else f"`git {command}` failed"
 
 
+def diff_path_outside_repository(path: str, root: str) -> str:
+    return f"{path} is outside the repository at {root}: only files inside it can be compared"
+
+
+def diff_no_specs_folder(folder: str) -> str:
+    return (f"no specs/ folder in {folder} (what `chartc diff` compares by default): "
+            f"pass the spec files or folders to compare, for example `chartc diff .`")
+
+
 def diff_value_changed(path: str, before: str, after: str) -> str:
     return f"{path}: {before} -> {after}"
 

@@ -109,6 +109,62 @@ def test_diff_from_a_subfolder_with_relative_paths(repo, monkeypatch):
     assert [chart.path for chart in report.charts] == ["specs/trend.yaml"]
 
 
+def test_diff_dot_at_the_root_and_in_a_subfolder(repo, monkeypatch, capsys):
+    change_data_and_style(repo)
+    (repo / ".gitignore").write_text("build/\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "bars.yaml").write_text(BARS)  # ignored: not a chart of the repository
+    assert main(["diff"]) == 1
+    expected = capsys.readouterr().out
+    assert main(["diff", "."]) == 1
+    assert capsys.readouterr().out == expected
+    monkeypatch.chdir(repo / "specs")
+    assert main(["diff", "."]) == 1
+    assert capsys.readouterr().out == expected
+    assert main(["diff", ".."]) == 1
+    assert capsys.readouterr().out == expected
+
+
+def test_explicit_paths_with_dot_dot_from_a_subfolder(repo, monkeypatch, capsys):
+    change_data_and_style(repo)
+    (repo / "specs" / "sub").mkdir()
+    monkeypatch.chdir(repo / "specs" / "sub")
+    assert main(["diff", "../trend.yaml", "../../specs/bars.yaml"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == msg.diff_summary("HEAD", "working tree", 1, 0, 0, 1)
+    (repo / "docs").mkdir()
+    monkeypatch.chdir(repo / "docs")
+    assert [chart.path for chart in diff_charts("HEAD", None, ["../specs"]).charts] == ["specs/trend.yaml"]
+
+
+def test_diff_between_two_revisions_with_a_path_from_a_subfolder(repo, monkeypatch, capsys):
+    change_data_and_style(repo)
+    git(repo, "commit", "-qam", "second")
+    (repo / "docs").mkdir()
+    monkeypatch.chdir(repo / "docs")
+    assert main(["diff", "HEAD~1", "HEAD", "../specs/bars.yaml"]) == 0
+    assert main(["diff", "HEAD~1", "HEAD", "../specs"]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == msg.diff_summary("HEAD~1", "HEAD", 1, 0, 0, 1)
+    monkeypatch.chdir(repo / "specs")
+    assert [chart.path for chart in diff_charts("HEAD~1", "HEAD", ["trend.yaml"]).charts] == ["specs/trend.yaml"]
+    assert diff_charts("HEAD~1", "HEAD", ["."]).unchanged == 1
+
+
+def test_no_specs_folder_says_what_to_pass(repo, monkeypatch, capsys):
+    (repo / "docs").mkdir()
+    monkeypatch.chdir(repo / "docs")
+    assert main(["diff"]) == 2
+    assert msg.diff_no_specs_folder(str((repo / "docs").resolve())) in capsys.readouterr().err
+
+
+def test_a_path_outside_the_repository_is_a_usage_error(repo, tmp_path, capsys):
+    root = str(repo.resolve())
+    (tmp_path / "elsewhere.yaml").write_text(BARS)
+    assert main(["diff", "../elsewhere.yaml"]) == 2
+    assert msg.diff_path_outside_repository("../elsewhere.yaml", root) in capsys.readouterr().err
+    assert main(["diff", "HEAD", "HEAD", str(tmp_path / "elsewhere.yaml")]) == 2
+    assert msg.diff_path_outside_repository(str(tmp_path / "elsewhere.yaml"), root) in capsys.readouterr().err
+
+
 OTHER = """\
 title: Something else entirely
 data:
