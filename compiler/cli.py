@@ -128,11 +128,22 @@ def _parser() -> argparse.ArgumentParser:
 
     new = commands.add_parser("new", help="write a commented starter spec",
                               description="Write NAME.yaml from a template: a commented spec that "
-                                          "validates and renders as it is (its data ships with chartc).")
+                                          "validates and renders as it is (its data ships with chartc). "
+                                          "Its $schema points at the project's schemas/chart.schema.json, "
+                                          "which is written first when missing (see chartc init).")
     new.add_argument("name", metavar="NAME", help="the spec to write (.yaml is added when missing)")
     new.add_argument("--template", default="scatter", choices=TEMPLATE_NAMES,
                      help="the kind of chart (default: scatter)")
     new.set_defaults(run=run_new)
+
+    init = commands.add_parser(
+        "init", help="copy the chart schema into a project, for $schema and editor completion",
+        description="Write schemas/chart.schema.json (the schema this chartc validates with) and, when "
+                    "there is none, .vscode/settings.json that points VS Code's YAML extension at it. "
+                    "Run it again after upgrading chartc to update the copy.")
+    init.add_argument("dir", nargs="?", metavar="DIR",
+                      help="the project folder (default: the top of the git work tree, else the current folder)")
+    init.set_defaults(run=run_init)
     return parser
 
 
@@ -324,13 +335,23 @@ def run_serve(args) -> int:
 
 
 def run_new(args) -> int:
-    from .errors import new_file_exists, new_written
-    from .templates import starter_spec
+    from .errors import new_file_exists, new_schema_written, new_written
+    from .templates import SCHEMA_COPY, project_root, starter_spec, write_schema_copy
 
     path = Path(args.name)
     if path.suffix not in (".yaml", ".yml"):
         path = path.with_name(path.name + ".yaml")
-    text = starter_spec(args.template, path)
+    if path.exists():  # before the schema copy: a refused spec writes nothing
+        raise UsageError(new_file_exists(str(path)))
+    root = project_root(path.parent)
+    schema = root / SCHEMA_COPY
+    text = starter_spec(args.template, path, schema)
+    if not schema.exists():  # the spec's $schema must resolve; an existing copy is `chartc init`'s to update
+        try:
+            write_schema_copy(root)
+        except OSError as error:
+            raise UsageError(_unwritable(error, schema)) from None
+        print(new_schema_written(shown_path(schema)))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "x", encoding="utf-8", newline="\n") as stream:  # "x": never overwrite
@@ -339,3 +360,39 @@ def run_new(args) -> int:
         raise UsageError(new_file_exists(str(path))) from None
     print(new_written(str(path), args.template))
     return EXIT_OK
+
+
+def run_init(args) -> int:
+    from . import errors as msg
+    from .templates import (SCHEMA_COPY, VSCODE_SETTINGS, project_root, vscode_settings_snippet,
+                            write_schema_copy, write_vscode_settings)
+
+    root = Path(args.dir) if args.dir is not None else project_root()
+    if root.is_file():
+        raise UsageError(msg.init_not_a_folder(args.dir))
+    schema_messages = {"written": msg.init_schema_written, "updated": msg.init_schema_updated,
+                       "current": msg.init_schema_current, "source": msg.init_schema_is_source}
+    settings_messages = {"written": msg.init_settings_written, "configured": msg.init_settings_configured,
+                         "exists": lambda path: msg.init_settings_exists(path, vscode_settings_snippet())}
+    for write, name, messages in ((write_schema_copy, SCHEMA_COPY, schema_messages),
+                                  (write_vscode_settings, VSCODE_SETTINGS, settings_messages)):
+        try:
+            outcome = write(root)
+        except OSError as error:
+            raise UsageError(_unwritable(error, root / name)) from None
+        print(messages[outcome](shown_path(root / name)))
+    return EXIT_OK
+
+
+def shown_path(path: Path) -> str:
+    """A path as printed: relative to the current folder, ``/``-separated on every system."""
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def _unwritable(error: OSError, path: Path) -> str:
+    from .errors import project_file_unwritable
+
+    return project_file_unwritable(str(error.filename or path), error.strerror or str(error))

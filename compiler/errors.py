@@ -1088,6 +1088,54 @@ def new_written(path: str, template: str) -> str:
     return f"wrote {path} from the {template} template; preview it with: chartc serve {path}"
 
 
+def new_schema_written(path: str) -> str:
+    return f"wrote {path}, the chart schema the new spec's $schema points at (commit it with your specs)"
+
+
+def project_file_unwritable(path: str, reason: str) -> str:
+    return f"cannot write {path}: {reason}"
+
+
+def init_not_a_folder(path: str) -> str:
+    return f"{path} is a file; chartc init takes the project's folder"
+
+
+def init_schema_written(path: str) -> str:
+    return f"wrote {path}: the chart schema, for a spec's $schema and editor completion"
+
+
+def init_schema_updated(path: str) -> str:
+    return f"updated {path} from another chartc version"
+
+
+def init_schema_current(path: str) -> str:
+    return f"{path} is up to date"
+
+
+def init_schema_is_source(path: str) -> str:
+    return f"{path} is the schema chartc itself reads (a chartc checkout): left alone"
+
+
+def init_settings_written(path: str) -> str:
+    return f"wrote {path}: VS Code's YAML extension checks specs against the schema"
+
+
+def init_settings_configured(path: str) -> str:
+    return f"{path} already names the schema: left alone"
+
+
+def init_settings_exists(path: str, snippet: str) -> str:
+    return f"{path} exists and is left alone; for completion in VS Code, add to it:\n{snippet}"
+
+
+def schema_copy_stale(reference: str) -> str:
+    return f"{reference} is another chartc version's chart schema: editors check this spec against other rules"
+
+
+def schema_copy_stale_hint() -> str:
+    return "update the copy with: chartc init"
+
+
 def facet_channel_hint(channel: str) -> str:
     return f"small multiples are declared under facet, e.g. facet: {{{channel}: Origin}}"
 

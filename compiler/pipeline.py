@@ -19,7 +19,7 @@ from pathlib import Path
 from .errors import SpecError, SpecWarning
 from .load import Document, load_spec
 from .model import ChartSpec, parse_chart
-from .validate import validate_document
+from .validate import check_schema_reference, validate_document
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,8 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
 
     try:
         spec, document = check_spec(path)
-        return check_chart(spec, None, document, columns=read_columns(spec, document))
+        return check_schema_reference(document) + check_chart(spec, None, document,
+                                                              columns=read_columns(spec, document))
     except SpecError as error:
         return list(error.errors)
 
@@ -99,7 +100,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     from altair.utils.schemapi import SchemaValidationError
 
     table, scrubbed = scrub_table(resolve_data(spec, document), document)  # text that aborts the renderer
-    problems = scrubbed + check_chart(spec, table, document)
+    problems = check_schema_reference(document) + scrubbed + check_chart(spec, table, document)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)

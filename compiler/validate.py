@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import errors as msg
-from .errors import SpecError
+from .errors import SpecError, SpecWarning
 
 if TYPE_CHECKING:  # annotations only: `chartc schema` reads SCHEMA_PATH without the YAML loader
     from .load import Document
@@ -67,6 +69,48 @@ def validate_document(doc: Document) -> list[SpecError]:
 def _file_order(error: SpecError):
     loc = error.location
     return (loc.line, loc.column) if loc else (0, 0)
+
+
+def check_schema_reference(doc: Document) -> list[SpecWarning]:
+    """A `$schema` that names a local copy of the chart schema from another chartc version.
+
+    Editors complete and check a spec against the file its `$schema` names
+    (the copy `chartc init` writes); a stale copy quietly disagrees with chartc.
+
+    Args:
+        doc: the loaded spec.
+
+    Returns:
+        One warning at the `$schema` key, or none: for a URL, an absolute path,
+        a missing or unreadable file, another schema, or the same schema.
+    """
+    reference = doc.data.get("$schema") if isinstance(doc.data, dict) else None
+    if not isinstance(reference, str) or URL_OR_DRIVE.match(reference) or Path(reference).is_absolute():
+        return []
+    target = Path(doc.file).parent / reference
+    try:
+        stat = target.stat()
+    except (OSError, ValueError):  # missing, or a name the system refuses
+        return []
+    if not _is_stale_copy(os.path.realpath(target), stat.st_mtime_ns, stat.st_size):
+        return []
+    return [SpecWarning(msg.schema_copy_stale(reference), ("$schema",), location=doc.locate(("$schema",), key=True),
+                        stage="schema", hint=msg.schema_copy_stale_hint())]
+
+
+URL_OR_DRIVE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # https:, file:, C:
+
+
+@functools.lru_cache(maxsize=64)
+def _is_stale_copy(path: str, mtime_ns: int, size: int) -> bool:
+    # Keyed by the file's stat too: each copy is read once, and again only after
+    # it changes (`chartc serve` outlives a `chartc init`).
+    try:
+        copy = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError):
+        return False
+    schema = load_schema()
+    return isinstance(copy, dict) and copy.get("$id") == schema.get("$id") and copy != schema
 
 
 def _check_structure(doc: Document) -> list[SpecError]:

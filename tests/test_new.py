@@ -10,7 +10,7 @@ import pytest
 
 from chartc import errors as msg
 from chartc.cli import main
-from chartc.templates import TEMPLATE_NAMES, starter_spec
+from chartc.templates import SCHEMA_COPY, TEMPLATE_NAMES, starter_spec
 from chartc.validate import SCHEMA_PATH
 
 
@@ -28,7 +28,8 @@ def test_template_writes_a_spec_that_validates_and_renders(template, tmp_path, m
     monkeypatch.chdir(tmp_path)
     assert main(["new", "charts/first", "--template", template]) == 0
     path = Path("charts/first.yaml")
-    assert capsys.readouterr().out == msg.new_written(str(path), template) + "\n"
+    assert capsys.readouterr().out == (msg.new_schema_written("schemas/chart.schema.json") + "\n"
+                                       + msg.new_written(str(path), template) + "\n")
 
     compiled = compile_spec(path)  # raises SpecError on any problem
     assert compiled.warnings == ()
@@ -39,13 +40,15 @@ def test_template_writes_a_spec_that_validates_and_renders(template, tmp_path, m
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
-def test_template_is_commented_and_points_editors_at_the_schema(template, tmp_path):
+def test_template_is_commented_and_points_editors_at_the_schema(template, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no git work tree: the project root is the current folder
     target = tmp_path / "deep" / "er" / "spec.yaml"
     text = starter_spec(template, target)
     lines = text.splitlines()
     schema = lines[0].removeprefix("# yaml-language-server: $schema=")
     assert schema != lines[0], "the first line is the editor modeline"
-    assert (target.parent / schema).resolve() == SCHEMA_PATH.resolve()
+    assert schema == "../../schemas/chart.schema.json"
+    assert (target.parent / schema).resolve() == (tmp_path / SCHEMA_COPY).resolve()
     assert f"$schema: {schema}" in text
     blocks: dict[str, list[str]] = {}  # top-level key -> its lines
     for line in lines:
@@ -76,6 +79,7 @@ def test_an_existing_file_is_never_overwritten(tmp_path, monkeypatch, capsys):
     Path("mine.yaml").write_text("title: keep me\n")
     assert main(["new", "mine", "--template", "line"]) == 2
     assert Path("mine.yaml").read_text() == "title: keep me\n"
+    assert not Path("schemas").exists(), "a refused spec writes nothing"
     assert capsys.readouterr().err == f"chartc: error: {msg.new_file_exists('mine.yaml')}\n"
 
 
@@ -86,3 +90,32 @@ def test_an_unknown_template_is_a_usage_error(tmp_path, monkeypatch, capsys):
     assert exit_info.value.code == 2
     assert "invalid choice: 'pie'" in capsys.readouterr().err
     assert not Path("x.yaml").exists()
+
+
+def test_new_in_a_subfolder_points_at_the_project_schema_and_validates(tmp_path, monkeypatch, capsys):
+    from chartc.pipeline import validate_spec
+
+    (tmp_path / ".git").mkdir()  # the project root is the work tree's top, not the current folder
+    (tmp_path / "specs" / "team").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "specs" / "team")
+    assert main(["new", "q1/sales", "--template", "bar"]) == 0
+    path = Path("q1/sales.yaml")
+    assert capsys.readouterr().out == (msg.new_schema_written("../../schemas/chart.schema.json") + "\n"
+                                       + msg.new_written(str(path), "bar") + "\n")
+    text = path.read_text()
+    assert text.startswith("# yaml-language-server: $schema=../../../schemas/chart.schema.json\n")
+    assert "\n$schema: ../../../schemas/chart.schema.json " in text
+    copy = path.parent / "../../../schemas/chart.schema.json"
+    assert copy.resolve() == (tmp_path / SCHEMA_COPY).resolve() and copy.read_bytes() == SCHEMA_PATH.read_bytes()
+    assert validate_spec(path) == []
+
+
+def test_new_leaves_an_existing_schema_copy_to_init(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    copy = tmp_path / SCHEMA_COPY
+    copy.parent.mkdir()
+    copy.write_text('{"$id": "from another version"}\n')
+    assert main(["new", "specs/a"]) == 0
+    assert capsys.readouterr().out == msg.new_written("specs/a.yaml", "scatter") + "\n"
+    assert copy.read_text() == '{"$id": "from another version"}\n'
+    assert "$schema: ../schemas/chart.schema.json " in Path("specs/a.yaml").read_text()
