@@ -872,6 +872,13 @@ def chart_tools_changed(change: str) -> str:
     return f"built with {change}"
 
 
+def toolchain_differs(folder: str, differences: Sequence[tuple[str, str, str]]) -> str:
+    listed = ", ".join(f"{tool} {old} (installed: {new})" for tool, old, new in differences)
+    return (f"{folder}: rendered by another toolchain than the one installed: {listed}; every output's bytes "
+            "depend on these versions: install the versions that rendered it, or run `chartc build` to "
+            "render it again with yours")
+
+
 def chart_input_changed(path: str) -> str:
     return f"{path} changed"
 

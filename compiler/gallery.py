@@ -39,7 +39,8 @@ from pathlib import Path
 from . import errors as msg
 from .errors import SpecError
 from .manifest import (INDEX_NAME, MANIFEST_NAME, ChartRecord, Manifest, chart_inputs, current_input_hash,
-                       file_output_hash, output_hash, read_manifest, relative_to, toolchain, tools_changed)
+                       file_output_hash, output_hash, read_manifest, relative_to, tool_differences, toolchain,
+                       tools_changed)
 
 GALLERY_FORMATS = ("vl.json", "svg", "png", "html")
 BUNDLE_NAME = "vega-bundle.js"
@@ -199,6 +200,9 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
     report = BuildReport()
     manifest = read_manifest(out) or Manifest()
     charts, orphans = _plan(specs, out, manifest, report)
+    differences = tool_differences(manifest.tools, toolchain()) if manifest.charts else []
+    if differences:  # said once, plainly, before the outputs it makes stale
+        report.problems.append(msg.toolchain_differs(str(out), differences))
     bad = 0
 
     def flag(name: str, problem: str) -> None:

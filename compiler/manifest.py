@@ -27,7 +27,8 @@ MANIFEST_FORMAT = 1
 INDEX_NAME = "index.html"
 # Distributions whose versions change rendered bytes: a change in any of them
 # (or in chartc's own version or source) makes every chart stale.
-TOOL_DISTRIBUTIONS = {"altair": "altair", "vl_convert": "vl-convert-python"}
+# (numpy's linear algebra decides the last digits of every fitted number.)
+TOOL_DISTRIBUTIONS = {"altair": "altair", "vl_convert": "vl-convert-python", "numpy": "numpy"}
 SOURCE_KEY = "chartc source"
 DATASET_DISTRIBUTION = "vega_datasets"
 VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
@@ -259,7 +260,16 @@ def current_input_hash(key: str, folder: Path) -> str | None:
         return None
 
 
+def tool_differences(recorded: dict[str, str], current: dict[str, str]) -> list[tuple[str, str, str]]:
+    """``(tool, recorded, current)`` for every tool whose version differs, by tool.
+
+    Tools are named as people install them (``vl-convert-python``, not the
+    module ``vl_convert``).
+    """
+    return [(TOOL_DISTRIBUTIONS.get(name, name), recorded.get(name, "none"), version)
+            for name, version in sorted(current.items()) if recorded.get(name) != version]
+
+
 def tools_changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
     """``name old -> new`` for every tool whose version differs."""
-    return [f"{name} {recorded.get(name, 'none')} -> {version}"
-            for name, version in sorted(current.items()) if recorded.get(name) != version]
+    return [f"{name} {old} -> {new}" for name, old, new in tool_differences(recorded, current)]

@@ -273,6 +273,22 @@ def test_a_change_to_chartc_source_makes_every_chart_stale(project, monkeypatch)
     assert not check_gallery(spec_list(project / "specs"), gallery).failed
 
 
+def test_another_toolchain_is_named_once_with_its_versions_before_the_stale_outputs(project, monkeypatch):
+    from chartc import manifest
+
+    gallery = project / "gallery"
+    recorded = read_manifest(gallery).tools
+    installed = {"altair": "9.9.9", "vl-convert-python": recorded["vl_convert"], "numpy": "0.0.1"}
+    monkeypatch.setattr(manifest, "dist_version", lambda name: installed.get(name, "none"))
+    report = check_gallery(spec_list(project / "specs"), gallery)
+    assert report.failed
+    assert report.problems[0] == msg.toolchain_differs(
+        str(gallery), [("altair", recorded["altair"], "9.9.9"), ("numpy", recorded["numpy"], "0.0.1")])
+    assert "altair " + recorded["altair"] + " (installed: 9.9.9), numpy " in report.problems[0]
+    stale = [p for p in report.problems[1:-1] if "/bars." in p]
+    assert stale and all(msg.chart_tools_changed(f"altair {recorded['altair']} -> 9.9.9") in p for p in stale)
+
+
 def test_source_hash_ignores_line_endings_and_follows_content(tmp_path, monkeypatch):
     from chartc import manifest
 
