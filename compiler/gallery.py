@@ -229,7 +229,7 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
             elif chart.reasons:
                 flag(name, msg.output_stale("; ".join(chart.reasons)))
     live = {name for chart in charts if chart.record is not None for name in chart.record.outputs}
-    for stem, record in sorted(orphans.items()):
+    for _stem, record in sorted(orphans.items()):
         for name in sorted(record.outputs):
             if name in live:  # a shared output another chart still uses
                 continue

@@ -142,7 +142,7 @@ def _aggregates(layer) -> bool:
 def _groups(layer, table, columns: set | None, rows: int) -> int:
     """Marks of an aggregated layer: distinct values of its grouping channels, times the bins."""
     fields, bins = [], 1
-    for channel, definition in layer.encoding.items():
+    for definition in layer.encoding.values():
         items = definition if isinstance(definition, list) else [definition]
         for item in items:
             if not isinstance(item, dict) or "field" not in item or item.get("aggregate"):

@@ -37,9 +37,10 @@ DEFAULT_OUTLINE = {True: 1.0, False: 1.5}
 
 # How a layer's mark draws a category: a symbol, a line, or a filled area.
 MARK_KINDS = {
-    "point": "marker", "circle": "marker", "square": "marker", "text": "marker",
+    "point": "marker", "circle": "marker", "square": "marker",
     "line": "line", "rule": "line", "trail": "line",
-    "bar": "area", "area": "area", "rect": "area", "tick": "area", "text": "area",
+    "bar": "area", "area": "area", "rect": "area", "tick": "area",
+    "text": "area",  # a text's colour is its fill, as an area's
     "boxplot": "area", "errorbar": "line", "errorband": "area",
 }
 

@@ -24,6 +24,8 @@ import pytest
 
 from test_serve import BARS, BROKEN, ServeProcess, make_specs, write_later
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 CHROMIUM_FLAGS = (

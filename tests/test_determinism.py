@@ -91,6 +91,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+@pytest.mark.slow
 def test_builds_are_byte_identical_across_time_zones_hash_seeds_and_checkouts(tmp_path):
     """Two checkouts at different paths, built by two processes in different zones and hash seeds."""
     first, second = tmp_path / "one", tmp_path / "two" / "deeper"
@@ -217,6 +218,7 @@ def committed(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("driver", [PAUSE_IN_RENDER, PAUSE_BEFORE_RENAMES], ids=["rendering", "staged"])
 def test_a_killed_build_leaves_every_previous_output_intact(committed, tmp_path, driver):
     project = tmp_path / "project"

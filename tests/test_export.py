@@ -92,7 +92,7 @@ def test_html_markup_in_title_and_data_stays_inert(outputs):
     assert lowered.count("</script") == 2
     assert "<!--" not in page
     assert "alert(1)" in page and "alert(2)" in page  # present, but only as escaped text
-    assert f"<title>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>" in page
+    assert "<title>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>" in page
 
 
 def test_html_embeds_exactly_the_compiled_spec(compiled, outputs):

@@ -12,7 +12,6 @@ in rendered text is SIGABRT) runs in a child process.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys

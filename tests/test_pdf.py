@@ -51,6 +51,7 @@ def test_an_independent_reader_reads_the_chart_and_its_provenance(compiled, pdf)
     assert json.loads(reader.metadata["/chartc"]) == block
 
 
+@pytest.mark.slow
 def test_pdfs_made_in_different_processes_are_the_same_bytes(compiled, pdf):
     spec = str(Path(compiled.document.file).relative_to(ROOT))
     raws = [raw_pdf(spec) for _ in range(3)]

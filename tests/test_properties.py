@@ -444,6 +444,7 @@ def workspace():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_examples_compile_in_the_workspace(workspace):
     """The oracle accepts every unmodified example (so a failure below is real)."""
     for name, data in example_documents():
@@ -454,6 +455,7 @@ def test_examples_compile_in_the_workspace(workspace):
 
 @CI
 @given(spec=st.data())
+@pytest.mark.slow
 def test_schema_specs_compile_or_raise_spec_error(workspace, spec):
     drawn = spec.draw(schema_specs())
     if spec.draw(st.booleans()):
@@ -464,5 +466,6 @@ def test_schema_specs_compile_or_raise_spec_error(workspace, spec):
 
 @CI
 @given(spec=mutated_specs(), suffix=st.sampled_from((".json", ".yaml")))
+@pytest.mark.slow
 def test_mutated_examples_compile_or_raise_spec_error(workspace, spec, suffix):
     event(f"outcome: {check_spec_file(write_spec(workspace, spec, suffix)).kind}")

@@ -145,6 +145,7 @@ def served(server):
 
 # -------------------------------------------------------------------- tests
 
+@pytest.mark.slow
 def test_prints_a_loopback_address_on_a_free_port_and_serves_the_gallery(served):
     server, _ = served
     assert server.first_line == msg.serve_listening(server.url) + "\n"
@@ -158,6 +159,7 @@ def test_prints_a_loopback_address_on_a_free_port_and_serves_the_gallery(served)
     assert server.get(VERSION_PATH).strip() == str(server.status()["version"])
 
 
+@pytest.mark.slow
 def test_listens_on_loopback_only(served):
     server, _ = served
     port = int(server.url.rsplit(":", 1)[1].strip("/"))
@@ -171,6 +173,7 @@ def test_listens_on_loopback_only(served):
             socket.create_connection((address, port), timeout=2).close()
 
 
+@pytest.mark.slow
 def test_saving_a_spec_rebuilds_that_chart_and_bumps_the_version(served):
     server, specs = served
     version = server.status()["version"]
@@ -183,6 +186,7 @@ def test_saving_a_spec_rebuilds_that_chart_and_bumps_the_version(served):
     assert elapsed < 1.0, f"rebuilt in {elapsed:.2f} s"
 
 
+@pytest.mark.slow
 def test_saving_a_data_file_rebuilds_the_chart_that_reads_it(served):
     server, specs = served
     version = server.status()["version"]
@@ -191,6 +195,7 @@ def test_saving_a_data_file_rebuilds_the_chart_that_reads_it(served):
     assert '"n": 6' in server.get("points.fits.json")
 
 
+@pytest.mark.slow
 def test_a_new_spec_in_a_served_folder_appears(served):
     server, specs = served
     version = server.status()["version"]
@@ -199,6 +204,7 @@ def test_a_new_spec_in_a_served_folder_appears(served):
     assert "More bars" in server.get("/")
 
 
+@pytest.mark.slow
 def test_a_broken_spec_shows_its_diagnostics_and_keeps_the_previous_chart(served):
     server, specs = served
     version = server.status()["version"]
@@ -225,6 +231,7 @@ def test_a_broken_spec_shows_its_diagnostics_and_keeps_the_previous_chart(served
     assert "Bars, fixed" in server.get("bars.html")
 
 
+@pytest.mark.slow
 def test_broken_from_the_start_then_ctrl_c_stops_cleanly_and_removes_its_temporary_folder(tmp_path):
     specs = make_specs(tmp_path)
     (specs / "bad.yaml").write_text(BARS.replace("encoding: {x: k", "encoding: {x: nope"))
@@ -246,6 +253,7 @@ def test_broken_from_the_start_then_ctrl_c_stops_cleanly_and_removes_its_tempora
     assert list(temp.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_out_folder_is_kept_and_is_an_ordinary_gallery(tmp_path):
     make_specs(tmp_path)
     server = ServeProcess(tmp_path, "specs", "--out", "site")
@@ -261,6 +269,7 @@ def test_out_folder_is_kept_and_is_an_ordinary_gallery(tmp_path):
     assert not check_gallery(sorted((tmp_path / "specs").glob("*.yaml")), tmp_path / "site").failed
 
 
+@pytest.mark.slow
 def test_a_busy_port_is_a_usage_error(tmp_path):
     make_specs(tmp_path)
     with socket.socket() as taken:

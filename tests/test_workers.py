@@ -114,6 +114,7 @@ def fail():
 
 # ------------------------------------------------------------------ determinism
 
+@pytest.mark.slow
 def test_jobs_1_and_2_and_in_process_give_identical_bytes(tmp_path, monkeypatch):
     specs = make_specs(tmp_path, bars="Bars", more="More bars")
     monkeypatch.chdir(tmp_path)
@@ -131,6 +132,7 @@ def test_jobs_1_and_2_and_in_process_give_identical_bytes(tmp_path, monkeypatch)
             assert content == one[name], name
 
 
+@pytest.mark.slow
 def test_compile_and_build_give_the_same_svg(tmp_path, monkeypatch):
     make_specs(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -141,6 +143,7 @@ def test_compile_and_build_give_the_same_svg(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ containment
 
+@pytest.mark.slow
 def test_a_crashed_worker_fails_its_chart_and_the_others_build(tmp_path):
     specs = make_specs(tmp_path, boom="ABORT me", bars="Bars")
     gallery = tmp_path / "gallery"
@@ -155,6 +158,7 @@ def test_a_crashed_worker_fails_its_chart_and_the_others_build(tmp_path):
     assert (gallery / "bars.svg").exists() and "bars" in (gallery / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_a_hung_render_times_out_and_the_others_build(tmp_path):
     specs = make_specs(tmp_path, stuck="HANG here", bars="Bars")
     gallery = tmp_path / "gallery"
@@ -174,6 +178,7 @@ def test_a_hung_render_times_out_and_the_others_build(tmp_path):
     assert report.rendered == ["stuck"] and not report.failed
 
 
+@pytest.mark.slow
 def test_pool_outcomes_in_task_order_with_crashes_timeouts_and_exceptions():
     tasks = [(double, (1,)), (abort, ()), (sleep, (30,)), (fail, ()), (double, (21,)), (sleep, (0.01,))]
     with WorkerPool(2, timeout=2, warm=None) as pool:
@@ -213,6 +218,7 @@ def test_default_jobs_is_the_usable_cores():
 
 # ------------------------------------------------------------------ bundle cache
 
+@pytest.mark.slow
 def test_bundle_is_cached_on_disk_per_renderer_version(tmp_path, monkeypatch):
     import chartc.export as export
 
@@ -253,6 +259,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_compile_survives_a_renderer_abort_and_writes_nothing(tmp_path):
     """`chartc compile` renders in a worker forked at its start: an abort there is an error message."""
     import subprocess
