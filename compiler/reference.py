@@ -1,25 +1,16 @@
-"""The spec reference in README.md, generated from the JSON Schema.
+"""The spec reference, docs/reference.md, generated from the JSON Schema.
 
 `schema_reference_markdown` turns ``schemas/chart.schema.json`` into one
 markdown table per mapping (every property with its type and description), so
-the reference cannot drift from the schema; tests/test_readme.py checks that
-README.md holds exactly this text between the reference markers.
-
-    python -m chartc.reference                   # print the reference
-    python -m chartc.reference --write README.md # replace the block in place
-    python -m chartc.reference --check README.md # exit 1 if the block is stale
+the reference cannot drift from the schema: ``chartc schema --markdown``
+prints it, and tests/test_schema_docs.py checks docs/reference.md against it.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
-from pathlib import Path
 
-START = "<!-- reference:start -->"
-END = "<!-- reference:end -->"
 HEADING = "###"
 ROOT_NAME = "Top level"
 
@@ -190,57 +181,3 @@ def _cell(text: str) -> str:
 
 
 # ---------------------------------------------------------------- README block
-
-def readme_block(text: str) -> str | None:
-    """What README text holds between the reference markers, or None without them."""
-    if START not in text or END not in text.split(START, 1)[1]:
-        return None
-    return text.split(START, 1)[1].split(END, 1)[0]
-
-
-def replace_block(text: str, reference: str) -> str:
-    """README text with the block between the markers replaced by `reference`.
-
-    Raises:
-        ValueError: the markers are missing.
-    """
-    if readme_block(text) is None:
-        raise ValueError(f"no {START} ... {END} block")
-    before, rest = text.split(START, 1)
-    after = rest.split(END, 1)[1]
-    return f"{before}{START}\n{reference}{END}{after}"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print, write or check the README reference; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m chartc.reference",
-                                     description="Generate the spec reference from the JSON Schema.")
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--write", metavar="README", help="replace the reference block of this file")
-    group.add_argument("--check", metavar="README", help="exit 1 if this file's reference block is stale")
-    args = parser.parse_args(argv)
-    reference = schema_reference_markdown()
-    target = args.write or args.check
-    if target is None:
-        sys.stdout.write(reference)
-        return 0
-    path = Path(target)
-    try:
-        text = path.read_text(encoding="utf-8")
-        updated = replace_block(text, reference)
-    except (OSError, ValueError) as error:
-        print(f"{path}: error: {error}", file=sys.stderr)
-        return 2
-    if args.check:
-        if updated != text:
-            print(f"{path}: the spec reference is stale; run python -m chartc.reference --write {path}",
-                  file=sys.stderr)
-            return 1
-        return 0
-    if updated != text:
-        path.write_text(updated, encoding="utf-8", newline="\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
