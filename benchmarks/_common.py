@@ -338,7 +338,7 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-PACKAGES = ("altair", "vl-convert-python", "vega-datasets", "pandas", "numpy", "scipy", "jsonschema",
+PACKAGES = ("altair", "vl-convert-python", "vega-datasets", "pandas", "numpy", "jsonschema",
             "ruamel.yaml", "PyYAML", "matplotlib")
 
 

@@ -61,6 +61,7 @@ from numpy.polynomial import Polynomial
 
 from . import errors
 from .errors import SpecError, did_you_mean
+from .tdist import student_t_quantile
 
 STAGE = "fit"
 
@@ -230,13 +231,13 @@ class _Ols:
 
     def interval(self, w: np.ndarray, level: float,
                  prediction: bool) -> tuple[np.ndarray, np.ndarray]:
-        from scipy import stats  # scipy.stats costs ~0.7 s to import: only bands need it
-
         # se of the mean at w is rse·|R⁻ᵀ z(w)|, from (XᵀX)⁻¹ = R⁻¹R⁻ᵀ.
         se = self.rse * np.linalg.norm(_forward_substitute(self.r.T, self.basis(w).T), axis=0)
         if prediction:
             se = np.hypot(se, self.rse)
-        half = stats.t.ppf(0.5 + level / 2.0, self.df) * se
+        # t at the lower tail (1 - level)/2, negated: that tail stays above 0,
+        # while 0.5 + level/2 rounds to 1 for a level within 1e-16 of 1.
+        half = -student_t_quantile((1.0 - level) / 2.0, self.df) * se
         mean = self.predict(w)
         return mean - half, mean + half
 
