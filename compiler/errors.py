@@ -1087,6 +1087,64 @@ def serve_port_unavailable(port: int, reason: str) -> str:
     return f"cannot listen on 127.0.0.1:{port}: {reason}"
 
 
+def serve_watch_failed(reason: str) -> str:
+    return f"chartc serve: could not check the spec files: {reason}; trying again"
+
+
+def serve_request_failed(reason: str) -> str:
+    return f"chartc serve: a request failed: {reason}; still serving"
+
+
+def serve_http_error(code: int, phrase: str, reason: str) -> str:
+    """The plain-text body of every error response of `chartc serve`."""
+    return f"{code} {phrase}: {reason}"
+
+
+def serve_host_refused(port: int) -> str:
+    return (f"this server answers only requests for 127.0.0.1:{port}, localhost:{port} or [::1]:{port} "
+            "(the Host header)")
+
+
+def serve_host_missing() -> str:
+    return "a request needs exactly one Host header"
+
+
+def serve_bad_request_line() -> str:
+    return "a request line is: METHOD /path HTTP/1.x"
+
+
+def serve_head_too_large(limit: int) -> str:
+    return f"the request line and headers are over {limit} bytes"
+
+
+def serve_target_too_long(limit: int) -> str:
+    return f"the request target is over {limit} characters"
+
+
+def serve_target_not_a_path() -> str:
+    return "the request target must be a path starting with '/' (not a full URL)"
+
+
+def serve_target_not_ascii() -> str:
+    return "the request target may hold only printable ASCII (percent-encode the rest)"
+
+
+def serve_target_bad_escape() -> str:
+    return "'%' in a path must be followed by two hex digits"
+
+
+def serve_target_not_utf8() -> str:
+    return "the path is not UTF-8 once percent-decoded"
+
+
+def serve_target_control() -> str:
+    return "the path holds a control character"
+
+
+def serve_target_dot_segment() -> str:
+    return "'.' and '..' path segments are not served"
+
+
 def new_file_exists(path: str) -> str:
     return f"{path} already exists; choose another name (chartc new never overwrites a file)"
 

@@ -1,27 +1,36 @@
 """`chartc serve`: a local server that rebuilds the gallery on save.
 
-Each test starts ``python -m chartc serve`` in a subprocess on port 0 over a
-temporary folder of small inline-data specs, reads the address it prints and
-talks HTTP to it (the browser tests drive the same server from Chromium).
+Most tests start ``python -m chartc serve`` in a subprocess on port 0 over a
+temporary folder of small inline-data specs, read the address it prints and
+talk HTTP to it (the browser tests drive the same server from Chromium).
+The request-handling tests run the server in this process and talk raw
+HTTP over sockets (hostile requests, Host checks, deadlines, the thread cap);
+the convergence tests run the watcher in this process too, with a build that
+lets a test save a file in the middle of it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from http import HTTPStatus
 from pathlib import Path
 
 import pytest
 
 from chartc import errors as msg
-from chartc.serve import RELOAD_SCRIPT, VERSION_PATH, diagnostics_page
+from chartc import serve as serve_module
+from chartc.serve import (HEAD_BYTES, MAX_TARGET, RELOAD_SCRIPT, STATUS_PATH, VERSION_PATH, ServeState, Watcher,
+                          diagnostics_page, make_server, refuse_host, refuse_target)
 from chartc.errors import Location, SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,6 +106,21 @@ class ServeProcess:
             time.sleep(0.05)
         raise AssertionError(f"no new build after {timeout} s: {self.status()}")
 
+    def wait_quiet(self, above: int = 0, quiet: float = 1.0, timeout: float = 60) -> dict:
+        """`wait_version`, then until no build ran for `quiet` seconds (a data file met by the
+        first build may start one more: see `Watcher.build`)."""
+        status = self.wait_version(above, timeout)
+        deadline = time.monotonic() + timeout
+        settled_at = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+            now = self.status()
+            if now["version"] != status["version"] or now["building"]:
+                status, settled_at = now, time.monotonic()
+            elif time.monotonic() - settled_at >= quiet:
+                return now
+        raise AssertionError(f"builds did not stop within {timeout} s: {self.status()}")
+
     def stop(self) -> tuple[int, str, str]:
         """SIGINT, as Ctrl-C sends; returns (exit code, rest of stdout, stderr)."""
         if self.proc.poll() is None:
@@ -115,11 +139,12 @@ def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("serve")
     make_specs(root)
     process = ServeProcess(root, "specs")
-    process.wait_version(0)
+    process.wait_quiet()
     process.root = root
     yield process
     code, _, err = process.stop()
     assert code == 0, err
+    assert "Traceback" not in err and "a request failed" not in err, err
 
 
 BASELINE = {"bars.yaml": BARS, "points.yaml": POINTS_SPEC, "data/points.csv": POINTS}
@@ -299,3 +324,397 @@ def test_diagnostics_page_escapes_everything():
 def test_reload_script_polls_the_version_endpoint():
     script = RELOAD_SCRIPT.format(version=7, path=VERSION_PATH)
     assert "var version = 7;" in script and f'fetch("{VERSION_PATH}"' in script and "location.reload()" in script
+
+
+# ------------------------------------------------- requests: Host, targets, limits
+
+def raw_request(port: int, data: bytes, timeout: float = 10) -> bytes:
+    """Send `data` on a fresh connection; return all the server sent before it closed."""
+    chunks = []
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        try:
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        except ConnectionResetError:  # closed with part of an oversized request unread: the answer came first
+            pass
+    return b"".join(chunks)
+
+
+def split_response(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """(status code, headers by lower-case name, body) of a raw HTTP response."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = dict((name.strip().lower(), value.strip()) for name, value in (line.split(":", 1) for line in lines))
+    return int(status.split()[1]), headers, body
+
+
+def error_body(status: int, reason: str) -> bytes:
+    return (msg.serve_http_error(status, HTTPStatus(status).phrase, reason) + "\n").encode("utf-8")
+
+
+@contextlib.contextmanager
+def local_server(out: Path):
+    """`make_server` on a free port in this process, serving `out` (no watcher: no builds)."""
+    out.mkdir(exist_ok=True)
+    (out / "bars.html").write_text("<html><body>Bars</body></html>")
+    server = make_server(ServeState(out.resolve(), building=False), 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def get_status(port: int) -> int:
+    """The status code of a well-formed GET of the status endpoint."""
+    raw = raw_request(port, f"GET {STATUS_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    return split_response(raw)[0]
+
+
+HOST_LINE = "Host: {host}\r\n\r\n"
+# (request with {host} for the server's own host:port, status, reason in the body or None for http.server's own)
+HOSTILE = {
+    "nul-escape": ("GET /%00.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_control()),
+    "nul-byte": ("GET /\x00.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_ascii()),
+    "crlf-escape": ("GET /a%0d%0aSet-Cookie:%20x HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_control()),
+    "bad-escape": ("GET /%zz.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_bad_escape()),
+    "lone-percent": ("GET /% HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_bad_escape()),
+    "not-utf8": ("GET /%ff%fe.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_utf8()),
+    "surrogate": ("GET /%ed%a0%80.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_utf8()),
+    "overlong-utf8-dots": ("GET /%c0%ae%c0%ae/etc/passwd HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_utf8()),
+    "raw-latin1": ("GET /caf\xe9.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_ascii()),
+    "dot-dot": ("GET /../../etc/passwd HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_dot_segment()),
+    "escaped-dot-dot": ("GET /%2e%2e/%2E%2E/etc/passwd HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_dot_segment()),
+    "escaped-slash": ("GET /..%2f..%2fetc%2fpasswd HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_dot_segment()),
+    "dot": ("GET /./bars.html HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_dot_segment()),
+    "double-slash": ("GET //evil.example/%2e%2e HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_dot_segment()),
+    "absolute-url": ("GET http://{host}/__chartc/status HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_a_path()),
+    "foreign-url": ("GET http://evil.example/ HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_a_path()),
+    "asterisk": ("OPTIONS * HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_a_path()),
+    "connect": ("CONNECT evil.example:443 HTTP/1.1\r\n" + HOST_LINE, 400, msg.serve_target_not_a_path()),
+    "long-target": (f"GET /{'a' * MAX_TARGET} HTTP/1.1\r\n" + HOST_LINE, 414, msg.serve_target_too_long(MAX_TARGET)),
+    "huge-request-line": (f"GET /{'a' * (HEAD_BYTES + 10)} HTTP/1.1\r\n" + HOST_LINE, 414,
+                          msg.serve_target_too_long(MAX_TARGET)),
+    "long-file-name": (f"GET /{'a' * 300}.html HTTP/1.1\r\n" + HOST_LINE, 404, None),
+    "huge-headers": ("GET / HTTP/1.1\r\nHost: {host}\r\n" + ("X-Pad: " + "a" * 1000 + "\r\n") * 70 + "\r\n", 431,
+                     msg.serve_head_too_large(HEAD_BYTES)),
+    "many-headers": ("GET / HTTP/1.1\r\nHost: {host}\r\n" + "X: y\r\n" * 150 + "\r\n", 431, None),
+    "tls-hello": ("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 400, msg.serve_bad_request_line()),
+    "http-0.9": ("GET /\r\n\r\n", 400, msg.serve_bad_request_line()),
+    "empty-line": ("\r\n", 400, msg.serve_bad_request_line()),
+    "bad-version": ("GET / HTTP/1.x\r\n" + HOST_LINE, 400, None),
+    "http-2": ("GET / HTTP/2.0\r\n" + HOST_LINE, 505, None),
+    "post": ("POST / HTTP/1.1\r\nHost: {host}\r\nContent-Length: 3\r\n\r\nabc", 501, None),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_request_gets_a_plain_text_error_and_the_server_lives_on(name, tmp_path, capfd):
+    template, status, reason = HOSTILE[name]
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        raw = raw_request(port, template.replace("{host}", f"127.0.0.1:{port}").encode("latin-1"))
+        code, headers, body = split_response(raw)
+        assert code == status, raw[:300]
+        assert headers["content-type"] == "text/plain; charset=utf-8"
+        assert headers["x-content-type-options"] == "nosniff"
+        if reason is not None:
+            assert body == error_body(status, reason)
+        else:
+            assert body.startswith(f"{status} {HTTPStatus(status).phrase}: ".encode()) and body.count(b"\n") == 1
+        assert get_status(port) == 200
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "a request failed" not in err, err
+
+
+@pytest.mark.parametrize("host_lines, version, status", [
+    (["127.0.0.1:{port}"], "1.1", 200),
+    (["localhost:{port}"], "1.1", 200),
+    (["LocalHost:{port}"], "1.0", 200),
+    (["[::1]:{port}"], "1.1", 200),
+    (["rebind.example:{port}"], "1.1", 403),      # DNS rebinding: the attacker's name, this address and port
+    (["127.0.0.1"], "1.1", 403),                   # browsers always send the port: it is not 80
+    (["localhost"], "1.0", 403),
+    (["127.0.0.1:1"], "1.1", 403),
+    (["127.0.0.1.:{port}"], "1.1", 403),
+    (["127.0.0.1:{port}@rebind.example"], "1.1", 403),
+    ([], "1.1", 400),
+    ([], "1.0", 400),                              # HTTP/1.0 without Host is refused too
+    (["127.0.0.1:{port}", "rebind.example"], "1.1", 400),
+], ids=lambda value: "+".join(value) if isinstance(value, list) else str(value))
+def test_only_requests_for_this_server_by_name_and_port_are_answered(host_lines, version, status, tmp_path):
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        headers = "".join(f"Host: {line.replace('{port}', str(port))}\r\n" for line in host_lines)
+        for path in (STATUS_PATH, "/bars.html"):
+            raw = raw_request(port, f"GET {path} HTTP/{version}\r\n{headers}\r\n".encode())
+            code, _, body = split_response(raw)
+            assert code == status
+            if status == 403:
+                assert body == error_body(403, msg.serve_host_refused(port))
+            elif status == 400:
+                assert body == error_body(400, msg.serve_host_missing())
+            else:
+                assert b"version" in body or b"Bars" in body
+
+
+@pytest.mark.slow
+def test_chartc_serve_refuses_a_rebound_host_and_answers_a_nul_path_with_400(served):
+    server, _ = served
+    port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    for path in ("/", "/bars.html", "/points.fits.json", "/manifest.json", STATUS_PATH):
+        raw = raw_request(port, f"GET {path} HTTP/1.1\r\nHost: rebind.example:{port}\r\n\r\n".encode())
+        assert split_response(raw)[::2] == (403, error_body(403, msg.serve_host_refused(port)))
+    raw = raw_request(port, f"GET /%00.html HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    assert split_response(raw)[::2] == (400, error_body(400, msg.serve_target_control()))
+    assert "Bars" in server.get("bars.html")  # still serving; the fixture checks stderr has no traceback
+
+
+def test_refuse_target_and_refuse_host_accept_what_a_browser_sends():
+    for target in ("/", "/index.html", "/bars.html?previous", "/bars%20chart.html", "/caf%C3%A9.html",
+                   "/__chartc/status", "/sub/dir/", "/a..b.html", "/bars.html?x=%zz"):
+        assert refuse_target(target) is None, target
+    assert refuse_target("/" + "a" * (MAX_TARGET - 1)) is None
+    assert refuse_host(["127.0.0.1:8000"], 8000) is None and refuse_host([" localhost:8000 "], 8000) is None
+
+
+def test_an_idle_client_is_disconnected_after_the_head_deadline(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve_module, "HEAD_SECONDS", 0.3)
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as idle:
+            started = time.monotonic()
+            assert idle.recv(100) == b""  # closed, no answer
+            elapsed = time.monotonic() - started
+        assert 0.2 < elapsed < 3, elapsed
+        assert get_status(port) == 200
+
+
+def test_a_trickling_client_is_disconnected_at_the_deadline_not_reset_by_each_byte(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve_module, "HEAD_SECONDS", 0.5)
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
+            started = time.monotonic()
+            slow.sendall(f"GET {STATUS_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n".encode())
+            slow.settimeout(0.05)
+            closed = False
+            while not closed and time.monotonic() - started < 10:
+                try:
+                    slow.sendall(b"X: y\r\n")
+                    closed = slow.recv(100) == b""
+                except TimeoutError:
+                    continue
+                except OSError:
+                    closed = True
+            elapsed = time.monotonic() - started
+        assert closed and 0.4 < elapsed < 3, elapsed
+        assert get_status(port) == 200
+
+
+def handler_threads(port: int) -> int:
+    return sum(thread.name.startswith(f"chartc-serve-{port}_") for thread in threading.enumerate())
+
+
+@pytest.mark.slow
+def test_handler_threads_are_capped_and_extra_connections_wait_their_turn(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve_module, "MAX_HANDLERS", 2)
+    monkeypatch.setattr(serve_module, "HEAD_SECONDS", 0.4)
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        most = 0
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(6)]
+        try:
+            started = time.monotonic()
+            answer: list[int] = []
+            asking = threading.Thread(target=lambda: answer.append(get_status(port)))
+            asking.start()
+            while asking.is_alive() and time.monotonic() - started < 20:
+                most = max(most, handler_threads(port))
+                time.sleep(0.01)
+            asking.join()
+        finally:
+            for sock in idle:
+                sock.close()
+        assert answer == [200]
+        assert most == 2
+        # three rounds of two idle connections, each held to the deadline, then the request
+        assert 1.0 < time.monotonic() - started < 10
+
+
+@pytest.mark.slow
+def test_a_burst_of_connections_waits_in_the_backlog_and_every_one_is_answered(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve_module, "MAX_HANDLERS", 1)
+    monkeypatch.setattr(serve_module, "HEAD_SECONDS", 1.0)
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        request = f"GET {STATUS_PATH} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+        with socket.create_connection(("127.0.0.1", port), timeout=10):  # holds the one handler for 1 s
+            time.sleep(0.1)
+            burst = []
+            try:
+                for _ in range(100):  # a full backlog drops SYNs: connect() would wait 1 s for a retry
+                    sock = socket.create_connection(("127.0.0.1", port), timeout=0.5)
+                    sock.sendall(request)
+                    burst.append(sock)
+                answers = []
+                for sock in burst:
+                    sock.settimeout(10)
+                    answers.append(split_response(b"".join(iter(lambda s=sock: s.recv(65536), b"")))[0])
+            finally:
+                for sock in burst:
+                    sock.close()
+        assert answers == [200] * 100
+
+
+# ------------------------------------------------------------ convergence
+
+@contextlib.contextmanager
+def watching(out: Path, monkeypatch, during: dict):
+    """A watcher and a server in this process over ./specs; `during[n]()` runs inside build n.
+
+    The real build runs first (in this process), so what `during` writes lands
+    after the build read the files: a save in the middle of a build.
+    """
+    from chartc import gallery
+
+    real = gallery.build_gallery
+    builds: list[int] = []
+
+    def build_gallery(specs, folder, **options):
+        report = real(specs, folder, jobs=0)
+        builds.append(len(builds) + 1)
+        if len(builds) in during:
+            during[len(builds)]()
+        return report
+
+    monkeypatch.setattr(gallery, "build_gallery", build_gallery)
+    out.mkdir()
+    state = ServeState(out.resolve())
+    stop = threading.Event()
+    lines: list[str] = []
+    watcher = Watcher(["specs"], state, stop, log=lambda *args, **_: lines.append(" ".join(map(str, args))))
+    server = make_server(state, 0)
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    watcher.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/", builds, lines
+    finally:
+        stop.set()
+        watcher.join(60)
+        server.shutdown()
+        server.server_close()
+
+
+def wait_quiet(state: ServeState, above: int = 0, quiet: float = 1.0, timeout: float = 60) -> int:
+    """The version once a build newer than `above` finished and no other ran for `quiet` seconds."""
+    deadline = time.monotonic() + timeout
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = (state.version, state.building)
+        if now != last:
+            last, since = now, time.monotonic()
+        elif state.version > above and not state.building and time.monotonic() - since >= quiet:
+            return state.version
+        time.sleep(0.05)
+    raise AssertionError(f"builds did not stop within {timeout} s (version {state.version})")
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode("utf-8")
+
+
+@pytest.mark.slow
+def test_a_spec_saved_during_a_build_is_built_next_and_served(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+    during = {1: lambda: write_later(spec, BARS.replace("title: Bars", "title: Bars, saved during the build"))}
+    with watching(tmp_path / "out", monkeypatch, during) as (state, url, builds, lines):
+        wait_quiet(state)
+        assert "Bars, saved during the build" in fetch(url + "bars.html")
+        assert builds == [1, 2]  # once more, then quiet: no rebuild loop
+        assert msg.serve_changed([os.path.join("specs", "bars.yaml")]) in lines
+
+
+@pytest.mark.slow
+def test_a_save_that_keeps_mtime_and_size_is_seen(tmp_path, monkeypatch):
+    # cp -p, tar and rsync -t put the old mtime back; same-length text keeps the size
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+
+    def same_stamp():
+        before = spec.stat()
+        spec.write_text(BARS.replace("title: Bars", "title: Sbar"))
+        os.utime(spec, ns=(before.st_atime_ns, before.st_mtime_ns))
+        assert (spec.stat().st_mtime_ns, spec.stat().st_size) == (before.st_mtime_ns, before.st_size)
+
+    with watching(tmp_path / "out", monkeypatch, {1: same_stamp}) as (state, url, builds, _):
+        wait_quiet(state)
+        assert "Sbar" in fetch(url + "bars.html")
+        assert builds == [1, 2]
+
+
+@pytest.mark.slow
+def test_a_save_within_one_timestamp_tick_is_seen(tmp_path, monkeypatch):
+    # On FAT (2 s), HFS+ and some network file systems (1 s) a second save can
+    # keep every timestamp: with a stat that never moves, only the content tells.
+    monkeypatch.setattr(serve_module, "stat_key", lambda stat: (stat.st_size, stat.st_ino))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+    during = {1: lambda: spec.write_text(BARS.replace("title: Bars", "title: Rabs"))}
+    with watching(tmp_path / "out", monkeypatch, during) as (state, url, builds, _):
+        wait_quiet(state)
+        assert "Rabs" in fetch(url + "bars.html")
+        assert builds == [1, 2]
+
+
+@pytest.mark.slow
+def test_a_data_file_the_first_build_meets_and_saved_during_it_is_built_again(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    specs = tmp_path / "specs"
+    (specs / "data").mkdir(parents=True)
+    (specs / "points.yaml").write_text(POINTS_SPEC)
+    (specs / "data" / "points.csv").write_text(POINTS)
+    during = {1: lambda: write_later(specs / "data" / "points.csv", POINTS + "6,12.2\n")}
+    with watching(tmp_path / "out", monkeypatch, during) as (state, url, builds, _):
+        wait_quiet(state)
+        assert '"n": 6' in fetch(url + "points.fits.json")
+        assert builds == [1, 2]
+
+
+@pytest.mark.slow
+def test_the_watcher_survives_a_failing_poll_and_reports_it_once(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+    error = PermissionError(13, "Permission denied", "specs")
+    broken = threading.Event()
+    real = serve_module.watched_files
+
+    def watched_files(specs, out):
+        if broken.is_set():
+            raise error
+        return real(specs, out)
+
+    monkeypatch.setattr(serve_module, "watched_files", watched_files)
+    with watching(tmp_path / "out", monkeypatch, {}) as (state, url, builds, lines):
+        wait_quiet(state, quiet=0.5)
+        broken.set()
+        time.sleep(1.0)  # five polls fail
+        broken.clear()
+        version = state.version
+        write_later(spec, BARS.replace("title: Bars", "title: Bars, after the failure"))
+        wait_quiet(state, version, quiet=0.5)
+        assert "Bars, after the failure" in fetch(url + "bars.html")
+    assert lines.count(msg.serve_watch_failed(f"PermissionError: {error}")) == 1
