@@ -223,7 +223,7 @@ def _bundle_cached() -> bool:
 
 
 def _compile(args, fmt: str) -> int:
-    from .export import render, write_atomic
+    from .export import render, write_all
     from .pipeline import compile_spec
     from .translate import canonical_json
 
@@ -237,21 +237,25 @@ def _compile(args, fmt: str) -> int:
     from .export import RenderRefused
 
     try:
-        if args.out == "-":
-            sys.stdout.write(canonical_json(compiled.vega_lite))
-        else:
-            write_atomic(args.out, render(compiled.vega_lite, fmt))
+        files = {} if args.out == "-" else {args.out: render(compiled.vega_lite, fmt)}
         if args.fits:
             from .gallery import fits_json
 
-            write_atomic(args.fits, fits_json(compiled).encode("utf-8"))
+            files[args.fits] = fits_json(compiled).encode("utf-8")
+        write_all(files)  # the chart and its fits, or neither
     except RenderRefused as refusal:
         from .sanitize import render_refusal
 
         print(render_refusal(refusal.reason, compiled.document).diagnostic(), file=sys.stderr)
         return EXIT_INVALID
-    except OSError as error:  # an output folder that cannot be written
-        raise UsageError(f"cannot write {error.filename or args.out}: {error.strerror or error}") from None
+    except OSError as error:  # a folder that cannot be written, a full disk: the system's fault, not a bug
+        from .errors import compile_unwritable
+
+        where = os.fsdecode(error.filename) if error.filename else args.out
+        print(f"chartc: error: {compile_unwritable(where, error.strerror or str(error))}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.out == "-":
+        sys.stdout.write(canonical_json(compiled.vega_lite))
     return EXIT_OK
 
 

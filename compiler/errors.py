@@ -945,6 +945,92 @@ def build_summary(folder: str, rendered: int, unchanged: int, removed: int) -> s
     return text + (f", {removed} removed" if removed else "")
 
 
+def chart_input_unreadable(path: str, reason: str) -> str:
+    return f"{path} cannot be read ({reason})"
+
+
+def build_locked(folder: str, pid: str) -> str:
+    return (f"another chartc build is writing {folder}/ (pid {pid}); this build stopped without writing "
+            "anything: run it again once that one has finished")
+
+
+def gallery_unwritable(path: str, reason: str) -> str:
+    return f"cannot write {path}: {reason}; no output was changed"
+
+
+def gallery_partly_written(path: str, reason: str) -> str:
+    return (f"cannot write {path}: {reason}; the outputs before it were replaced, the manifest was not: "
+            "build again once it can be written")
+
+
+def compile_unwritable(path: str, reason: str) -> str:
+    return f"cannot write {path}: {reason}; no output was written"
+
+
+# ---- the gallery manifest read back (manifest.py): it arrives through pull requests
+
+def manifest_refused_hint(manifest: str) -> str:
+    return (f"chartc reads only files inside the project and removes only the outputs it wrote; restore "
+            f"{manifest} from git, or delete it to render every chart again")
+
+
+def manifest_unreadable(reason: str) -> str:
+    return f"the manifest cannot be read: {reason}"
+
+
+def manifest_expected(what: str, got: str) -> str:
+    return f"expected {what}, not {got}"
+
+
+def manifest_key_missing(key: str) -> str:
+    return f"the entry has no {key!r}"
+
+
+def manifest_duplicate_key(key: str) -> str:
+    return f"the key {key[:80]!r} appears twice"
+
+
+def manifest_too_many(count: int, limit: int) -> str:
+    return f"{count:,} entries, more than the {limit:,} a manifest may list here"
+
+
+def manifest_text_too_long(length: int, limit: int) -> str:
+    return f"a string of {length:,} characters, longer than the {limit:,} a manifest may hold"
+
+
+def manifest_hash_refused(value: str) -> str:
+    return f"expected a SHA-256 hash (64 lowercase hex digits), not {value}"
+
+
+def manifest_stem_refused(stem: str) -> str:
+    return f"{stem[:80]!r} is not a chart name (a spec file's name up to its first '.')"
+
+
+def manifest_dataset_refused(key: str) -> str:
+    return f"{key[:80]!r} does not name a dataset"
+
+
+def manifest_output_refused(name: str, owner: str) -> str:
+    return (f"{name[:200]!r} is not a file chartc writes for {owner!r}; a manifest lists only its own outputs "
+            "inside the gallery folder")
+
+
+def manifest_path_absolute(path: str) -> str:
+    return f"{path[:200]!r} is an absolute path; a manifest names files relative to the gallery folder"
+
+
+def manifest_path_not_normal(path: str, normal: str) -> str:
+    return f"{path[:200]!r} is not a normalised path (chartc writes it {normal[:200]!r})"
+
+
+def manifest_path_outside(path: str, target: str) -> str:
+    return f"{path[:200]!r} leads outside the project (to {target[:200]})"
+
+
+def manifest_path_not_regular(path: str, kind: str) -> str:
+    return f"{path[:200]!r} is {kind}, not a regular file"
+
+
 # ---- `chartc diff` (diff.py)
 
 def diff_no_git() -> str:

@@ -16,13 +16,15 @@ it renders, so `write_atomic` stays cheap for builds that render nothing.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import html
 import json
 import os
 import re
+import secrets
 import struct
-import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -82,62 +84,177 @@ def renderer_reason(error: BaseException) -> str:
 def write_atomic(path: str | os.PathLike, content: bytes) -> None:
     """Write `content` to `path` through a temporary file and a rename.
 
-    A build killed half-way leaves the previous file intact; the temporary
-    file (named ``.<name>.*.tmp``) is removed on failure, or by
-    `remove_leftovers` when the process was killed outright.
+    A process killed half-way leaves the previous file intact. The temporary
+    file (`temp_name`: ``.NAME.chartc-TOKEN.tmp``, a name no one else uses)
+    is removed on failure; nothing else is ever removed by name pattern.
     """
-    temp = stage_file(path, content)
+    write_all({path: content})
+
+
+def write_all(files: dict) -> None:
+    """Write several files atomically, all of them or none.
+
+    Every file is staged beside its target first; only when all are staged
+    (a full disk or a read-only folder shows here) are they renamed into
+    place. A target that is a folder is refused before anything is renamed,
+    so the renames themselves meet no error a program can foresee.
+
+    Args:
+        files: path -> content.
+
+    Raises:
+        OSError: its ``filename`` is the target that could not be written.
+            When staging failed or a target is a folder (what a full disk, a
+            read-only folder or a mistyped path give), no target was replaced.
+    """
+    staged: list[tuple[Path, Path]] = []
     try:
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        for path, content in files.items():
+            path = Path(path)
+            if path.is_dir() and not path.is_symlink():
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+            try:
+                staged.append((stage_file(path, content), path))
+            except OSError as error:
+                raise type(error)(error.errno, error.strerror, str(path)) from None
+        for temp, target in staged:
+            os.replace(temp, target)
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+
+
+def temp_name(name: str) -> str:
+    """A temporary file's name for `name`: no user file and no other process has it."""
+    return f".{name}.chartc-{secrets.token_hex(8)}.tmp"
 
 
 def stage_file(path: str | os.PathLike, content: bytes) -> Path:
-    """Write `content` to a temporary file beside `path` and return its name.
+    """Write `content` to a new temporary file beside `path` and return its name.
 
-    The caller renames it over `path` (`os.replace`) once every file of a
-    build is staged, so a build killed while rendering or staging leaves all
-    previous outputs untouched.
+    The caller renames it over `path` (`os.replace`). Created exclusively
+    (never through a symlink or over an existing file), with the mode an
+    ordinary file gets.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    return _create(path.parent / temp_name(path.name), content)
+
+
+def _create(temp: Path, content: bytes) -> Path:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    handle = os.open(temp, flags, 0o666)  # the umask applies, as to any file a program writes
     try:
-        os.chmod(temp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         with os.fdopen(handle, "wb") as stream:
             stream.write(content)
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
-    return Path(temp)
+    return temp
 
 
-@functools.cache
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+# A gallery build stages its files in a folder of its own inside the output
+# folder (same file system: the renames are atomic), named after its process,
+# so nothing outside it is ever taken for a temporary file.
+STAGING_DIR = ".chartc-staging"
+STAGING_NAME = re.compile(r"^(\d{1,10})-[0-9a-f]{16}$")
 
 
-LEFTOVER = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what `stage_file` names its temp files
+class StagingArea:
+    """One build's temporary files: ``OUT/.chartc-staging/PID-TOKEN/NAME``.
+
+    Only this build writes there and `discard` removes only what it staged.
+    """
+
+    def __init__(self, folder: str | os.PathLike):
+        root = Path(folder) / STAGING_DIR
+        try:
+            root.mkdir()
+        except FileExistsError:
+            if root.is_symlink() or not root.is_dir():  # not chartc's: never write through it
+                raise FileExistsError(errno.EEXIST, "exists and is not chartc's staging folder", str(root)) from None
+        self.path = root / f"{os.getpid()}-{secrets.token_hex(8)}"
+        self.path.mkdir()
+        self.staged: set[Path] = set()
+
+    def stage(self, name: str, content: bytes) -> Path:
+        """Write `content` under this build's folder; the caller renames it to OUT/`name`."""
+        temp = _create(self.path / name, content)
+        self.staged.add(temp)
+        return temp
+
+    def discard(self) -> None:
+        """Remove every file this build staged and not yet renamed, then its folders when empty."""
+        for temp in self.staged:
+            temp.unlink(missing_ok=True)
+        self.staged.clear()
+        for folder in (self.path, self.path.parent):
+            try:
+                folder.rmdir()
+            except OSError:  # another build's folder is still there, or a file no one staged
+                break
 
 
-def leftovers(folder: str | os.PathLike) -> list[Path]:
-    """Temporary files a killed build left in `folder`, sorted."""
-    folder = Path(folder)
-    if not folder.is_dir():
+def _alive(pid: int) -> bool:
+    """Whether a process with this id exists (one owned by another user counts)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists
+        return True
+    return True
+
+
+def _left_over_builds(folder: str | os.PathLike, locked: bool) -> list[Path]:
+    root = Path(folder) / STAGING_DIR
+    if root.is_symlink() or not root.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if LEFTOVER.match(p.name) and p.is_file())
+    builds = []
+    for build in sorted(root.iterdir()):
+        match = STAGING_NAME.match(build.name)
+        if not match or build.is_symlink() or not build.is_dir():
+            continue
+        pid = int(match.group(1))
+        if locked or pid == os.getpid() or not _alive(pid):
+            builds.append(build)
+    return builds
+
+
+def _staged_files(build: Path) -> list[Path]:
+    return sorted(p for p in build.iterdir() if p.is_symlink() or not p.is_dir())
+
+
+def leftovers(folder: str | os.PathLike, *, locked: bool = False) -> list[Path]:
+    """Temporary files a killed build left in `folder`'s staging folder, sorted.
+
+    A build's folder is left over when its process no longer exists, or is
+    this one (a build that failed in this process before cleaning up). With
+    `locked`, the caller holds the folder's build lock, so no other build is
+    running and every build's folder is left over (a process id may have
+    been reused since). An empty one is listed itself.
+    """
+    return [path for build in _left_over_builds(folder, locked) for path in (_staged_files(build) or [build])]
 
 
 def remove_leftovers(folder: str | os.PathLike) -> list[Path]:
-    """Delete the temporary files a killed build left in `folder`; returns them."""
-    found = leftovers(folder)
-    for path in found:
-        path.unlink(missing_ok=True)
-    return found
+    """Delete what killed builds left in `folder`'s staging folder; returns the files removed.
+
+    Call it holding the folder's build lock (see `gallery`): only the staging
+    folder is looked at, and only its builds' folders are emptied.
+    """
+    removed = []
+    for build in _left_over_builds(folder, True):
+        for path in _staged_files(build):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+        with contextlib.suppress(OSError):  # a folder inside: not staged by chartc, left alone
+            build.rmdir()
+    with contextlib.suppress(OSError):
+        (Path(folder) / STAGING_DIR).rmdir()
+    return removed
 
 
 @functools.cache
@@ -294,6 +411,9 @@ def normalize_svg_ids(svg: str) -> str:
 # vl-convert version, written atomically; when the folder cannot be written
 # they are made again in every process (and kept in memory).
 CACHE_FILES = {"bundle": "vega-bundle-{version}.js", "themes": "vega-themes-{version}.json"}
+# What a cache file may weigh: the bundle is ~0.9 MB, the themes ~17 KB; a
+# bigger file (or a FIFO, a device) is not chartc's and is not read.
+CACHE_LIMITS = {"bundle": 8 * 1024 * 1024, "themes": 1024 * 1024}
 
 
 def cache_dir() -> Path:
@@ -321,11 +441,13 @@ def _cache_path(kind: str) -> Path | None:
 
 
 def _read_cache(kind: str, valid) -> str | None:
+    from .manifest import read_bounded
+
     path = _cache_path(kind)
     if path is None:
         return None
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, CACHE_LIMITS[kind]).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     return text if valid(text) else None
@@ -355,9 +477,10 @@ def _valid_bundle(text: str) -> bool:
 
 def _valid_themes(text: str) -> bool:
     try:
-        return isinstance(json.loads(text), dict)
-    except ValueError:
+        themes = json.loads(text)
+    except (ValueError, RecursionError):
         return False
+    return isinstance(themes, dict) and all(isinstance(config, dict) for config in themes.values())
 
 
 @functools.cache

@@ -15,39 +15,53 @@ Builds are incremental and git-friendly:
   that changes nothing imports neither altair, pandas nor vl-convert.
 - `check_gallery` (``chartc build --check``) writes nothing and lists every
   stale, missing or orphaned output, from hashes alone.
-- Writes are staged: every new output goes to a temporary file first and is
-  renamed into place only once all charts are rendered, then the manifest is
-  replaced last. A build killed while rendering leaves every previous file
-  byte-identical; its temporary files are removed by the next build.
+- Each output is recorded with the hashes of the exact spec and data bytes
+  it was compiled from (read once, the data hashed before its rows are read),
+  so a file saved during a build leaves its chart stale for the next one.
+- One build per folder at a time: a build holds an OS lock on
+  ``.chartc-build.lock`` in the folder (holding its pid) and a second one
+  stops at once, writing nothing. ``--check`` takes no lock.
+- Writes are staged: every new output and the manifest go to this build's own
+  folder under ``.chartc-staging/`` first and are renamed into place only
+  once all of them are written (a full disk or a read-only folder fails
+  there, changing nothing), the manifest last. A build killed while
+  rendering leaves every previous file byte-identical; the next build removes
+  what it staged. No other file is ever taken for a temporary one.
 - Charts are compiled and rendered in warm worker processes (`workers`,
   ``--jobs``): a chart that aborts or hangs the renderer fails alone (its
   previous outputs are kept) and the others build; the bytes do not depend
   on the number of workers or on which one rendered what.
 - The gallery's charts are the specs given plus those already in the manifest
   whose spec file still exists; a chart whose spec file is gone is removed.
-  Only files the manifest says chartc wrote are ever deleted.
+  Only files the manifest says chartc wrote are ever deleted, and the
+  manifest is checked first (`manifest.load_manifest`): it comes from the
+  repository, and an entry that names anything but a chart's own outputs in
+  this folder, or an input outside the project, stops the build.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import html
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from . import errors as msg
 from .errors import SpecError
-from .manifest import (INDEX_NAME, MANIFEST_NAME, ChartRecord, Manifest, chart_inputs, current_input_hash,
-                       file_output_hash, output_hash, read_manifest, relative_to, tool_differences, toolchain,
-                       tools_changed)
+from .manifest import (BUNDLE_NAME, INDEX_NAME, MANIFEST_NAME, MAX_TITLE_CHARS, SHARED_OUTPUTS, STYLE_NAME,
+                       ChartRecord, Manifest, ManifestError, chart_inputs, check_manifest_files,
+                       current_input_hash, file_output_hash, load_manifest, manifest_problem, output_hash,
+                       project_roots, relative_to, tool_differences, toolchain, tools_changed)
 
 GALLERY_FORMATS = ("vl.json", "svg", "png", "html")
-BUNDLE_NAME = "vega-bundle.js"
-STYLE_NAME = "gallery.css"
-# Outputs every chart's page needs and no chart owns alone: each chart record
-# lists them (so they go only with the last chart), `check` reports them once.
-SHARED_OUTPUTS = frozenset({BUNDLE_NAME, STYLE_NAME})
+# SHARED_OUTPUTS (the bundle and the stylesheet) are outputs every chart's page
+# needs and no chart owns alone: each chart record lists them (so they go only
+# with the last chart), `check` reports them once.
+LOCK_NAME = ".chartc-build.lock"
 
 
 @dataclass
@@ -160,7 +174,11 @@ def _plan(specs: list[Path], out: Path, manifest: Manifest, report: BuildReport)
         else:
             chart.reasons.extend(f"{msg.chart_tools_changed(change)}" for change in tool_changes)
             for key, recorded in sorted(record.inputs.items()):
-                now = current_input_hash(key, out)
+                try:
+                    now = current_input_hash(key, out)
+                except OSError as error:  # too large, not a regular file, no permission
+                    chart.reasons.append(msg.chart_input_unreadable(_display(key, out), error.strerror or str(error)))
+                    continue
                 if now is None:
                     chart.reasons.append(msg.chart_input_missing(_display(key, out)))
                 elif now != recorded:
@@ -198,7 +216,9 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
 
     out = Path(out)
     report = BuildReport()
-    manifest = read_manifest(out) or Manifest()
+    manifest = _checked_manifest(specs, out, report)
+    if manifest is None:
+        return report
     charts, orphans = _plan(specs, out, manifest, report)
     differences = tool_differences(manifest.tools, toolchain()) if manifest.charts else []
     if differences:  # said once, plainly, before the outputs it makes stale
@@ -244,8 +264,8 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
     elif (manifest.index != output_hash(index_page(_index_entries(records)).encode("utf-8"))
           or orphans or len(records) < len(charts)):
         flag(INDEX_NAME, msg.output_stale(msg.index_charts_changed()))
-    for path in leftovers(out):
-        flag(path.name, msg.output_leftover())
+    for path in leftovers(out) + ([out / LOCK_NAME] if _lock_left_over(out) else []):
+        flag(os.path.relpath(path, out), msg.output_leftover())
 
     report.failed = report.failed or bad > 0
     if report.failed:
@@ -286,13 +306,38 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
     """
     if check:
         return check_gallery(specs, out)
-    from .export import remove_leftovers
-
     out = Path(out)
     report = BuildReport()
-    for path in remove_leftovers(out):
-        report.lines.append(msg.leftover_removed(str(path)))
-    old = read_manifest(out) or Manifest()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        lock = _lock(out)
+    except BuildLocked as locked:
+        report.problems.append(f"{out}: error: {msg.build_locked(str(out), locked.pid)}")
+        report.failed = True
+        return report
+    except OSError as error:
+        _write_failed(report, error, error.filename or out)
+        return report
+    try:
+        _build_locked(specs, out, report, force=force, jobs=jobs, timeout=timeout, pool=pool)
+    finally:
+        _unlock(out, lock)
+    return report
+
+
+def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, jobs, timeout, pool) -> None:
+    """`build_gallery` once this process holds the folder's lock."""
+    from .export import StagingArea, remove_leftovers
+
+    try:
+        for path in remove_leftovers(out):  # no other build runs: whatever is staged was left by a killed one
+            report.lines.append(msg.leftover_removed(str(path)))
+    except OSError as error:
+        _write_failed(report, error, error.filename or out)
+        return
+    old = _checked_manifest(specs, out, report)
+    if old is None:
+        return
     charts, orphans = _plan(specs, out, old, report)
 
     stale = [chart for chart in charts if force or chart.reasons or chart.output_reasons]
@@ -300,6 +345,7 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
     tools = {**old.tools, **toolchain()}
     records: dict[str, ChartRecord] = {}
     contents: dict[str, bytes] = {}  # file name -> new bytes, for rendered charts
+    rendered_lines, rendered_stems = [], []
     for chart in charts:
         if chart.stem not in results:  # up to date
             records[chart.stem] = chart.record
@@ -315,22 +361,178 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         if vega_lite_version:
             tools["vega_lite"] = vega_lite_version
         why = "; ".join(chart.reasons or list(chart.output_reasons.values())) or msg.chart_forced()
-        report.lines.append(msg.chart_rendered(str(chart.spec), why))
-        report.rendered.append(chart.stem)
+        rendered_lines.append(msg.chart_rendered(str(chart.spec), why))
+        rendered_stems.append(chart.stem)
 
     index = index_page(_index_entries(records)).encode("utf-8")
     contents[INDEX_NAME] = index
     manifest = Manifest(tools, dict(sorted(records.items())), output_hash(index))
     wanted = manifest.owned_files()
-    doomed = sorted(name for name in old.owned_files() - wanted if (out / name).exists())
-    for name in doomed:
-        report.lines.append(msg.output_removed(str(out / name)))
-    _commit(out, {name: data for name, data in contents.items() if file_output_hash(out / name) != output_hash(data)},
-            doomed, manifest.to_bytes())
+    doomed = sorted(name for name in old.owned_files() - wanted
+                    if os.path.lexists(out / name) and not _is_folder(out / name))
+    writes = {name: data for name, data in contents.items() if file_output_hash(out / name) != output_hash(data)}
+    try:
+        staging = StagingArea(out)
+    except OSError as error:
+        _write_failed(report, error, error.filename or out)
+        return
+    try:
+        _commit(out, staging, writes, doomed, manifest.to_bytes())
+    except _CommitFailed as failure:
+        _write_failed(report, failure.error, failure.path, partly=failure.partly)
+        return
+    finally:
+        staging.discard()
+    report.lines.extend(rendered_lines)
+    report.rendered.extend(rendered_stems)
+    report.lines.extend(msg.output_removed(str(out / name)) for name in doomed)
     report.removed = doomed
     report.lines.append(msg.build_summary(str(out), len(report.rendered), len(records) - len(report.rendered),
                                           len(orphans)))
-    return report
+
+
+def _is_folder(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _write_failed(report: BuildReport, error: OSError, path, *, partly: bool = False) -> None:
+    """Report a file-system fault (read-only folder, full disk) as what it is: no chartc bug.
+
+    Names `path`: the output or folder that could not be written.
+    """
+    where = os.fsdecode(path)
+    reason = error.strerror or str(error)
+    message = msg.gallery_partly_written(where, reason) if partly else msg.gallery_unwritable(where, reason)
+    report.problems.append(f"chartc: error: {message}")
+    report.failed = True
+
+
+def _checked_manifest(specs: list[Path], out: Path, report: BuildReport) -> Manifest | None:
+    """The folder's manifest, every entry checked (an empty one when there is none).
+
+    None, with the diagnostic reported, when an entry is refused.
+    """
+    try:
+        manifest = load_manifest(out) or Manifest()
+        check_manifest_files(manifest, out, project_roots(out, specs))
+    except ManifestError as error:
+        report.problems.append(manifest_problem(out, error).diagnostic())
+        report.failed = True
+        return None
+    return manifest
+
+
+# ---------------------------------------------------------------------- lock
+
+class BuildLocked(Exception):
+    """Another build holds the folder's lock; `pid` is the one it wrote."""
+
+    def __init__(self, pid: str):
+        super().__init__(pid)
+        self.pid = pid
+
+
+# Lock files this process holds open. A worker forked during a build would
+# share the lock (flock belongs to the open file, which fork shares) and keep
+# it past a killed build: a child closes its copies first thing.
+_HELD_LOCKS: set[int] = set()
+
+
+def _drop_inherited_locks() -> None:
+    for handle in _HELD_LOCKS:
+        with contextlib.suppress(OSError):
+            os.close(handle)
+    _HELD_LOCKS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_drop_inherited_locks)
+
+
+def _lock(out: Path) -> int:
+    """Take the folder's build lock (``.chartc-build.lock``, an OS lock) and write this pid in it.
+
+    Never waits: a second build into the same folder stops at once.
+
+    Returns:
+        The lock file's descriptor (the lock lasts while it is open).
+
+    Raises:
+        BuildLocked: another build holds it.
+        OSError: the lock file cannot be made (a read-only folder, a full disk).
+    """
+    path = out / LOCK_NAME
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) \
+        | getattr(os, "O_NONBLOCK", 0)
+    while True:
+        handle = os.open(path, flags, 0o644)
+        try:
+            if not _try_lock(handle):
+                raise BuildLocked(_holder(handle))
+            # The last build removes the file on its way out: a lock taken on a
+            # file already unlinked would exclude no one, so take it again.
+            with contextlib.suppress(FileNotFoundError):
+                if os.path.samestat(os.fstat(handle), os.stat(path, follow_symlinks=False)):
+                    os.ftruncate(handle, 0)
+                    os.write(handle, f"{os.getpid()}\n".encode())
+                    _HELD_LOCKS.add(handle)
+                    return handle
+        except BaseException:
+            os.close(handle)
+            raise
+        os.close(handle)
+
+
+def _try_lock(handle: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _holder(handle: int) -> str:
+    """The pid the lock's holder wrote (it writes it just after locking: wait a moment for it)."""
+    import time
+
+    for _ in range(20):
+        text = os.pread(handle, 32, 0).decode("ascii", "replace").strip() if hasattr(os, "pread") else ""
+        if text.isdigit():
+            return text
+        time.sleep(0.01)
+    return "unknown"
+
+
+def _unlock(out: Path, handle: int) -> None:
+    """Remove the lock file, then let the lock go (closing the file releases it)."""
+    with contextlib.suppress(OSError):
+        os.unlink(out / LOCK_NAME)
+    _HELD_LOCKS.discard(handle)
+    os.close(handle)
+
+
+def _lock_left_over(out: Path) -> bool:
+    """Whether a lock file is there whose build no longer runs (for `check`, which takes no lock)."""
+    from .export import _alive
+    from .manifest import read_bounded
+
+    try:
+        text = read_bounded(out / LOCK_NAME, 32, follow=False).decode("ascii", "replace").strip()
+    except FileNotFoundError:
+        return False
+    except OSError:  # not a regular file: not chartc's, and nothing a build would remove
+        return False
+    return not (text.isdigit() and _alive(int(text)))
 
 
 def render_chart(spec: str) -> dict:
@@ -338,11 +540,13 @@ def render_chart(spec: str) -> dict:
 
     What a worker process runs for each chart (and a build with ``jobs=0``
     in its own process). Everything in the result pickles: bytes per output
-    suffix, the chart's title and data identity, its warnings as diagnostic
-    lines, or its problems as `SpecError` fields.
+    suffix, the chart's title, the hashes of the spec and data bytes it was
+    compiled from (read once: a save meanwhile leaves the chart stale), its
+    warnings as diagnostic lines, or its problems as `SpecError` fields.
     """
-    from .manifest import data_identity, provenance
+    from .manifest import provenance
     from .pipeline import compile_spec
+    from .resolve import data_source
 
     from .export import RenderRefused
 
@@ -355,12 +559,14 @@ def render_chart(spec: str) -> dict:
         from .sanitize import render_refusal
 
         return {"problems": [_error_fields(render_refusal(refusal.reason, compiled.document))]}
-    label, data_hash, data_file = data_identity(compiled.spec, compiled.document)
+    block = provenance(compiled.vega_lite)
+    kind, where = data_source(compiled.spec, compiled.document)
     return {
         "outputs": outputs,
         "title": compiled.spec.title,
-        "data": (label, data_hash, None if data_file is None else str(data_file)),
-        "vega_lite": (provenance(compiled.vega_lite) or {}).get("vega_lite"),
+        "spec_hash": block["spec_hash"],
+        "data": (block["data"], block["data_hash"], str(where) if kind == "path" else None),
+        "vega_lite": block.get("vega_lite"),
         "warnings": [warning.diagnostic() for warning in compiled.warnings],
     }
 
@@ -434,35 +640,65 @@ def _record_chart(chart: _Chart, outcome, bundle, out: Path, report: BuildReport
     label, data_hash, data_file = result["data"]
     record = ChartRecord(
         spec=relative_to(chart.spec, out),
-        title=result["title"] or chart.stem,
-        inputs=chart_inputs(chart.spec, label, None if data_file is None else Path(data_file), data_hash, out),
+        title=(result["title"] or chart.stem)[:MAX_TITLE_CHARS],
+        inputs=chart_inputs(chart.spec, result["spec_hash"], label, None if data_file is None else Path(data_file),
+                            data_hash, out),
         outputs={name: output_hash(content) for name, content in sorted(outputs.items())},
     )
     return record, outputs, result["vega_lite"]
 
 
-def _commit(out: Path, writes: dict[str, bytes], removals: list[str], manifest: bytes) -> None:
-    """Stage every write, then rename them all into place, then the manifest.
+class _CommitFailed(Exception):
+    """Writing `path` failed; `partly` when outputs before it were already replaced."""
 
-    A kill before the renames leaves every previous file as it was (plus
-    temporary files the next build removes); the manifest goes last, so after
-    a kill during the renames the next build sees which outputs are new.
+    def __init__(self, path: Path, error: OSError, partly: bool):
+        super().__init__(str(error))
+        self.path, self.error, self.partly = path, error, partly
+
+
+def _commit(out: Path, staging, writes: dict[str, bytes], removals: list[str], manifest: bytes) -> None:
+    """Stage every write and the manifest, then rename them all into place, the manifest last.
+
+    Everything is written in full before the first rename, so a full disk or
+    a read-only folder changes nothing. A kill before the renames leaves
+    every previous file as it was (the next build removes what was staged);
+    the manifest goes last, so after a kill during the renames the next build
+    sees which outputs are new.
+
+    Raises:
+        _CommitFailed: the path that could not be written and why.
     """
-    from .export import stage_file, write_atomic
-
     staged: list[tuple[Path, Path]] = []
-    try:
-        for name, content in sorted(writes.items()):
-            staged.append((stage_file(out / name, content), out / name))
-        for temp, target in staged:
-            os.replace(temp, target)
-    finally:
-        for temp, _ in staged:
-            temp.unlink(missing_ok=True)
-    for name in removals:
-        (out / name).unlink(missing_ok=True)
+    names = sorted(writes)
     if file_output_hash(out / MANIFEST_NAME) != output_hash(manifest):
-        write_atomic(out / MANIFEST_NAME, manifest)
+        writes = {**writes, MANIFEST_NAME: manifest}
+        names.append(MANIFEST_NAME)
+    for name in names:
+        target = out / name
+        if _is_folder(target):
+            raise _CommitFailed(target, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)), False)
+        try:
+            staged.append((staging.stage(name, writes[name]), target))
+        except OSError as error:
+            raise _CommitFailed(target, error, False) from None
+    last = staged.pop() if names and names[-1] == MANIFEST_NAME else None
+    replaced = False
+    for temp, target in staged:
+        try:
+            os.replace(temp, target)
+        except OSError as error:
+            raise _CommitFailed(target, error, replaced) from None
+        replaced = True
+    for name in removals:
+        try:
+            (out / name).unlink(missing_ok=True)
+        except OSError as error:
+            raise _CommitFailed(out / name, error, True) from None
+    if last is not None:
+        try:
+            os.replace(*last)
+        except OSError as error:
+            raise _CommitFailed(last[1], error, bool(staged or removals)) from None
 
 
 # --------------------------------------------------------------------- pages
@@ -554,17 +790,22 @@ def index_page(entries) -> str:
     """
     figures = []
     for stem, title in entries:
-        name = html.escape(stem, quote=True)
+        name, href = html.escape(stem, quote=True), _href(stem)
         links = " ".join(
-            f'<a href="{name}.{fmt}">{label}</a>'
+            f'<a href="{href}.{fmt}">{label}</a>'
             for fmt, label in (("html", "chart page"), ("svg", "SVG"), ("png", "PNG"), ("vl.json", "Vega-Lite")))
         figures.append(
-            f'<figure id="chart-{name}"><a href="{name}.html"><img src="{name}.png" loading="lazy" '
+            f'<figure id="chart-{name}"><a href="{href}.html"><img src="{href}.png" loading="lazy" '
             f'alt="{html.escape(title, quote=True)}"></a>'
-            f'<figcaption><a href="{name}.html"><strong>{html.escape(title)}</strong></a><br>{links}</figcaption>'
+            f'<figcaption><a href="{href}.html"><strong>{html.escape(title)}</strong></a><br>{links}</figcaption>'
             "</figure>")
     count = f"{len(entries)} chart{'s' if len(entries) != 1 else ''}"
     return INDEX_PAGE.format(style=STYLE_NAME, count=count, figures="\n".join(figures))
+
+
+def _href(stem: str) -> str:
+    """A chart's name as a relative link: percent-encoded, so ``#``, ``?`` or ``%`` in it stay part of the path."""
+    return html.escape(quote(stem, safe=""), quote=True)
 
 
 def chart_page(compiled) -> str:
@@ -587,7 +828,7 @@ def chart_page(compiled) -> str:
     stem = output_stem(Path(compiled.document.file))
     title = compiled.spec.title or stem
     title = " ".join(title) if isinstance(title, (list, tuple)) else str(title)
-    name = html.escape(stem, quote=True)
+    name = _href(stem)
     downloads = [(f"{name}.svg", "SVG"), (f"{name}.png", "PNG"), (f"{name}.vl.json", "Vega-Lite JSON")]
     if compiled.fits:
         downloads.append((f"{name}.fits.json", "fits JSON"))
@@ -597,7 +838,7 @@ def chart_page(compiled) -> str:
         style=STYLE_NAME,
         downloads=" ".join(f'<a href="{href}" download>{label}</a>' for href, label in downloads),
         spec_name=html.escape(Path(compiled.document.file).name),
-        source=html.escape(_spec_source(compiled.document.file), quote=False),
+        source=html.escape(_spec_source(compiled.source), quote=False),
         fits=fits_table(compiled),
         bundle=BUNDLE_NAME,
         spec=html_safe_json(with_hover_tooltips(compiled.vega_lite)),
@@ -619,12 +860,9 @@ def with_hover_tooltips(vega_lite: dict) -> dict:
     return {**vega_lite, "config": config}
 
 
-def _spec_source(file: str) -> str:
-    """The spec file's text as the page shows it: LF line ends, no BOM."""
-    try:
-        text = Path(file).read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return ""
+def _spec_source(raw: bytes) -> str:
+    """The spec as the page shows it: the bytes compiled (not the file as it is now), LF line ends, no BOM."""
+    text = raw.decode("utf-8", errors="replace")
     return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
 

@@ -52,7 +52,7 @@ except ImportError:  # ruamel.yaml < 0.19 has no depth limit; RecursionError is 
     class MaxDepthExceededError(Exception):  # type: ignore[no-redef]
         pass
 
-__all__ = ["Document", "load_spec", "load_text", "MAX_SPEC_BYTES", "MAX_ALIAS_NODES", "MAX_DEPTH"]
+__all__ = ["Document", "load_spec", "read_spec", "load_text", "MAX_SPEC_BYTES", "MAX_ALIAS_NODES", "MAX_DEPTH"]
 
 # A spec is a page of text; anything bigger is data that belongs in a data file.
 MAX_SPEC_BYTES = 2 * 1024 * 1024
@@ -128,9 +128,28 @@ def load_spec(path: str | os.PathLike) -> Document:
         SpecError: (stage ``"load"``) the file is missing, unreadable, too
             large, not UTF-8, or not a valid spec text (see `load_text`).
     """
+    return read_spec(path)[1]
+
+
+def read_spec(path: str | os.PathLike) -> tuple[bytes, Document]:
+    """`load_spec`, also giving the exact bytes that were parsed.
+
+    The file is read once: a hash of these bytes is a hash of what was
+    compiled, even when the file is saved again meanwhile.
+
+    Returns:
+        The file's bytes and its `Document`.
+
+    Raises:
+        SpecError: as `load_spec`.
+    """
     file = os.fsdecode(os.fspath(path))
     spec_format = "json" if file.lower().endswith(".json") else "yaml"
     raw = _read_bytes(file)
+    return raw, _load_bytes(raw, file, spec_format)
+
+
+def _load_bytes(raw: bytes, file: str, spec_format: str) -> Document:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:

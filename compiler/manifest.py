@@ -7,6 +7,13 @@ chart, the hashes of its inputs and of every output file, plus the versions
 of the tools that rendered them. Comparing hashes against it tells whether a
 chart is stale without importing altair, pandas or vl-convert.
 
+The manifest arrives through pull requests like any committed file, so it is
+trusted for nothing: `load_manifest` refuses (with `ManifestError`) any entry
+that names a file outside the gallery folder or the project, a name chartc
+would not have written, or more entries or longer strings than a gallery
+holds; every file it names is read with a size bound, and only when it is a
+regular file (never a device, FIFO or symlink out of the project).
+
 This module imports nothing heavy at module level; keep it that way (a no-op
 `chartc build` and `chartc build --check` run on it alone).
 """
@@ -17,10 +24,12 @@ import functools
 import hashlib
 import json
 import os
+import posixpath
 import re
+import stat
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -32,6 +41,29 @@ TOOL_DISTRIBUTIONS = {"altair": "altair", "vl_convert": "vl-convert-python", "nu
 SOURCE_KEY = "chartc source"
 DATASET_DISTRIBUTION = "vega_datasets"
 VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
+
+# What a gallery folder holds besides the index and the manifest: per chart,
+# STEM.SUFFIX for these suffixes, and the files every chart page shares.
+CHART_SUFFIXES = ("vl.json", "svg", "png", "html", "fits.json")
+BUNDLE_NAME = "vega-bundle.js"
+STYLE_NAME = "gallery.css"
+SHARED_OUTPUTS = frozenset({BUNDLE_NAME, STYLE_NAME})
+
+# Bounds on what a manifest may hold: ~1 KB per chart, so 10,000 charts stay
+# far below the size bound; a record has 1-3 inputs and at most 7 outputs.
+MAX_MANIFEST_BYTES = 32 * 1024 * 1024
+MAX_CHARTS = 10_000
+MAX_RECORD_FILES = 16
+MAX_TOOLS = 64
+MAX_NAME_CHARS = 1024    # a path, file name, stem or tool version
+MAX_TITLE_CHARS = 4096   # titles are cut to this when recorded
+# Bounds on the files a build hashes: an input the pipeline would refuse
+# (`resolve.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all, and an
+# output beyond any chart's size is stale without being read.
+MAX_INPUT_BYTES = 50 * 1024 * 1024
+MAX_OUTPUT_BYTES = 512 * 1024 * 1024
+HASH = re.compile(r"[0-9a-f]{64}")
+DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 # ------------------------------------------------------------------ hashes
@@ -51,11 +83,85 @@ def output_hash(content: bytes) -> str:
 
 
 def file_output_hash(path: Path) -> str | None:
-    """`output_hash` of a file on disk, or None when it does not exist."""
+    """`output_hash` of a file on disk, or None when it does not exist.
+
+    A symlink, a folder, a device or a file over `MAX_OUTPUT_BYTES` at an
+    output's name is not read: it hashes to ``""``, which matches no
+    recorded hash, so the output counts as changed and is written again.
+    """
     try:
-        return output_hash(path.read_bytes())
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return output_hash(read_bounded(path, MAX_OUTPUT_BYTES, follow=False))
+    except FileNotFoundError:
         return None
+    except UnreadableFile:
+        return ""
+
+
+class UnreadableFile(OSError):
+    """A file `read_bounded` will not read: not a regular file, or too large."""
+
+
+def read_bounded(path: str | os.PathLike, limit: int, *, follow: bool = True) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, read once.
+
+    Opened without blocking (a FIFO swapped in never stalls the build) and
+    checked on the open file, so what is read is what was checked.
+
+    Args:
+        path: the file.
+        limit: the largest size read.
+        follow: follow a symlink at `path` (its last component); when False a
+            symlink is refused.
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        FileNotFoundError: there is no file at `path`.
+        UnreadableFile: a folder, device, FIFO, socket, (unfollowed) symlink,
+            or a file larger than `limit`; its ``strerror`` says which.
+        OSError: any other failure to open or read it.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+        if os.path.islink(path):
+            raise UnreadableFile(0, "a symbolic link, not a regular file", os.fspath(path))
+    try:
+        handle = os.open(path, flags)
+    except IsADirectoryError:
+        raise UnreadableFile(0, "a folder, not a regular file", os.fspath(path)) from None
+    with os.fdopen(handle, "rb", buffering=0) as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(0, f"{file_kind(info.st_mode)}, not a regular file", os.fspath(path))
+        if info.st_size > limit:
+            raise UnreadableFile(0, f"larger than {limit // (1024 * 1024)} MB", os.fspath(path))
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = stream.read(min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > limit:  # grew while it was read
+        raise UnreadableFile(0, f"larger than {limit // (1024 * 1024)} MB", os.fspath(path))
+    return b"".join(chunks)
+
+
+def file_kind(mode: int) -> str:
+    """What a non-regular file is, for messages: 'a FIFO', 'a device', ..."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
 
 
 @functools.cache
@@ -115,43 +221,58 @@ def vega_lite_version(vega_lite: dict) -> str | None:
 
 
 def data_identity(spec, doc) -> tuple[str, str, Path | None]:
-    """Label, hash and (for files) path of the rows a chart was compiled from.
+    """Label, hash and (for files) path of the rows a chart is compiled from.
 
-    Uses `resolve.data_source`, so the hash is of the very file the resolve
-    stage read.
+    The pipeline calls this before the resolve stage reads the rows: a data
+    file saved in between then differs from the hash recorded, so the chart
+    stays stale and the next build renders it again (never the other way
+    round: a hash newer than the rows drawn).
 
     Returns:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)`` or
         ``(path as written in the spec, hash, resolved path)``.
+
+    Raises:
+        SpecError: the data file fails `resolve.data_file`'s checks (outside
+            the project, missing, too large, ...) or cannot be read.
     """
-    from .resolve import data_source
+    from .resolve import data_file, data_source
 
-    kind, value = data_source(spec, doc)
-    if kind == "values":
-        return "values", values_hash(value), None
-    if kind == "dataset":
-        return f"dataset:{value}", dataset_hash(value), None
-    return spec.data.path, input_hash(Path(value).read_bytes()), Path(value)
+    try:
+        kind, value = data_source(spec, doc)
+        if kind == "values":
+            return "values", values_hash(value), None
+        if kind == "dataset":
+            return f"dataset:{value}", dataset_hash(value), None
+        resolved, _ = data_file(spec.data.path, spec.data.format, doc)
+        return spec.data.path, input_hash(read_bounded(resolved, MAX_INPUT_BYTES)), resolved
+    except (OSError, RuntimeError) as error:  # a symlink loop, no permission: as `resolve.resolve_data` reports them
+        from . import errors as msg
+        from .errors import SpecError
+
+        where = ("data", "path")
+        raise SpecError(msg.data_unreadable(spec.data.path, getattr(error, "strerror", None) or str(error)),
+                        where, location=doc.locate(where), stage="resolve") from None
 
 
-def add_provenance(vega_lite: dict, spec_file, spec, doc) -> dict:
+def add_provenance(vega_lite: dict, spec_hash: str, data: tuple[str, str, Path | None]) -> dict:
     """The chart with ``usermeta.chartc`` = versions and input hashes (no timestamps).
 
     Args:
         vega_lite: the translated chart.
-        spec_file: the spec file compiled.
-        spec, doc: its parsed chart and document.
+        spec_hash: `input_hash` of the spec bytes that were compiled.
+        data: `data_identity` of its rows, taken before they were read.
 
     Returns:
         A new dict; any ``usermeta`` the spec declares is kept beside ``chartc``.
     """
     from . import __version__
 
-    label, data_hash, _ = data_identity(spec, doc)
+    label, data_hash, _ = data
     block = {
         "version": __version__,
         "vega_lite": vega_lite_version(vega_lite),
-        "spec_hash": input_hash(Path(spec_file).read_bytes()),
+        "spec_hash": spec_hash,
         "data": label,
         "data_hash": data_hash,
     }
@@ -210,25 +331,265 @@ class Manifest:
         return names
 
 
-def read_manifest(folder: Path) -> Manifest | None:
-    """The manifest of a gallery folder; None when absent or unreadable.
+class ManifestError(Exception):
+    """A manifest entry chartc refuses to act on.
 
-    An unreadable manifest (a merge conflict, a hand edit) is treated as
-    absent: the next build re-renders everything and writes a fresh one.
+    Attributes:
+        entry: where it is in the manifest's JSON, as a spec path
+            (``("charts", "bars", "outputs", "../x")``).
+        message: what is wrong with it (from `errors`).
+    """
+
+    def __init__(self, entry: tuple, message: str):
+        super().__init__(message)
+        self.entry = entry
+        self.message = message
+
+
+def read_manifest(folder: Path) -> Manifest | None:
+    """The manifest of a gallery folder; None when absent, unreadable or refused.
+
+    For callers that only look at a manifest (``chartc serve``'s watch
+    list); a build uses `load_manifest`, which says why one is refused.
     """
     try:
-        raw = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
-        if raw.get("format") != MANIFEST_FORMAT:
-            return None
-        charts = {
-            str(stem): ChartRecord(str(r["spec"]), str(r.get("title", stem)),
-                                   {str(k): str(v) for k, v in r["inputs"].items()},
-                                   {str(k): str(v) for k, v in r["outputs"].items()})
-            for stem, r in raw["charts"].items()
-        }
-        return Manifest(dict(raw.get("tools", {})), charts, (raw.get("index") or {}).get(INDEX_NAME))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return load_manifest(folder)
+    except ManifestError:
         return None
+
+
+def load_manifest(folder: Path) -> Manifest | None:
+    """The manifest of a gallery folder, every entry checked; None when absent.
+
+    Text that is not JSON (a merge conflict, a hand edit) or another format
+    counts as absent: the next build renders everything again and writes a
+    fresh manifest, removing nothing. JSON that is a manifest but holds an
+    entry chartc would not have written is refused: acting on it could delete
+    or read files outside the gallery.
+
+    Args:
+        folder: the gallery folder.
+
+    Returns:
+        The manifest, or None.
+
+    Raises:
+        ManifestError: the file is not a regular file or is over
+            `MAX_MANIFEST_BYTES`, or an entry is malformed: more entries or
+            longer strings than the bounds, a path that is absolute or not
+            normalised, an output name that is not one of its chart's, a
+            hash that is not one.
+    """
+    from . import errors as msg
+
+    try:
+        raw = read_bounded(Path(folder) / MANIFEST_NAME, MAX_MANIFEST_BYTES, follow=False)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ManifestError((), msg.manifest_unreadable(error.strerror or str(error))) from None
+    try:
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    except _DuplicateKey as duplicate:
+        raise ManifestError((), msg.manifest_duplicate_key(duplicate.args[0])) from None
+    if not isinstance(data, dict):
+        raise ManifestError((), msg.manifest_expected("a JSON object", _kind(data)))
+    if data.get("format") != MANIFEST_FORMAT:
+        return None
+    tools = {key: _text(value, ("tools", key), MAX_NAME_CHARS)
+             for key, value in _mapping(data.get("tools", {}), ("tools",), MAX_TOOLS).items()}
+    charts = {stem: _record(stem, record)
+              for stem, record in _mapping(_required(data, "charts", ()), ("charts",), MAX_CHARTS).items()}
+    index = _mapping(data.get("index") or {}, ("index",), 1)
+    for name in index:
+        if name != INDEX_NAME:
+            raise ManifestError(("index", name), msg.manifest_output_refused(name, INDEX_NAME))
+    digest = index.get(INDEX_NAME)
+    return Manifest(tools, charts, None if digest is None else _hash(digest, ("index", INDEX_NAME)))
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object that names no key twice (`json.loads` would keep the last silently)."""
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _record(stem: str, raw) -> ChartRecord:
+    from . import errors as msg
+
+    where = ("charts", stem)
+    if "/" in stem or "\\" in stem or "." in stem or "\0" in stem:
+        raise ManifestError(where, msg.manifest_stem_refused(stem))
+    raw = _mapping(raw, where, 8)
+    spec = _relative_path(_required(raw, "spec", where), where + ("spec",))
+    title = _text(raw.get("title", stem), where + ("title",), MAX_TITLE_CHARS)
+    inputs = {}
+    for key, value in _mapping(_required(raw, "inputs", where), where + ("inputs",), MAX_RECORD_FILES).items():
+        entry = where + ("inputs", key)
+        if key.startswith("dataset:"):
+            if not DATASET_NAME.fullmatch(key.removeprefix("dataset:")):
+                raise ManifestError(entry, msg.manifest_dataset_refused(key))
+        else:
+            _relative_path(key, entry)
+        inputs[key] = _hash(value, entry)
+    allowed = {f"{stem}.{suffix}" for suffix in CHART_SUFFIXES} | SHARED_OUTPUTS
+    outputs = {}
+    for name, value in _mapping(_required(raw, "outputs", where), where + ("outputs",), MAX_RECORD_FILES).items():
+        if name not in allowed:
+            raise ManifestError(where + ("outputs", name), msg.manifest_output_refused(name, stem))
+        outputs[name] = _hash(value, where + ("outputs", name))
+    return ChartRecord(spec, title, inputs, outputs)
+
+
+def _kind(value) -> str:
+    kinds = ((bool, "true or false"), (dict, "a JSON object"), (list, "a list"), (str, "a string"),
+             (int, "a number"), (float, "a number"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "null")
+
+
+def _required(raw: dict, key: str, where: tuple):
+    from . import errors as msg
+
+    if key not in raw:
+        raise ManifestError(where, msg.manifest_key_missing(key))
+    return raw[key]
+
+
+def _mapping(value, where: tuple, limit: int) -> dict:
+    """A JSON object of at most `limit` entries, whose keys are bounded strings."""
+    from . import errors as msg
+
+    if not isinstance(value, dict):
+        raise ManifestError(where, msg.manifest_expected("a JSON object", _kind(value)))
+    if len(value) > limit:
+        raise ManifestError(where, msg.manifest_too_many(len(value), limit))
+    for key in value:
+        if len(key) > MAX_NAME_CHARS:
+            raise ManifestError(where, msg.manifest_text_too_long(len(key), MAX_NAME_CHARS))
+    return value
+
+
+def _text(value, where: tuple, limit: int) -> str:
+    from . import errors as msg
+
+    if not isinstance(value, str):
+        raise ManifestError(where, msg.manifest_expected("a string", _kind(value)))
+    if len(value) > limit:
+        raise ManifestError(where, msg.manifest_text_too_long(len(value), limit))
+    return value
+
+
+def _hash(value, where: tuple) -> str:
+    from . import errors as msg
+
+    if not isinstance(value, str) or not HASH.fullmatch(value):
+        raise ManifestError(where, msg.manifest_hash_refused(_kind(value) if not isinstance(value, str)
+                                                             else repr(value[:80])))
+    return value
+
+
+def _relative_path(value, where: tuple) -> str:
+    """A path as chartc records one: relative to the gallery folder, ``/``-separated, normalised."""
+    from . import errors as msg
+
+    path = _text(value, where, MAX_NAME_CHARS)
+    if not path or "\0" in path:
+        raise ManifestError(where, msg.manifest_expected("a file's path", repr(path)))
+    if path.startswith(("/", "\\")) or PureWindowsPath(path).drive:
+        raise ManifestError(where, msg.manifest_path_absolute(path))
+    normal = posixpath.normpath(path)
+    if normal != path or normal == ".":
+        raise ManifestError(where, msg.manifest_path_not_normal(path, normal))
+    return path
+
+
+def project_roots(folder: Path, specs=()) -> tuple[str, ...]:
+    """The folders a gallery's inputs may be in: "the project".
+
+    The git work tree around the gallery folder (else the folder that holds
+    the gallery), the one around the current folder (else the current folder
+    itself) and the one around each spec given (else its folder): a data
+    file must be inside its spec's project anyway (`resolve.data_file`).
+    """
+    gallery = os.path.realpath(folder)
+    starts = [(gallery, os.path.dirname(gallery)), (os.path.realpath(os.getcwd()), None)]
+    starts += [(os.path.realpath(os.path.dirname(os.path.abspath(spec))), None) for spec in specs]
+    roots = []
+    for start, otherwise in starts:
+        top = next((candidate for candidate in _ancestors(start)
+                    if os.path.exists(os.path.join(candidate, ".git"))), None)
+        roots.append(top or otherwise or start)
+    return tuple(dict.fromkeys(roots))
+
+
+def _ancestors(path: str):
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def check_manifest_files(manifest: Manifest, folder: Path, roots: tuple[str, ...]) -> None:
+    """Refuse a manifest whose specs or input files are not regular files inside the project.
+
+    Symlinks are followed to where they lead: one that leads out of the
+    project is refused like ``../../etc/passwd``. A file that is missing is
+    fine here (the chart is stale).
+
+    Raises:
+        ManifestError: the first such entry.
+    """
+    from . import errors as msg
+
+    for stem, record in manifest.charts.items():
+        entries = [(("charts", stem, "spec"), record.spec)]
+        entries += [(("charts", stem, "inputs", key), key) for key in record.inputs if not key.startswith("dataset:")]
+        for entry, key in entries:
+            target = os.path.realpath(os.path.join(folder, key))
+            if not any(os.path.commonpath([target, root]) == root for root in roots):
+                raise ManifestError(entry, msg.manifest_path_outside(key, target))
+            try:
+                mode = os.stat(target).st_mode
+            except OSError:  # missing (stale) or unreadable (reported when it is hashed)
+                continue
+            if not stat.S_ISREG(mode):
+                raise ManifestError(entry, msg.manifest_path_not_regular(key, file_kind(mode)))
+
+
+def manifest_problem(folder: Path, error: ManifestError):
+    """A refused manifest as a diagnostic: ``gallery/manifest.json:LINE:COL: error: ENTRY: ...``.
+
+    Returns:
+        A `SpecError` placed at the entry (at line 1 when it cannot be found).
+    """
+    from . import errors as msg
+    from .errors import Location, SpecError
+
+    file = os.path.join(os.fspath(folder), MANIFEST_NAME)
+    location = Location(file, 1, 1)
+    try:
+        from .load import MAX_SPEC_BYTES, load_text
+
+        text = read_bounded(file, MAX_SPEC_BYTES, follow=False).decode("utf-8")
+        location = load_text(text, file, format="json").locate(error.entry, key=True) or location
+    except SpecError as problem:  # the loader's own refusal (a duplicate key) says where
+        location = problem.location or location
+    except (OSError, ValueError):
+        pass
+    return SpecError(error.message, error.entry, location=location, stage="manifest",
+                     hint=msg.manifest_refused_hint(file))
 
 
 def relative_to(path: Path, folder: Path) -> str:
@@ -236,13 +597,16 @@ def relative_to(path: Path, folder: Path) -> str:
     return Path(os.path.relpath(Path(path).resolve(), Path(folder).resolve())).as_posix()
 
 
-def chart_inputs(spec_file: Path, data_label: str, data_file: Path | None, data_hash: str,
+def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Path | None, data_hash: str,
                  folder: Path) -> dict[str, str]:
     """The inputs a manifest records for one chart, keyed relative to `folder`.
 
-    Inline values are part of the spec file, so they add no entry.
+    The hashes are those of the bytes the chart was compiled from (see
+    `data_identity`), never of the files as they are now: a file saved while
+    the chart rendered leaves the chart stale. Inline values are part of the
+    spec file, so they add no entry.
     """
-    inputs = {relative_to(spec_file, folder): input_hash(Path(spec_file).read_bytes())}
+    inputs = {relative_to(spec_file, folder): spec_hash}
     if data_file is not None:
         inputs[relative_to(data_file, folder)] = data_hash
     elif data_label.startswith("dataset:"):
@@ -251,12 +615,17 @@ def chart_inputs(spec_file: Path, data_label: str, data_file: Path | None, data_
 
 
 def current_input_hash(key: str, folder: Path) -> str | None:
-    """Hash an input named in a manifest as it is now; None when it is gone."""
+    """Hash an input named in a manifest as it is now; None when it is gone.
+
+    Raises:
+        OSError: it cannot be read (`UnreadableFile`: not a regular file, or
+            over `MAX_INPUT_BYTES`; its ``strerror`` says why).
+    """
     if key.startswith("dataset:"):
         return dataset_hash(key.split(":", 1)[1])
     try:
-        return input_hash((folder / key).read_bytes())
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return input_hash(read_bounded(Path(folder) / key, MAX_INPUT_BYTES))
+    except (FileNotFoundError, NotADirectoryError):
         return None
 
 

@@ -17,20 +17,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import SpecError, SpecWarning
-from .load import Document, load_spec
+from .load import Document, read_spec
 from .model import ChartSpec, parse_chart
 from .validate import check_schema_reference, validate_document
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """The result of the pipeline: the spec, its fits and its Vega-Lite."""
+    """The result of the pipeline: the spec, its fits and its Vega-Lite.
+
+    `source` is the spec file's bytes exactly as compiled (read once); the
+    provenance block (``usermeta.chartc``) holds their hash and that of the
+    data, taken before the rows were read.
+    """
 
     spec: ChartSpec
     document: Document
     vega_lite: dict
     fits: dict = field(default_factory=dict)
     warnings: tuple = ()
+    source: bytes = b""
 
 
 def check_spec(path: str | os.PathLike) -> tuple[ChartSpec, Document]:
@@ -45,11 +51,16 @@ def check_spec(path: str | os.PathLike) -> tuple[ChartSpec, Document]:
     Raises:
         SpecError: every schema problem, in file order.
     """
-    document = load_spec(path)
+    spec, document, _ = _check_source(path)
+    return spec, document
+
+
+def _check_source(path: str | os.PathLike) -> tuple[ChartSpec, Document, bytes]:
+    raw, document = read_spec(path)
     problems = validate_document(document)
     if problems:
         raise SpecError.collect(problems)
-    return parse_chart(document.data), document
+    return parse_chart(document.data), document, raw
 
 
 def validate_spec(path: str | os.PathLike) -> list[SpecError]:
@@ -88,17 +99,18 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     Raises:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
-    spec, document = check_spec(path)
+    spec, document, source = _check_source(path)
     from .export import use_utc
     from .fit import fit_chart
     from .limits import apply_mark_limits
-    from .manifest import add_provenance
+    from .manifest import add_provenance, data_identity, input_hash
     from .resolve import check_chart, resolve_data
     from .translate import translate_chart
     from .sanitize import altair_problems, check_vega_lite, scrub_table
     from .table import sample_rows
     from altair.utils.schemapi import SchemaValidationError
 
+    data = data_identity(spec, document)  # hashed before the rows are read: a save meanwhile leaves it stale
     table, scrubbed = scrub_table(resolve_data(spec, document), document)  # text that aborts the renderer
     problems = check_schema_reference(document) + scrubbed + check_chart(spec, table, document)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
@@ -116,9 +128,9 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     invalid = check_vega_lite(vega_lite, document, drawn)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
-    vega_lite = add_provenance(vega_lite, path, spec, document)  # usermeta.chartc: versions, hashes
+    vega_lite = add_provenance(vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
     return Compiled(spec, document, vega_lite, fits,
-                    tuple(p for p in problems if isinstance(p, SpecWarning)))
+                    tuple(p for p in problems if isinstance(p, SpecWarning)), source)
 
 
 def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:

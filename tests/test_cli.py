@@ -171,6 +171,19 @@ def test_compile_invalid_spec_prints_diagnostics_and_writes_nothing(run, tmp_pat
     assert not out.exists()
 
 
+def test_compile_to_stdout_prints_nothing_when_fits_cannot_be_written(run, tmp_path):
+    import errno
+    import os
+
+    from chartc import errors as msg
+
+    folder = tmp_path / "fits"
+    folder.mkdir()
+    code, stdout, err = run("compile", GOOD_SPEC, "-o", "-", "--fits", str(folder))
+    assert (code, stdout) == (cli.EXIT_INVALID, "")  # the chart and its fits, or neither
+    assert err == f"chartc: error: {msg.compile_unwritable(str(folder), os.strerror(errno.EISDIR))}\n"
+
+
 # ------------------------------------------------------------------ usage
 
 def test_argument_errors_exit_2_in_a_real_process():

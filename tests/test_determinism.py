@@ -88,7 +88,7 @@ def finish(process: subprocess.Popen, timeout: float = 120) -> None:
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 @pytest.mark.slow
@@ -199,7 +199,7 @@ PAUSE_BEFORE_RENAMES = """\
 import os, pathlib, time
 _replace = os.replace
 def _slow_replace(source, target):
-    if str(source).endswith(".tmp") and not str(target).endswith("manifest.json"):
+    if ".chartc-staging" in str(source) and not str(target).endswith("manifest.json"):
         pathlib.Path({marker!r}).touch()
         time.sleep(60)
     return _replace(source, target)
@@ -240,16 +240,21 @@ def test_a_killed_build_leaves_every_previous_output_intact(committed, tmp_path,
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=30)
 
-    after = {name: content for name, content in folder_bytes(gallery).items() if not name.endswith(".tmp")}
-    assert after == before  # every previous file byte-identical, no partial file under an output name
+    # What chartc keeps of its own (the build's lock file, its staging folder)
+    # aside, every previous file is byte-identical, no partial file under an output name.
+    from chartc.export import STAGING_DIR
+    from chartc.gallery import LOCK_NAME, build_gallery, check_gallery
+
+    after = {name: content for name, content in folder_bytes(gallery).items() if name != LOCK_NAME}
+    assert after == before
+    assert {p.name for p in gallery.iterdir()} - set(before) <= {LOCK_NAME, STAGING_DIR}
+    specs = sorted((project / "specs").glob("*.yaml"))
+    assert check_gallery(specs, gallery).failed  # stale, and the killed build's leftovers are listed
 
     # the next build cleans the leftovers and leaves an up-to-date gallery
-    from chartc.gallery import build_gallery, check_gallery
-
-    specs = sorted((project / "specs").glob("*.yaml"))
     report = build_gallery(specs, gallery)
     assert sorted(report.rendered) == ["clock", "groups"]
     rebuilt = folder_bytes(gallery)
-    assert not [name for name in rebuilt if name.endswith(".tmp")]
+    assert {p.name for p in gallery.iterdir()} == set(before)  # no lock file, no staging folder
     assert "Changed" in rebuilt["clock.svg"].decode()
     assert not check_gallery(specs, gallery).failed

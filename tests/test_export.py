@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from chartc import compile_spec, export_chart
-from chartc.export import export_format, html_safe_json, normalize_svg_ids, render, write_atomic
+from chartc.export import export_format, html_safe_json, normalize_svg_ids, render, write_all, write_atomic
 from chartc.translate import canonical_json
 
 SCRIPT = "</script><script>alert(1)</script>"
@@ -132,6 +132,49 @@ def test_write_atomic_replaces_and_leaves_no_temp_files(tmp_path):
     write_atomic(target, b"new")
     assert target.read_bytes() == b"new"
     assert [p.name for p in tmp_path.iterdir()] == ["out.svg"]
+
+
+def test_write_atomic_never_takes_a_users_file_for_a_temporary_one(tmp_path):
+    users = tmp_path / ".out.svg.abcd1234.tmp"  # how temporary files used to be named
+    users.write_bytes(b"mine")
+    write_atomic(tmp_path / "out.svg", b"new")
+    assert users.read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.svg.abcd1234.tmp", "out.svg"]
+
+
+def test_write_all_writes_every_file_or_none(tmp_path):
+    import errno
+
+    chart, folder = tmp_path / "chart.svg", tmp_path / "fits"
+    chart.write_bytes(b"old")
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError) as raised:  # `--fits DIR`: refused before any rename
+        write_all({chart: b"new", folder: b"{}"})
+    assert (raised.value.errno, raised.value.filename) == (errno.EISDIR, str(folder))
+    assert chart.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chart.svg", "fits"]
+
+
+def test_write_all_stages_everything_before_renaming(tmp_path, monkeypatch):
+    import errno
+
+    import chartc.export as export
+
+    create, calls = export._create, []
+
+    def full_disk_on_the_second(temp, content):
+        calls.append(temp)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device", str(temp))
+        return create(temp, content)
+    monkeypatch.setattr(export, "_create", full_disk_on_the_second)
+    first, second = tmp_path / "a.svg", tmp_path / "sub" / "b.json"
+    first.write_bytes(b"old")
+    with pytest.raises(OSError) as raised:
+        write_all({first: b"new", second: b"{}"})
+    assert (raised.value.errno, raised.value.filename) == (errno.ENOSPC, str(second))  # the target, not the temp
+    assert first.read_bytes() == b"old" and not second.exists()
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.svg", "sub"]
 
 
 def test_html_scripts_are_valid_javascript(outputs, tmp_path):

@@ -228,7 +228,8 @@ def test_check_lists_stale_missing_and_orphaned_outputs_and_writes_nothing(proje
     (specs / "bars.yaml").write_text(BARS.replace("v: 3", "v: 4"))           # stale
     (specs / "new.yaml").write_text(BARS.replace("title: Bars", "title: New"))  # missing
     (specs / "trend.yaml").unlink()                                           # orphaned
-    (gallery / ".bars.svg.abcd1234.tmp").write_bytes(b"half")                  # leftover
+    leftover = killed_build_file(gallery, "bars.svg")                          # leftover
+    (gallery / ".bars.svg.abcd1234.tmp").write_bytes(b"the user's")           # not chartc's
     before = snapshot(gallery)
 
     report = check_gallery(spec_list(specs), gallery)
@@ -242,7 +243,8 @@ def test_check_lists_stale_missing_and_orphaned_outputs_and_writes_nothing(proje
         assert f"{gallery / ('new.' + suffix)}: {msg.output_not_built(str(specs / 'new.yaml'))}" in problems
     for suffix in ("fits.json", "html", "png", "svg", "vl.json"):
         assert any(p.startswith(f"{gallery / ('trend.' + suffix)}: orphaned (") for p in problems), problems
-    assert f"{gallery / '.bars.svg.abcd1234.tmp'}: {msg.output_leftover()}" in problems
+    assert f"{leftover}: {msg.output_leftover()}" in problems
+    assert not [p for p in problems if ".bars.svg.abcd1234.tmp" in p]
     assert any(p.startswith(f"{gallery / 'index.html'}: stale") for p in problems)
     assert problems[-1] == msg.check_failed(len(problems) - 1, str(gallery))
 
@@ -371,12 +373,34 @@ def test_two_specs_with_the_same_output_name_are_an_error(tmp_path):
         f"{specs / 'more' / 'bars.yaml'}: error: {msg.duplicate_output_stem('bars', str(specs / 'bars.yaml'))}"]
 
 
+def dead_pid() -> int:
+    """The id of a process that has ended."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def killed_build_file(gallery: Path, name: str) -> Path:
+    """A file staged by a build whose process is gone, where chartc stages them."""
+    from chartc.export import STAGING_DIR
+
+    path = gallery / STAGING_DIR / f"{dead_pid()}-{'0' * 16}" / name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"partial")
+    return path
+
+
 def test_leftover_temp_files_are_removed_by_the_next_build(project):
-    leftover = project / "gallery" / ".bars.png.x1y2z3w4.tmp"
-    leftover.write_bytes(b"partial")
+    # Only chartc's own staging folder is swept (a file named like the old
+    # ".NAME.XXXXXXXX.tmp" temporary files may be the user's, and is kept).
+    from chartc.export import STAGING_DIR
+
+    leftover = killed_build_file(project / "gallery", "bars.png")
+    users = project / "gallery" / ".bars.png.x1y2z3w4.tmp"
+    users.write_bytes(b"the user's")
     report = build_gallery(spec_list(project / "specs"), project / "gallery")
-    assert not leftover.exists()
+    assert not leftover.exists() and not (project / "gallery" / STAGING_DIR).exists()
     assert report.lines[0] == msg.leftover_removed(str(leftover))
+    assert users.read_bytes() == b"the user's"
 
 
 def test_unreadable_manifest_means_a_full_rebuild(project):
@@ -384,6 +408,29 @@ def test_unreadable_manifest_means_a_full_rebuild(project):
     report = build_gallery(spec_list(project / "specs"), project / "gallery")
     assert report.rendered == ["bars", "trend"]
     assert read_manifest(project / "gallery") is not None
+
+
+# --------------------------------------------------------------------- links
+
+def test_index_links_are_percent_encoded():
+    from chartc.gallery import index_page
+
+    page = index_page([("a#b", "Hash"), ("what?", "Query"), ("50%", "Percent")])
+    assert '<a href="a%23b.html"><img src="a%23b.png" loading="lazy" alt="Hash"></a>' in page
+    assert '<a href="what%3F.svg">SVG</a>' in page and '<a href="50%25.vl.json">Vega-Lite</a>' in page
+    assert 'id="chart-a#b"' in page  # an id is no link
+    assert 'href="a#b' not in page and 'href="what?' not in page
+
+
+def test_chart_page_download_links_are_percent_encoded(tmp_path):
+    from chartc.gallery import chart_page
+    from chartc.pipeline import compile_spec
+
+    spec = tmp_path / "what?#1.yaml"
+    spec.write_text(BARS)
+    page = chart_page(compile_spec(spec))
+    assert '<a href="what%3F%231.svg" download>SVG</a>' in page
+    assert '<a href="what%3F%231.vl.json" download>Vega-Lite JSON</a>' in page
 
 
 # ----------------------------------------------------------------- pre-commit

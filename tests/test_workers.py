@@ -243,6 +243,40 @@ def test_bundle_falls_back_to_memory_when_the_cache_cannot_be_written(tmp_path, 
     assert export.cached_javascript_bundle() is None
 
 
+@pytest.mark.parametrize("kind", ["symlink to /dev/zero", "FIFO", "too large", "not the bundle"])
+def test_a_cache_file_that_is_not_chartcs_is_not_used(tmp_path, monkeypatch, kind):
+    import chartc.export as export
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(export, "javascript_bundle", export.javascript_bundle.__wrapped__)
+    path = export._cache_path("bundle")
+    path.parent.mkdir(parents=True)
+    if kind == "symlink to /dev/zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "FIFO":
+        os.mkfifo(path)  # a blocking read would hang every build
+    elif kind == "too large":
+        with open(path, "wb") as stream:  # sparse: refused from its size alone
+            stream.truncate(export.CACHE_LIMITS["bundle"] + 1)
+    else:
+        path.write_text("x" * 200_000)
+    started = time.monotonic()
+    assert export.cached_javascript_bundle() is None
+    assert time.monotonic() - started < 2
+
+
+def test_a_themes_cache_that_is_not_a_map_of_configs_is_not_used(tmp_path, monkeypatch):
+    import chartc.export as export
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    path = export._cache_path("themes")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"dark": 1}')
+    assert export._read_cache("themes", export._valid_themes) is None
+    path.write_text('{"dark": {"background": "#333"}}')
+    assert export._read_cache("themes", export._valid_themes) == '{"dark": {"background": "#333"}}'
+
+
 # ------------------------------------------------------------------ chartc compile
 
 ABORT_ON_SVG = """\
