@@ -303,6 +303,50 @@ def data_unreadable(path: str, reason: str) -> str:
     return f"cannot read data file {path!r}: {reason}"
 
 
+# ---- data file limits (table.py; each a reason inside data_unreadable)
+
+def data_header_too_wide(line: int, count: int, limit: int) -> str:
+    return f"line {line}: the header has {count:,} columns, over the limit of {limit:,}"
+
+
+def data_records_too_wide(count: int, limit: int) -> str:
+    return f"the records have {count:,} different keys, over the limit of {limit:,} columns"
+
+
+def data_header_too_wide_hint() -> str:
+    return "a chart reads a few columns: keep only those it uses in the file"
+
+
+def data_header_cell_too_long(line: int, column: int | None, length: int | None, limit: int) -> str:
+    return _cell_too_long("header cell", line, column, length, limit)
+
+
+def data_cell_too_long(line: int, column: int | None, length: int | None, limit: int) -> str:
+    return _cell_too_long("cell", line, column, length, limit)
+
+
+def _cell_too_long(what: str, line: int, column: int | None, length: int | None, limit: int) -> str:
+    if column is None:  # the record was found, not the cell
+        return f"line {line}: a {what} is longer than the limit of {limit:,} characters"
+    return f"line {line}, column {column}: a {what} of {length:,} characters, over the limit of {limit:,}"
+
+
+def data_long_cell_hint(unclosed: bool, header: bool) -> str:
+    if unclosed:
+        return 'the cell opens with a quote (") that is never closed, which makes the rest of the file one cell'
+    if header:
+        return "a column name is a short label: shorten it in the file"
+    return "charts show short values: move long text out of the data file"
+
+
+def data_too_many_cells(rows: int, columns: int, limit: int) -> str:
+    return f"{rows:,} rows of {columns:,} columns make {rows * columns:,} cells, over the limit of {limit:,}"
+
+
+def data_too_many_cells_hint() -> str:
+    return "every row has a cell for every column; keep only the columns the chart uses in the file"
+
+
 def log_scale_non_positive(field: str, count: int) -> str:
     values = "value is" if count == 1 else "values are"
     return f"log scale on {field!r}, but {count} {values} zero or negative"
@@ -547,6 +591,15 @@ def trend_not_finite(method: str) -> str:
 
 def trend_not_finite_hint() -> str:
     return "narrow the extent, or fit on a log y scale"
+
+
+def trend_x_span_subnormal(method: str, low: float, high: float, limit: float) -> str:
+    return (f"the {method} fit cannot be computed in double precision: x runs from {low!r} to {high!r}, "
+            f"a span under {limit!r} (the smallest full-precision number), so its coefficients overflow")
+
+
+def trend_x_span_subnormal_hint() -> str:
+    return "give x in a smaller unit in the data, so that its values differ by more than 1e-300, or fit with method 'loess'"
 
 
 def trend_label_placeholder(name: str) -> str:
@@ -1360,6 +1413,24 @@ def not_dates(field: str, values: Sequence[object]) -> str:
 
 def not_dates_hint() -> str:
     return "write dates as ISO text such as 2024-01-31, remove those rows, or use type: nominal"
+
+
+def day_first_dates(field: str, value: str, where: str) -> str:
+    return (f"{field!r} is temporal, but its dates are day first, which the renderer cannot read: "
+            f"{value!r} ({where}) would be dropped from the chart")
+
+
+def day_first_dates_hint() -> str:
+    return ("write dates as ISO text, year first, such as 2020-12-31; "
+            "the renderer reads 01/02/2020 as January 2 and drops 31/12/2020")
+
+
+def data_file_line(path: str, line: int) -> str:
+    return f"line {line} of {path!r}"
+
+
+def data_row_number(index: int) -> str:
+    return f"row {index + 1} of the data"
 
 
 def filter_incomparable(field: str, test: str, value: object) -> str:

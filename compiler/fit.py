@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import string
+import sys
 
 from . import errors as msg
 from .errors import SpecError
@@ -140,7 +141,7 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
             x, y = floats(part, x_field), floats(part, y_field)
             corner, text = annotation(trend)
             try:
-                line = fit_trend(x, y, trend.method, group=group, **options)
+                line = _fit(x, y, trend.method, group, options)
                 label = format_trend_label(trend.label, line) if trend.label is not None else None
             except SpecError as error:
                 raise fail(error.message, error.path, error.hint, group, panel) from None
@@ -160,6 +161,36 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
             raise fail(msg.trend_label_differs_by_panel(trend.label), ("label",),
                        msg.trend_label_differs_by_panel_hint())
     return lines
+
+
+# What numpy raises when numbers leave double precision mid-fit (a scale that
+# overflows, a padding width that comes out negative).
+ARITHMETIC_ERRORS = (ArithmeticError, ValueError)
+
+
+def _fit(x, y, method: str, group, options: dict) -> TrendLine:
+    """`fit_trend`, with x values too close together for double precision reported as a `SpecError`.
+
+    The polynomial fits map x's range onto [-1, 1], scaling by 2 / (max - min):
+    when that span is below the smallest normal double (~2.2e-308, e.g. x
+    values such as 5e-324 and 1e-310) the scale overflows and the fit breaks.
+    A fit that succeeds all the same (on a log axis, a smoother) is kept.
+
+    Raises:
+        SpecError: from `fit_trend`, or for x values whose span is subnormal.
+    """
+    import numpy as np
+
+    try:
+        with np.errstate(all="ignore"):  # a failure is reported below, not warned about on stderr
+            return fit_trend(x, y, method, group=group, **options)
+    except ARITHMETIC_ERRORS:
+        kept = x[np.isfinite(x) & np.isfinite(y)]
+        low, high = (float(kept.min()), float(kept.max())) if len(kept) else (0.0, 0.0)
+        if not 0 < high - low < sys.float_info.min:
+            raise  # not this data's precision: a fault to report as such
+        raise SpecError(msg.trend_x_span_subnormal(method, low, high, sys.float_info.min), stage="fit",
+                        hint=msg.trend_x_span_subnormal_hint()) from None
 
 
 def _facet_fields(spec: ChartSpec, doc: Document) -> tuple[str, ...]:

@@ -9,7 +9,6 @@ position where the spec names it.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -19,18 +18,26 @@ from . import errors as msg
 from .errors import SpecError
 from .load import Document
 from .model import ChartSpec, LayerSpec
-from .table import (DATE, TEXT, Table, from_records, is_missing, json_reader_types, parse_date, parse_dates,
-                    read_delimited, to_number)
+from .table import (DATE, TEXT, Table, TableError, data_row_line, from_records, is_missing, json_reader_types,
+                    parse_date, parse_dates, read_delimited, read_header, record_names, to_number)
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_ROWS = 100_000  # far more marks than a chart can show; ~10⁶ points abort the renderer (vl-convert#210)
 # Rows a chart may read when it draws a `sample` of them (and fits every one).
 MAX_SAMPLED_ROWS = 2_000_000
+DELIMITERS = {".csv": ",", ".tsv": "\t"}
 # Readers of a data file; past `max_rows` rows they stop reading (one more is read, to tell).
 READERS = {
     ".csv": lambda path, max_rows: read_delimited(path, ",", max_rows=max_rows),
     ".tsv": lambda path, max_rows: read_delimited(path, "\t", max_rows=max_rows),
-    ".json": lambda path, max_rows: _read_json_records(path),
+    ".json": lambda path, max_rows: from_records(_read_json_rows(path)),
+}
+# The same files' column names, and whether a row follows, for `read_columns`:
+# the readers above name columns with the same functions.
+HEADER_READERS = {
+    ".csv": lambda path: read_header(path, ","),
+    ".tsv": lambda path: read_header(path, "\t"),
+    ".json": lambda path: _json_header(_read_json_rows(path)),
 }
 FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json"}
 # Date columns of the vega-datasets tables not written as ISO dates (as the
@@ -59,22 +66,13 @@ def resolve_data(spec: ChartSpec, doc: Document) -> Table:
     data = spec.data
     limit = MAX_ROWS if data.sample is None else MAX_SAMPLED_ROWS
     if data.values is not None:
-        for index, key in _nested_values(data.values):  # a chart reads flat rows; nested ones break grouping
-            where = ("data", "values", index, key)
-            raise SpecError(msg.data_nested(key, index), where, location=doc.locate(where), stage="resolve",
-                            hint=msg.data_nested_hint())
-        table = from_records(list(data.values))
+        table = _read_values(data.values, doc, from_records)
     elif data.dataset is not None:
         table = load_dataset(data.dataset)
     else:
-        try:
-            table = _load_file(data.path, data.format, doc, limit + 1)
-        except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
-            raise SpecError(msg.data_unreadable(data.path, getattr(exc, "strerror", None) or str(exc)),
-                            ("data", "path"), location=doc.locate(("data", "path")), stage="resolve") from None
+        table = _read_data_file(data.path, data.format, doc, lambda path, suffix: READERS[suffix](path, limit + 1))
     if not len(table):
-        raise SpecError(msg.empty_data(), ("data",), location=doc.locate(("data",)),
-                        stage="resolve", hint=msg.empty_data_hint())
+        raise _empty_data(doc)
     if len(table) > limit:
         raise SpecError(msg.data_too_many_rows(data.path or data.dataset or "values", limit), ("data",),
                         location=doc.locate(("data",)), stage="resolve",
@@ -100,18 +98,44 @@ def project_root(spec_file: Path) -> Path:
     return folder
 
 
-def _load_file(path: str, fmt: str | None, doc: Document, max_rows: int) -> Table:
-    resolved, suffix = data_file(path, fmt, doc)
-    where = ("data", "path")
-    location = doc.locate(where)
+def _read_data_file(path: str, fmt: str | None, doc: Document, read):
+    """`read(resolved path, suffix)` of the spec's data file, every failure a `SpecError` at `data.path`.
 
-    def fail(message, hint=None):
-        return SpecError(message, where, location=location, stage="resolve", hint=hint)
+    `resolve_data` and `read_columns` both read through here, so a file one
+    of them refuses the other refuses with the same words.
+    """
+    where = ("data", "path")
+
+    def fail(reason: str, hint=None):
+        return SpecError(msg.data_unreadable(path, reason), where, location=doc.locate(where), stage="resolve",
+                         hint=hint)
 
     try:
-        return READERS[suffix](resolved, max_rows)
+        resolved, suffix = data_file(path, fmt, doc)
+        return read(resolved, suffix)
+    except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
+        raise fail(getattr(exc, "strerror", None) or str(exc)) from None
     except ValueError as exc:  # TableError, or JSON that is not a list of records
-        raise fail(msg.data_unreadable(path, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)) from None
+        raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                   getattr(exc, "hint", None)) from None
+
+
+def _read_values(values, doc: Document, read):
+    """`read(rows)` of inline `data.values`, every failure a `SpecError` at its place in the spec."""
+    for index, key in _nested_values(values):  # a chart reads flat rows; nested ones break grouping
+        where = ("data", "values", index, key)
+        raise SpecError(msg.data_nested(key, index), where, location=doc.locate(where), stage="resolve",
+                        hint=msg.data_nested_hint())
+    try:
+        return read(list(values))
+    except TableError as exc:  # too many keys or cells
+        where = ("data", "values")
+        raise SpecError(str(exc), where, location=doc.locate(where), stage="resolve", hint=exc.hint) from None
+
+
+def _empty_data(doc: Document) -> SpecError:
+    return SpecError(msg.empty_data(), ("data",), location=doc.locate(("data",)),
+                     stage="resolve", hint=msg.empty_data_hint())
 
 
 def data_file(path: str, fmt: str | None, doc: Document) -> tuple[Path, str]:
@@ -150,17 +174,25 @@ def data_file(path: str, fmt: str | None, doc: Document) -> tuple[Path, str]:
     return resolved, suffix
 
 
-def _read_json_records(path: Path) -> Table:
-    """A JSON list of records; anything else (a number, a mapping, a list of lists) is refused."""
+def _read_json_rows(path: Path) -> list[dict]:
+    """A JSON list of flat records; anything else (a number, a mapping, a list of lists) is refused.
+
+    A byte order mark is skipped, as in a CSV file (Windows editors write one).
+    """
     try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
+        rows = json.loads(path.read_text(encoding="utf-8-sig"))
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
         raise ValueError('expected a JSON list of records, e.g. [{"x": 1, "y": 2}]')
     for index, key in _nested_values(rows):
         raise ValueError(msg.data_nested(key, index))
-    return from_records(rows)
+    return rows
+
+
+def _json_header(rows: list[dict]) -> tuple[list[str], bool]:
+    """Records' column names (as `from_records` names them) and whether there is a row."""
+    return record_names(rows), bool(rows)
 
 
 def _nested_values(rows):
@@ -187,27 +219,29 @@ def _nearby_files(path: str, target: Path) -> str | None:
 def read_columns(spec: ChartSpec, doc: Document) -> list[str]:
     """The data's column names, read from the header alone (for `chartc validate`).
 
-    A CSV/TSV file gives its header line, a JSON file or inline values the
-    keys of their records, a vega-datasets table its file in the package.
+    A CSV/TSV file gives its header (and its first row, to tell it is not
+    empty), a JSON file or inline values the keys of their records, a
+    vega-datasets table its file in the package. The names are those
+    `resolve_data` gives (`table.read_header` and `table.record_names` are
+    the full readers' own), so the light check and a compile agree.
 
     Raises:
-        SpecError: the same path problems `resolve_data` reports.
+        SpecError: every problem `resolve_data` reports about the file's
+            path, its header or keys (too many, too long, not UTF-8), and
+            data without rows.
     """
     data = spec.data
     if data.values is not None:
-        return list(dict.fromkeys(key for row in data.values for key in row))
-    if data.dataset is not None:
+        names, has_rows = _read_values(data.values, doc, _json_header)
+    elif data.dataset is not None:
         path, suffix = _dataset_file(data.dataset)
+        names, has_rows = HEADER_READERS[suffix](path)
     else:
-        path, suffix = data_file(data.path, data.format, doc)
-    try:
-        if suffix == ".json":
-            rows = json.loads(path.read_text(encoding="utf-8"))
-            return list(dict.fromkeys(k for row in rows if isinstance(row, dict) for k in row))
-        with open(path, encoding="utf-8", newline="") as stream:
-            return next(csv.reader(stream, delimiter="\t" if suffix == ".tsv" else ","), [])
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        return resolve_data(spec, doc).names  # let the full reader say what is wrong
+        names, has_rows = _read_data_file(data.path, data.format, doc,
+                                          lambda path, suffix: HEADER_READERS[suffix](path))
+    if not has_rows:
+        raise _empty_data(doc)
+    return names
 
 
 def _dataset_file(name: str) -> tuple[Path, str]:
@@ -279,7 +313,7 @@ def check_chart(spec: ChartSpec, table: Table | None, doc: Document,
     shared = _check_transforms(spec.transform, base, ("transform",), need)
     for layer in spec.layers:
         fields = _check_transforms(layer.transform, shared, layer.path + ("transform",), need)
-        _check_layer(layer, fields, table, doc, need, problems, spec.transform)
+        _check_layer(layer, fields, table, doc, need, problems, spec.transform, spec)
     for channel, definition in (spec.facet or {}).items():
         if channel in ("row", "column") and "field" in definition:
             written_as_object = "field" in _raw(doc, ("facet", channel))  # not `column: species`
@@ -310,7 +344,7 @@ def _check_transforms(transforms, fields, path, need) -> dict[str, str]:
     return fields
 
 
-def _check_layer(layer: LayerSpec, fields, table, doc, need, problems, transforms=()) -> None:
+def _check_layer(layer: LayerSpec, fields, table, doc, need, problems, transforms=(), spec=None) -> None:
     for channel, definition in layer.encoding.items():
         items = definition if isinstance(definition, list) else [definition]
         for index, item in enumerate(items):
@@ -329,7 +363,7 @@ def _check_layer(layer: LayerSpec, fields, table, doc, need, problems, transform
                 if rows is not None and item["field"] in rows and not item.get("aggregate"):
                     _check_log_scale(rows[item["field"]], item["field"], where + ("scale", "type"), doc, problems)
             if item.get("type") == "temporal" and item["field"] in table:
-                _check_dates(table, item["field"], where + ("type",), doc, problems)
+                _check_dates(table, item["field"], where + ("type",), doc, problems, spec)
     if layer.markers:
         need(layer.markers.field, fields, layer.path + ("markers", "field"))
         if layer.markers.field in fields and table is not None:
@@ -442,14 +476,49 @@ def _check_log_scale(values: list, field: str, path, doc, problems) -> None:
             stage="check", hint=msg.log_scale_hint()))
 
 
-def _check_dates(table: Table, field: str, path, doc, problems) -> None:
+def _check_dates(table: Table, field: str, path, doc, problems, spec=None) -> None:
     """Text a temporal channel cannot place would silently drop or misplace its marks."""
     if table.kinds[field] not in (TEXT, None):  # numbers are timestamps; dates are parsed
+        return
+    values = table[field]
+    first = next((index for index, value in enumerate(values) if isinstance(value, str) and day_first(value)), None)
+    if first is not None:  # the renderer drops these, and reads the rest month first
+        where = _row_place(spec, doc, first)
+        problems.append(SpecError(msg.day_first_dates(field, values[first], where), path, location=doc.locate(path),
+                                  stage="check", hint=msg.day_first_dates_hint()))
         return
     bad = [value for value in table.unique(field) if isinstance(value, str) and not readable_date(value)]
     if bad:
         problems.append(SpecError(msg.not_dates(field, bad), path, location=doc.locate(path),
                                   stage="check", hint=msg.not_dates_hint()))
+
+
+# A date written with numbers, day or month first: 31/12/2020, 12.31.20, 1-2-2020.
+NUMERIC_DATE = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(?:\d{4}|\d{2})(?!\d)", re.ASCII)
+
+
+def day_first(text: str) -> bool:
+    """Whether date text is written day first, which the renderer (JavaScript's Date) cannot read.
+
+    It reads a numeric date month first: 12/31/2020 is a day, 31/12/2020 is
+    no date at all (and 01/02/2020 is January 2).
+    """
+    match = NUMERIC_DATE.match(text)
+    return match is not None and int(match.group(1)) > 12
+
+
+def _row_place(spec, doc: Document, index: int) -> str:
+    """Where data row `index` is, for a message: a line of the data file, else the row's number."""
+    data = spec.data if spec is not None else None
+    if data is not None and data.path is not None:
+        try:
+            resolved, suffix = data_file(data.path, data.format, doc)
+            line = data_row_line(resolved, DELIMITERS[suffix], index) if suffix in DELIMITERS else None
+        except (SpecError, OSError):  # read a moment ago; if it is gone now, the row number still says which
+            line = None
+        if line is not None:
+            return msg.data_file_line(data.path, line)
+    return msg.data_row_number(index)
 
 
 def readable_date(text: str) -> bool:

@@ -12,6 +12,12 @@ files): pandas' missing-value words (``NA``, ``null``, empty, ...) are None,
 a column of integers and floats or missing values is all floats, a column
 of ``true``/``false`` is booleans. Text columns whose every value is an ISO
 date become dates (naive `datetime`, the wall clock as written).
+
+Where pandas would lose information or time, a Table does not follow it: a
+column of integers beyond ±2⁵³ with a missing value keeps exact integers
+(pandas makes them floats, so IDs that differ in the 17th digit become equal),
+and a file past the limits below (columns, header cell length, cells) is
+refused with a message naming its line and column rather than read slowly.
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
+
+from . import errors as msg
 
 # The kinds of column, and the Vega-Lite measurement type each implies.
 NUMBER, BOOLEAN, DATE, TEXT = "number", "boolean", "date", "text"
@@ -61,10 +69,28 @@ INTEGERS = _column_pattern(INTEGER_TEXT)
 FLOATS = _column_pattern(FLOAT_TEXT, re.I)
 # The integers pandas holds as numbers (int64 or uint64); past them, Python objects.
 INTEGER_RANGE = (-2**63, 2**64 - 1)
+# The largest integers a float (and so the renderer, in JavaScript) holds exactly.
+MAX_EXACT_INTEGER = 2**53
+
+# Limits of a data file. A chart reads a handful of named columns; past these
+# a file is refused with the limit in the message instead of being read.
+MAX_COLUMNS = 16_384          # the widest sheet Excel writes (column XFD)
+MAX_NAME_LENGTH = 4_096       # characters in one header cell: a label, not a document
+# Cells of the table built from a file (short rows padded to the header's
+# width, records to every key): about the cells of the largest file resolve
+# accepts, 50 MiB of one-digit fields, so no small file can cost more.
+MAX_CELLS = 25_000_000
 
 
 class TableError(ValueError):
-    """A data file that cannot be read as rows; the message says why, in one line."""
+    """A data file that cannot be read as rows; the message says why, in one line.
+
+    `hint`, when given, says what to do about it.
+    """
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.hint = hint
 
 
 @dataclass(frozen=True)
@@ -161,11 +187,26 @@ def _hashable(value: Any) -> Any:
 
 
 def json_value(value: Any) -> Any:
-    """A cell as JSON writes it: dates as wall-clock ISO text, NaN and ±inf as null."""
-    if isinstance(value, float):
+    """A cell as JSON writes it: dates as wall-clock ISO text, NaN and ±inf as null.
+
+    An integer beyond ±2⁵³ is written as its decimal text: the renderer reads
+    JSON numbers as doubles, so 12345678901234567 and 12345678901234568 would
+    both become ...568 and two categories one. Vega reads the text as the same
+    number wherever it needs one (scales, aggregates, bins).
+    """
+    kind = type(value)  # the exact types first: this runs once per cell of every chart
+    if kind is float:
         return value if math.isfinite(value) else None
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        return value if -MAX_EXACT_INTEGER <= value <= MAX_EXACT_INTEGER else str(value)
     if isinstance(value, datetime.datetime):
         return value.isoformat(timespec="seconds")  # YYYY-MM-DDTHH:MM:SS, the year always 4 digits
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT_INTEGER:
+        return str(value)
     return value
 
 
@@ -194,34 +235,93 @@ def read_delimited(path: str | Path, delimiter: str = ",", max_rows: int | None 
         return _read_delimited(path, delimiter, max_rows)
 
 
+def read_header(path: str | Path, delimiter: str = ",") -> tuple[list[str], bool]:
+    """The column names `read_delimited` gives a file, and whether a data row follows, from its first rows.
+
+    The light check (`chartc validate`) and the full read go through the same
+    `open_delimited`, so they name columns alike (BOM dropped, duplicates and
+    empty names renamed as pandas renames them) and refuse the same headers.
+
+    Args:
+        path: a CSV or TSV file.
+        delimiter: ``","`` or ``"\\t"``.
+
+    Returns:
+        The column names (none for an empty file) and whether the file has a
+        row after the header (blank lines do not count).
+
+    Raises:
+        TableError: a header past `MAX_COLUMNS` or `MAX_NAME_LENGTH`, text
+            that is not UTF-8, a cell the csv module refuses.
+        OSError: the file cannot be opened.
+    """
+    with open_delimited(path, delimiter) as (names, reader):
+        return names, any(not _is_blank(row) for row in reader)
+
+
+@contextlib.contextmanager
+def open_delimited(path: str | Path, delimiter: str):
+    """Open a delimited file and read its header: yields (column names, csv reader at the first data row).
+
+    Problems while the caller reads on (text that is not UTF-8, a cell past
+    the csv module's limit) become `TableError`s naming their line.
+
+    Raises:
+        TableError: see `read_header`.
+        OSError: the file cannot be opened.
+    """
+    with open(path, encoding="utf-8-sig", newline="") as stream:
+        reader = csv.reader(stream, delimiter=delimiter, strict=False)
+        header_line, in_header = 1, True
+        try:
+            for header in reader:
+                if header:
+                    break
+                header_line = reader.line_num + 1  # a blank line before the header
+            else:
+                header = []
+            if len(header) > MAX_COLUMNS:
+                raise TableError(msg.data_header_too_wide(header_line, len(header), MAX_COLUMNS),
+                                 msg.data_header_too_wide_hint())
+            if header and max(map(len, header)) > MAX_NAME_LENGTH:
+                raise _long_cell_error(path, delimiter, header_line, MAX_NAME_LENGTH, header=True)
+            in_header = False
+            yield column_names(header), reader
+        except UnicodeDecodeError as error:
+            raise TableError(f"the file is not UTF-8 text ({error.reason} at byte {error.start})") from None
+        except csv.Error as error:
+            if not str(error).startswith("field larger than field limit"):
+                raise TableError(f"line {reader.line_num}: {error}") from None
+            if in_header:
+                raise _long_cell_error(path, delimiter, header_line, MAX_NAME_LENGTH, header=True) from None
+            raise _long_cell_error(path, delimiter, _failing_record_line(path, delimiter),
+                                   csv.field_size_limit()) from None
+
+
 def _read_delimited(path: str | Path, delimiter: str, max_rows: int | None) -> Table:
     """A CSV or TSV file with a header line, typed like `pandas.read_csv`.
 
     Reads at most `max_rows` data rows (blank lines skipped). A row with more
     fields than the header is an error; a shorter one is padded with missing
-    values. Duplicate names get ``.1``, ``.2``, an empty name ``Unnamed: i``.
+    values. Duplicate names get ``.1``, ``.2``, an empty name ``Unnamed: i``
+    (see `column_names`).
 
     Raises:
-        TableError: a row too long, a file that is not UTF-8.
+        TableError: a row too long, a file that is not UTF-8, a file past
+            `MAX_COLUMNS`, `MAX_NAME_LENGTH` or `MAX_CELLS`.
         OSError: the file cannot be opened.
     """
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as stream:
-            reader = csv.reader(stream, delimiter=delimiter, strict=False)
-            header = next((row for row in reader if row), None)
-            if header is None:  # an empty file: no columns, no rows
-                return Table({}, {})
-            rows = _data_rows(reader, max_rows)
-        width = len(header)
-        if rows and max(map(len, rows)) > width:
-            raise TableError(_row_too_long(path, delimiter, width))
-        if rows and min(map(len, rows)) < width:
-            rows = [row + [""] * (width - len(row)) if len(row) < width else row for row in rows]
-    except UnicodeDecodeError as error:
-        raise TableError(f"the file is not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except csv.Error as error:
-        raise TableError(str(error)) from None
-    names = _column_names(header)
+    with open_delimited(path, delimiter) as (names, reader):
+        if not names:  # an empty file: no columns, no rows
+            return Table({}, {})
+        rows = _data_rows(reader, max_rows)
+    width = len(names)
+    if rows and max(map(len, rows)) > width:
+        raise TableError(_row_too_long(path, delimiter, width))
+    if len(rows) * width > MAX_CELLS:  # before padding: short rows would cost the header's width each
+        raise TableError(msg.data_too_many_cells(len(rows), width, MAX_CELLS), msg.data_too_many_cells_hint())
+    if rows and min(map(len, rows)) < width:
+        rows = [row + [""] * (width - len(row)) if len(row) < width else row for row in rows]
     cells = list(zip(*rows)) if rows else [()] * width
     columns, kinds = {}, {}
     for name, texts in zip(names, cells):
@@ -233,6 +333,11 @@ def _read_delimited(path: str | Path, delimiter: str, max_rows: int | None) -> T
 ROW_BATCH = 65_536
 
 
+def _is_blank(row: list[str]) -> bool:
+    """A row pandas skips: an empty line, or one of spaces and tabs only."""
+    return not row or (len(row) == 1 and row[0].isspace())
+
+
 def _data_rows(reader, max_rows: int | None) -> list[list[str]]:
     """The rows after the header, blank lines skipped as pandas skips them, at most `max_rows`."""
     rows: list[list[str]] = []
@@ -241,7 +346,7 @@ def _data_rows(reader, max_rows: int | None) -> list[list[str]]:
         batch = list(itertools.islice(reader, wanted))
         if not batch:
             break
-        rows.extend(row for row in batch if row and not (len(row) == 1 and row[0].isspace()))
+        rows.extend(row for row in batch if not _is_blank(row))
     return rows
 
 
@@ -256,26 +361,130 @@ def _row_too_long(path, delimiter: str, width: int) -> str:
     return f"a row has more than {width} fields"
 
 
+def data_row_line(path: str | Path, delimiter: str, index: int) -> int | None:
+    """The line of a delimited file on which data row `index` (0-based, as `read_delimited` counts) starts.
+
+    Returns:
+        The 1-based line, or None if the file has no such row.
+    """
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as stream:
+        reader = csv.reader(stream, delimiter=delimiter, strict=False)
+        next((row for row in reader if row), None)
+        start = reader.line_num + 1
+        for row in reader:
+            if not _is_blank(row):
+                if index == 0:
+                    return start
+                index -= 1
+            start = reader.line_num + 1
+    return None
+
+
+# ------------------------------------------------------------------ cells past a limit
+
+def _failing_record_line(path, delimiter: str) -> int:
+    """The line on which the record the csv module refuses starts (read again, up to it)."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as stream:
+        reader = csv.reader(stream, delimiter=delimiter, strict=False)
+        end = 0
+        try:
+            for _ in reader:
+                end = reader.line_num
+        except csv.Error:
+            pass
+    return end + 1
+
+
+def _long_cell_error(path, delimiter: str, line: int, limit: int, *, header: bool = False) -> TableError:
+    """The error for the first cell over `limit` characters in the record starting on `line`."""
+    found = _long_cell(path, delimiter, line, limit)
+    if found is None:  # not found again: name the record alone
+        found = (line, None, None, False)
+    message = msg.data_header_cell_too_long if header else msg.data_cell_too_long
+    return TableError(message(*found[:3], limit), msg.data_long_cell_hint(found[3], header))
+
+
+def _long_cell(path, delimiter: str, line: int, limit: int) -> tuple[int, int, int, bool] | None:
+    """Where the first cell over `limit` characters is in the record starting on `line`.
+
+    The csv module gives up on a cell past its own limit without saying which
+    cell, so the record is tokenised again the way it reads one: a field that
+    opens with a double quote runs to the closing quote (``""`` inside is one
+    quote, and text after the closing quote is kept), any other field to the
+    next delimiter or line break. Blank lines before the record are skipped.
+
+    Returns:
+        (line, column, characters, whether a quote opens the cell and never
+        closes), or None if no cell of the record is that long.
+    """
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as stream:
+        for _ in itertools.islice(stream, line - 1):
+            pass
+        text = stream.read()
+    stop = re.escape(delimiter)
+    quoted = re.compile(rf'"((?:[^"]|"")*+)("?)([^{stop}\r\n]*+)')
+    plain = re.compile(rf"[^{stop}\r\n]*+")
+    position = BLANK_LINES.match(text).end()
+    column = 1
+    while True:
+        start = position
+        unclosed = False
+        if text.startswith('"', position):
+            match = quoted.match(text, position)
+            inside, closing, after = match.groups()
+            length, unclosed = len(inside) - inside.count('""') + len(after), not closing
+        else:
+            match = plain.match(text, position)
+            length = match.end() - position
+        if length > limit:
+            return line + len(LINE_BREAKS.findall(text, 0, start)), column, length, unclosed
+        position = match.end()
+        if not text.startswith(delimiter, position):  # a line break or the end: the record is over
+            return None
+        position += len(delimiter)
+        column += 1
+
+
+LINE_BREAKS = re.compile(r"\r\n|\r|\n")  # how a file read with newline="" splits lines
+BLANK_LINES = re.compile(r"[\r\n]*+")
+
+
+def column_names(header: list[str]) -> list[str]:
+    """Header names made unique as pandas' readers make them, in time linear in the header.
+
+    Empty names become ``Unnamed: i`` (i the column's index). A repeated name
+    gets ``.1``, ``.2``, ... skipping any name the header holds: `a, a, a.1`
+    -> `a, a.2, a.1`. Named columns are renamed before unnamed ones, so a
+    written ``Unnamed: 0`` keeps its name. (pandas' `mangle_dupe_names`,
+    with a count of each name held instead of a search of the list.)
+    """
+    names = [name or f"Unnamed: {index}" for index, name in enumerate(header)]
+    order = [i for i, name in enumerate(header) if name] + [i for i, name in enumerate(header) if not name]
+    held: dict[str, int] = {}  # how many columns hold each name right now
+    for name in names:
+        held[name] = held.get(name, 0) + 1
+    counts: dict[str, int] = {}  # the next suffix to try for each name
+    for index in order:
+        name = given = names[index]
+        count = counts.get(name, 0)
+        while count > 0:
+            counts[given] = count + 1
+            name = f"{given}.{count}"
+            count = count + 1 if held.get(name) else counts.get(name, 0)
+        if name != given:
+            held[given] -= 1
+            held[name] = held.get(name, 0) + 1
+            names[index] = name
+        counts[name] = count + 1
+    return names
+
+
 def _all_match(column: re.Pattern, cell: re.Pattern, texts: list[str]) -> bool:
     """Whether every cell matches: one scan of the joined column, cell by cell if one holds a line break."""
     joined = "\n".join(texts)
     if joined.count("\n") == len(texts) - 1:
         return column.fullmatch(joined) is not None
     return all(cell.match(text) for text in texts)
-
-
-def _column_names(header: list[str]) -> list[str]:
-    """Header names made unique as pandas does: `a, a, a.1` -> `a, a.2, a.1`."""
-    given = [name or f"Unnamed: {index}" for index, name in enumerate(header)]
-    written, names = set(given), []
-    for name in given:
-        if name in names:
-            suffix = 1
-            while f"{name}.{suffix}" in names or f"{name}.{suffix}" in written:
-                suffix += 1
-            name = f"{name}.{suffix}"
-        names.append(name)
-    return names
 
 
 def _typed_text(texts) -> tuple[list, str | None]:
@@ -287,10 +496,8 @@ def _typed_text(texts) -> tuple[list, str | None]:
     if _all_match(INTEGERS, INTEGER, present):
         numbers = [None if v is None else int(v) for v in values]
         given = [n for n in numbers if n is not None]
-        if INTEGER_RANGE[0] <= min(given) and max(given) <= INTEGER_RANGE[1]:
+        if INTEGER_RANGE[0] <= min(given) and max(given) <= INTEGER_RANGE[1] or len(present) < len(values):
             return _numbers(numbers), NUMBER
-        if len(present) < len(values):
-            return [None if n is None else float(n) for n in numbers], NUMBER
         return numbers, None  # past 64 bits and nothing missing: pandas holds Python integers
     if _all_match(FLOATS, FLOAT, present):
         return [None if v is None else float(v) for v in values], NUMBER
@@ -301,15 +508,46 @@ def _typed_text(texts) -> tuple[list, str | None]:
 
 
 def _numbers(values: list) -> list:
-    """Integers stay integers unless one is missing, as in pandas (then all are floats)."""
-    if any(v is None for v in values):
+    """Integers stay integers unless one is missing, as in pandas (then all are floats).
+
+    Unlike pandas, integers a float cannot hold exactly (beyond ±2⁵³) stay
+    integers beside a missing value: as floats, IDs such as 12345678901234567
+    and 12345678901234568 would become one value.
+    """
+    if any(v is None for v in values) and _all_exact_as_floats(values):
         return [None if v is None else float(v) for v in values]
     return values
 
 
-def from_records(rows: list[dict]) -> Table:
-    """Records (inline values, a JSON file) as a table: keys in order of first appearance."""
+def _all_exact_as_floats(values: list) -> bool:
+    return all(v is None or -MAX_EXACT_INTEGER <= v <= MAX_EXACT_INTEGER for v in values)
+
+
+def record_names(rows: list[dict]) -> list[str]:
+    """The columns of records (inline values, a JSON file): their keys in order of first appearance.
+
+    `from_records` and the light check (`resolve.read_columns`) both name
+    columns with this, so they agree.
+
+    Raises:
+        TableError: more than `MAX_COLUMNS` keys, or more than `MAX_CELLS`
+            cells in the table the records would make.
+    """
     names = list(dict.fromkeys(key for row in rows for key in row))
+    if len(names) > MAX_COLUMNS:
+        raise TableError(msg.data_records_too_wide(len(names), MAX_COLUMNS), msg.data_header_too_wide_hint())
+    if len(rows) * len(names) > MAX_CELLS:  # sparse records: each row holds every key's cell
+        raise TableError(msg.data_too_many_cells(len(rows), len(names), MAX_CELLS), msg.data_too_many_cells_hint())
+    return names
+
+
+def from_records(rows: list[dict]) -> Table:
+    """Records (inline values, a JSON file) as a table: keys in order of first appearance.
+
+    Raises:
+        TableError: see `record_names`.
+    """
+    names = record_names(rows)
     columns, kinds = {}, {}
     for name in names:
         values = [row.get(name) for row in rows]
@@ -325,8 +563,10 @@ def _typed_values(values: list) -> tuple[list, str | None]:
     if all(isinstance(v, bool) for v in present):
         return [None if is_missing(v) else v for v in values], BOOLEAN if len(present) == len(values) else None
     if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        if any(isinstance(v, float) for v in present) or len(present) < len(values):
+        if any(isinstance(v, float) for v in present):
             return [None if is_missing(v) else float(v) for v in values], NUMBER
+        if len(present) < len(values):  # integers beside gaps: floats, where floats hold them exactly
+            return _numbers([None if is_missing(v) else v for v in values]), NUMBER
         if all(INTEGER_RANGE[0] <= v <= INTEGER_RANGE[1] for v in present):
             return values, NUMBER
         return values, None  # past 64 bits: pandas holds Python objects

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from . import errors as msg
 from .errors import SpecError, SpecWarning
+from .shapes import resolve_shape
 
 if TYPE_CHECKING:  # annotations only: `chartc schema` reads SCHEMA_PATH without the YAML loader
     from .load import Document
@@ -129,6 +130,7 @@ def _check_structure(doc: Document) -> list[SpecError]:
     if has_mark:
         problems.extend(_check_mark(data["mark"], ("mark",), doc))
     problems.extend(_check_encoding(data.get("encoding"), ("encoding",), doc))
+    problems.extend(_check_shapes(data, (), doc))
     facet = data.get("facet")
     for channel in ("row", "column") if isinstance(facet, dict) else ():
         if isinstance(facet.get(channel), dict):
@@ -144,6 +146,7 @@ def _check_structure(doc: Document) -> list[SpecError]:
         if "mark" in layer:
             problems.extend(_check_mark(layer["mark"], path + ("mark",), doc))
         problems.extend(_check_encoding(layer.get("encoding"), path + ("encoding",), doc))
+        problems.extend(_check_shapes(layer, path, doc))
         if "mark" in layer and "trend" in layer:
             problems.append(_error(msg.mark_and_trend(), path + ("trend",), doc, key=True))
         elif "mark" not in layer and "trend" not in layer:
@@ -182,6 +185,39 @@ def _check_mark(mark, path, doc: Document) -> list[SpecError]:
         else:
             continue
         problems.append(_error(msg.mark_property_not_for(prop, kind), path + (prop,), doc, hint=hint, key=True))
+    return problems
+
+
+def _shape_places(owner: dict):
+    """Where a chart or layer writes a marker shape: marker styles, the mark, a shape channel's constant."""
+    markers = owner.get("markers")
+    if isinstance(markers, dict):
+        styles = markers.get("styles")
+        yield from (("markers", "styles", key, "shape") for key in (styles if isinstance(styles, dict) else ()))
+        yield ("markers", "default", "shape")
+    yield ("mark", "shape")
+    yield ("encoding", "shape", "value")
+
+
+def _check_shapes(owner: dict, path, doc: Document) -> list[SpecError]:
+    """Shape names `shapes.resolve_shape` does not know, with its message and did-you-mean.
+
+    Checked here, before any data is read, so `chartc validate` refuses what a
+    compile refuses; stage "check", as the marker check has always given them.
+    """
+    problems = []
+    for place in _shape_places(owner):
+        node = owner
+        for key in place:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, str):  # absent, or the schema's type error
+            continue
+        try:
+            resolve_shape(node)
+        except SpecError as error:
+            where = path + place
+            problems.append(SpecError(error.message, where, location=doc.locate(where), stage="check",
+                                      hint=error.hint))
     return problems
 
 

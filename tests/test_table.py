@@ -513,6 +513,8 @@ CORNER_CASES = {
     "quoted_empty_line": 'a,b\n1,2\n""\n3,4\n',
     # pandas names the second `a` a.2 because a.1 is taken further on.
     "duplicate_name_clash": "a,a,a.1\n1,2,3\n",
+    # pandas renames empty names last: the written `Unnamed: 0` keeps its name, the empty one is .1.
+    "unnamed_name_clash": ",Unnamed: 0,b\n1,2,3\n",
     # Arabic-Indic ١٢ is text to pandas, though int() reads it as 12.
     "non_ascii_digits": "a\n١٢\n3\n",
     # Past int64 but within uint64, pandas has a uint64 (number) column.
