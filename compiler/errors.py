@@ -197,6 +197,14 @@ def wrong_size(rule: str, bound: int) -> str:
     }[rule]
 
 
+def text_too_long(length: int, limit: int) -> str:
+    return f"text of {length:,} characters is over the limit of {limit:,}"
+
+
+def text_too_long_hint() -> str:
+    return "shorten it; the limits keep rendering fast and are listed in docs/reference.md"
+
+
 def bad_pattern(value: object) -> str:
     return f"{value!r} is not a valid value here"
 
@@ -415,6 +423,81 @@ def known_shapes(names: Iterable[str]) -> str:
     return f"known shapes: {quoted_list(names, limit=30)}"
 
 
+# ---- colour messages (colors.py)
+
+def _clipped(text: object, limit: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def not_a_color(value: object) -> str:
+    if isinstance(value, str):
+        return f"{_clipped(value)!r} is not a colour"
+    return f"expected a colour, got {_describe_value(value)}"
+
+
+COLOR_FORM_RULES = {
+    "rgb": "rgb() and rgba() take red, green and blue (all 0-255 or all 0%-100%) and an optional alpha "
+           "(0-1 or 0%-100%)",
+    "hsl": "hsl() and hsla() take a hue in degrees, a saturation and a lightness (0%-100%) and an optional "
+           "alpha (0-1 or 0%-100%)",
+    "grey": "a grey level is a number from 0 (black) to 1 (white)",
+}
+COLOR_FORM_EXAMPLES = {
+    "rgb": "e.g. rgb(214, 39, 40) or rgba(214, 39, 40, 0.5)",
+    "hsl": "e.g. hsl(359, 69%, 50%) or hsla(359, 69%, 50%, 0.5)",
+    "grey": "e.g. '.3' for dark grey, '0.75' for light grey",
+}
+
+
+def color_arguments(value: str, form: str) -> str:
+    return f"{_clipped(value)!r} is not a colour: {COLOR_FORM_RULES[form]}"
+
+
+def color_form_hint(form: str) -> str:
+    return COLOR_FORM_EXAMPLES[form]
+
+
+def color_hint(suggestion: str | None) -> str:
+    forms = ("a colour is a CSS name ('steelblue', 'transparent'), hex ('#1f77b4', '#rgb', '#rrggbbaa'), "
+             "rgb()/rgba()/hsl()/hsla(), or matplotlib's 'tab:blue'...'tab:cyan', 'C0'...'C9', a grey level "
+             "from '0' (black) to '1' (white) such as '.3', or one of 'b g r c m y k w'")
+    return f"{suggestion} {forms}" if suggestion else forms
+
+
+def unsafe_text(value: str, marker: str) -> str:
+    return f"{_clipped(value)!r} contains {marker!r}, which would make a viewer of the chart load or run something"
+
+
+def unsafe_text_hint() -> str:
+    return "charts load nothing and run nothing: write a colour, a font name or plain text"
+
+
+def unsafe_font(value: str, characters: Sequence[str]) -> str:
+    return f"font {_clipped(value)!r} has characters a font name cannot have: {quoted_list(characters)}"
+
+
+def unsafe_font_hint() -> str:
+    return ("write font families as names separated by commas, e.g. 'Helvetica Neue, Arial, sans-serif': "
+            "letters, digits, spaces and - _ . , ' only")
+
+
+def computed_style(key: str) -> str:
+    return f"{key!r} must be written out here, not computed by an expression"
+
+
+def computed_style_hint() -> str:
+    return "colours and fonts are checked before the chart is drawn; write the colour or font itself"
+
+
+def unscaled_colors(channel: str) -> str:
+    return f"the {channel!r} channel would draw the data's own values as colours, unchecked"
+
+
+def unscaled_colors_hint() -> str:
+    return "map the values to colours with a scale, e.g. scale: {range: ['#1f77b4', '#ff7f0e']}, or with markers"
+
+
 # ---- fit messages
 
 def trend_unknown_method(method: object, methods: Iterable[str]) -> str:
@@ -617,6 +700,23 @@ def trend_label_format(template: str, detail: str) -> str:
 def trend_label_format_hint() -> str:
     return ("use str.format syntax, e.g. 'R²={r2:.3f}' or '{coef[1]:.2f}'; "
             "write {{ and }} for literal braces")
+
+
+def trend_label_spec_too_large(placeholder: str, part: str, asked: str, limit: int) -> str:
+    return f"label placeholder {placeholder} asks for a {part} of {asked}, over the limit of {limit}"
+
+
+def trend_label_spec_too_large_hint(width: int, precision: int) -> str:
+    return (f"a width (e.g. '{{n:>4}}') may be at most {width} and a precision (e.g. '{{r2:.3f}}') "
+            f"at most {precision}")
+
+
+def trend_label_too_long(length: int, limit: int) -> str:
+    return f"the label would be {length:,} characters long, over the limit of {limit:,}"
+
+
+def trend_label_too_long_hint() -> str:
+    return "shorten the text, or use narrower widths and fewer digits in its placeholders"
 
 
 def trend_label_undefined(name: str, method: str) -> str:
@@ -1465,6 +1565,10 @@ def render_limit_hint() -> str:
     return "the renderer hangs or runs out of memory on larger values"
 
 
+def render_text_too_long(key: str, length: int, limit: int) -> str:
+    return f"{key} of {length:,} characters is over the limit of {limit:,}"
+
+
 def too_many_bins(step: object, bins: float, limit: int) -> str:
     return f"bin step {step!r} makes {bins:,.0f} bins over the data, over the limit of {limit:,}"
 
@@ -1475,6 +1579,14 @@ def bad_number_format(text: str) -> str:
 
 def bad_number_format_hint() -> str:
     return "use a d3-format string such as '.2f', ',d', '.0%' or '~s', or a preset: pow10, si, percent"
+
+
+def number_format_too_large(text: str, part: str, digits: str, limit: int) -> str:
+    return f"number format {text!r} asks for a {part} of {digits}, over the limit of {limit}"
+
+
+def number_format_too_large_hint(width: int, precision: int) -> str:
+    return f"a d3-format width may be at most {width} and a precision at most {precision}, e.g. '>8.2f'"
 
 
 # ---- mark limits (limits.py) and renderer workers (workers.py, gallery builds, compile)
@@ -1522,6 +1634,10 @@ def render_refused(reason: str) -> str:
 def render_refused_hint() -> str:
     return ("check the expressions in filter and calculate: fields are written datum.NAME, "
             "text is quoted ('text')")
+
+
+def render_refused_other_hint() -> str:
+    return "values passed through 'config' and 'vega_lite' reach the renderer unchecked; check those first"
 
 
 def too_many_panels(panels: int, limit: int) -> str:

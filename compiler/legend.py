@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field as dataclass_field
 
+from .colors import resolve_color
 from .markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                       DEFAULT_SIZE, category_key, layer_categories, mark_kind)
 from .model import ChartSpec, LayerSpec, MarkerStyle
@@ -256,7 +257,9 @@ def _trend_style(layer: LayerSpec, line, styles: dict) -> MarkerStyle:
 def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
     kinds = info["kinds"]
     kind = next(k for k in ("marker", "line", "area", "trend") if k in kinds)
-    color = style.color or DEFAULT_COLORS[index % len(DEFAULT_COLORS)]
+    # Entries carry colours as the renderer draws them (`tab:blue` as hex): every layer reads them here.
+    color = resolve_color(style.color or DEFAULT_COLORS[index % len(DEFAULT_COLORS)])
+    edge = resolve_color(style.stroke) if style.stroke else color
     filled = True if style.filled is None else style.filled
     if kind == "marker":
         outline = style.strokeWidth if style.strokeWidth is not None else DEFAULT_OUTLINE[filled]
@@ -268,7 +271,7 @@ def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
             value=info["value"], label=style.label or category_key(info["value"]), kind=kind,
             shape=resolve_shape(style.shape or DEFAULT_SHAPE),
             fill=color if filled else "transparent",
-            stroke=style.stroke or color,
+            stroke=edge,
             size=style.size if style.size is not None else DEFAULT_SIZE,
             strokeWidth=outline,
             strokeDash=tuple(style.dash) if style.dash and "line" in kinds else SOLID,
@@ -276,13 +279,13 @@ def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
     if kind == "area":
         return LegendEntry(
             value=info["value"], label=style.label or category_key(info["value"]), kind=kind,
-            shape="square", fill=color, stroke=style.stroke or color, size=DEFAULT_SIZE * 2,
+            shape="square", fill=color, stroke=edge, size=DEFAULT_SIZE * 2,
             strokeWidth=0, strokeDash=SOLID,
             opacity=style.opacity if style.opacity is not None else 1)
     width = style.width if style.width is not None else style.strokeWidth
     return LegendEntry(  # a line series or a trend line
         value=info["value"], label=style.label or category_key(info["value"]), kind=kind,
-        shape="stroke", fill="transparent", stroke=style.stroke or color, size=LINE_SYMBOL_SIZE,
+        shape="stroke", fill="transparent", stroke=edge, size=LINE_SYMBOL_SIZE,
         strokeWidth=width if width is not None else DEFAULT_LINE_WIDTH,
         strokeDash=tuple(style.dash) if style.dash else SOLID,
         opacity=style.opacity if style.opacity is not None else 1)

@@ -55,8 +55,25 @@ RENDER_LIMITS = {
     "step": 10_000,  # a band's width in pixels (under width/height/view), or a bin's width (checked by count)
     "tickCount": 1_000,
     "maxbins": 1_000,
+    # Legend (and facet) columns: 10⁸ legend columns take 1.5 GB, 10⁹ abort the
+    # process. The chart schema allows 1,000 legend columns; this catches
+    # `config` and `vega_lite`.
+    "columns": 1_000_000,
 }
 MAX_BINS = 10_000  # bins a `bin: {step}` may make over the data's extent
+
+# Longest text under these keys, in characters. Vega measures and lays out a
+# title as one line: a 10⁴-character title adds ~2 s to a render, 10⁵ ~25 s,
+# 10⁶ over 180 s (vl-convert 1.9). The chart schema bounds the spec's own
+# titles, labels and descriptions with the same numbers (`text` is a title's
+# text in Vega-Lite); this catches `config` and `vega_lite`.
+TEXT_LIMITS = {"title": 1_000, "subtitle": 1_000, "text": 1_000, "description": 10_000}
+
+# d3-format pads to its width, so a width of 10⁷ writes 40 MB of SVG and a
+# zero-padded width of 10⁸ hangs the renderer; it clamps a precision to 20
+# (21 for g, p, r, s) on its own. The chart schema documents both limits.
+D3_MAX_WIDTH = 50
+D3_MAX_PRECISION = 20
 
 
 # ------------------------------------------------------------------ data text
@@ -233,7 +250,9 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
 
     Refuses any URL (the renderer fetches nothing, so it would draw a blank
     chart), numbers that hang or exhaust the renderer (`RENDER_LIMITS`, and
-    a `bin.step` that makes more than `MAX_BINS` bins over `table`), and
+    a `bin.step` that makes more than `MAX_BINS` bins over `table`), titles
+    past `TEXT_LIMITS`, number formats d3-format cannot read or that ask for
+    a width or precision past `D3_MAX_WIDTH` / `D3_MAX_PRECISION`, and
     anything Vega-Lite's JSON schema refuses.
 
     Args:
@@ -257,8 +276,13 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
         return error(msg.image_url(url), vl_path, msg.image_url_hint())
     for vl_path, message in _over_limits(vega_lite, table):
         return error(message, vl_path, msg.render_limit_hint())
+    for vl_path, key, length, limit in _long_texts(vega_lite):
+        return error(msg.render_text_too_long(key, length, limit), vl_path, msg.text_too_long_hint())
     for vl_path, text in _bad_number_formats(vega_lite):
         return error(msg.bad_number_format(text), vl_path, msg.bad_number_format_hint())
+    for vl_path, text, part, digits, limit in _oversized_number_formats(vega_lite):
+        return error(msg.number_format_too_large(text, part, digits, limit), vl_path,
+                     msg.number_format_too_large_hint(D3_MAX_WIDTH, D3_MAX_PRECISION))
     for vl_path, number in _big_integers(vega_lite):
         return error(msg.number_out_of_range(str(number)), vl_path, msg.integer_range_hint())
     leaf = vega_lite_problem(vega_lite)
@@ -268,6 +292,7 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
                           stage="translate", hint=msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path)))]
     reason = vega_compile_problem(vega_lite)
     if reason is not None:  # valid by the schema, yet Vega-Lite's compiler refuses it
+        reason = _first_line(reason)
         where = _refused_at(reason, doc)
         return [SpecError(msg.vega_lite_refused(reason), where, location=doc.locate(where, key=True),
                           stage="translate")]
@@ -275,24 +300,68 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
 
 
 def render_refusal(reason: str, doc: Document) -> SpecError:
-    """A chart Vega refused to draw (`export.RenderRefused`), placed where the spec most likely caused it."""
+    """A chart Vega refused to draw (`export.RenderRefused`), placed where the spec most likely caused it.
+
+    Args:
+        reason: the renderer's reason (`export.renderer_reason`); only its
+            first meaningful line is kept, never a JavaScript stack.
+        doc: the spec's document.
+
+    Returns:
+        The diagnostic: at the expression a parse or name error concerns,
+        else at the value the reason quotes, else at the marks.
+    """
+    reason = _first_line(reason)
     where = _refused_at(reason, doc)
+    hint = msg.render_refused_hint() if EXPRESSION_ERROR.search(reason) else msg.render_refused_other_hint()
     return SpecError(msg.render_refused(reason), where, location=doc.locate(where, key=True), stage="render",
-                     hint=msg.render_refused_hint())
+                     hint=hint)
 
 
 EXPRESSION_ERROR = re.compile(r"Unexpected|Expression|Unrecognized|Illegal|Unterminated|Invalid regular", re.I)
+# Keys whose text is a Vega expression: transforms, label expressions, conditions.
+EXPRESSION_KEYS = ("calculate", "filter", "expr", "test")
+# What a reason names: 'Unrecognized function: foo', 'Unrecognized signal name: "x"',
+# 'Expression parse error: (datum.a +)', 'invalid format: {nope}'.
+NAMED_IN_REASON = re.compile(r":\s*[\"'(]?(.+?)[\"')]?\s*$")
+QUOTED_IN_REASON = re.compile(r"\"([^\"]+)\"|'([^']+)'")
+REASON_LENGTH = 200
+
+
+def _first_line(reason: str) -> str:
+    """The first line of a reason that is not a stack frame, at most `REASON_LENGTH` characters."""
+    lines = [line.strip() for line in reason.splitlines() if line.strip() and not line.strip().startswith("at ")]
+    line = lines[0] if lines else ""
+    return line if len(line) <= REASON_LENGTH else line[:REASON_LENGTH - 3] + "..."
 
 
 def _refused_at(reason: str, doc: Document) -> tuple:
-    """Where to point for a compile error: an expression for a parse error, else the marks."""
+    """Where to point for a compile or render error.
+
+    An expression for a parse or name error (the one holding the name or
+    text the reason gives, else the first in the file); else a spec value the
+    reason quotes; else the marks.
+    """
+    def in_file_order(paths):
+        return sorted(paths, key=lambda path: (doc.positions[path].line, doc.positions[path].column))
+
+    texts = {path: value for path in doc.positions
+             if isinstance(value := _value_at(doc.data, path), str)}
     if EXPRESSION_ERROR.search(reason):
-        expressions = sorted(
-            (path for path in doc.positions
-             if path[-1:] in (("calculate",), ("filter",)) and isinstance(_value_at(doc.data, path), str)),
-            key=lambda path: (doc.positions[path].line, doc.positions[path].column))
+        expressions = in_file_order(path for path in texts if path and isinstance(path[-1], str)
+                                    and (path[-1] in EXPRESSION_KEYS or path[-1].endswith("Expr")))
+        named = NAMED_IN_REASON.search(reason)
+        if named and expressions:
+            word = re.compile(rf"(?<![\w.]){re.escape(named.group(1))}(?!\w)")
+            exact = [path for path in expressions if texts[path].strip() == named.group(1).strip()]
+            return (exact or [path for path in expressions if word.search(texts[path])] or expressions)[0]
         if expressions:
             return expressions[0]
+    quoted = {a or b for a, b in QUOTED_IN_REASON.findall(reason)}
+    quoted |= {named.group(1)} if (named := NAMED_IN_REASON.search(reason)) else set()
+    mentioned = in_file_order(path for path, text in texts.items() if text in quoted)
+    if mentioned:
+        return mentioned[0]
     return next((path for path in (("mark",), ("layers",)) if path in doc.positions), ())
 
 
@@ -378,8 +447,9 @@ D3_NUMBER_FORMAT = re.compile(r"^(?:(.)?([<>=^]))?([+\-( ])?([$#])?(0)?(\d+)?(,)
 def _bad_number_formats(vega_lite: dict):
     """(path, format) of every number format (on a quantitative channel) d3-format cannot read."""
     for path, value in _entries(vega_lite):
-        if not (isinstance(value, dict) and value.get("type") == "quantitative" and "field" in value
-                and "formatType" not in value):
+        # A field, or a count: both are numbers on the axis, both formatted by d3-format.
+        if not (isinstance(value, dict) and value.get("type") == "quantitative"
+                and ("field" in value or "aggregate" in value) and "formatType" not in value):
             continue
         for where in (("format",), ("axis", "format"), ("legend", "format")):
             node = value
@@ -387,6 +457,41 @@ def _bad_number_formats(vega_lite: dict):
                 node = node.get(key) if isinstance(node, dict) else None
             if isinstance(node, str) and not D3_NUMBER_FORMAT.match(node):
                 yield path + where, node
+
+
+def _oversized_number_formats(vega_lite: dict):
+    """(path, format, "width" or "precision", its digits, the limit) of every d3 number format past the limits.
+
+    Every ``format`` and ``numberFormat`` (channels, axes, legends, `config`)
+    that reads as a d3 number format is checked, but on a temporal channel,
+    whose format is a time format.
+    """
+    for path, value in _entries(vega_lite):
+        if path[-1:] not in (("format",), ("numberFormat",)) or not isinstance(value, str):
+            continue
+        owner = _value_at(vega_lite, path[:-2] if path[-2:-1] in (("axis",), ("legend",)) else path[:-1])
+        if isinstance(owner, dict) and (owner.get("type") == "temporal" or "timeUnit" in owner
+                                        or owner.get("formatType") in ("time", "utc")):
+            continue
+        match = D3_NUMBER_FORMAT.match(value)
+        if match is None:
+            continue
+        width, precision = match.group(6), (match.group(8) or "")[1:]
+        for part, digits, limit in (("width", width, D3_MAX_WIDTH), ("precision", precision, D3_MAX_PRECISION)):
+            digits = (digits or "").lstrip("0")
+            if len(digits) > len(str(limit)) or (digits and int(digits) > limit):
+                yield path, value, part, digits, limit
+                break
+
+
+def _long_texts(vega_lite: dict):
+    """(path, key, length, limit) of every title, subtitle or description past `TEXT_LIMITS`."""
+    for path, value in _entries(vega_lite):
+        # A title may be a list of lines: each is held to the title's limit.
+        key = path[-2] if path and isinstance(path[-1], int) and len(path) > 1 else (path[-1] if path else None)
+        limit = TEXT_LIMITS.get(key) if isinstance(key, str) else None
+        if limit is not None and isinstance(value, str) and len(value) > limit:
+            yield path, key, len(value), limit
 
 
 def _big_integers(vega_lite: dict):

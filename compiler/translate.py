@@ -10,6 +10,7 @@ import copy
 import json
 import math
 
+from .colors import resolve_color, resolve_free_form
 from .model import ChartSpec, LayerSpec
 from .resolve import field_types, transform_fields
 
@@ -76,7 +77,7 @@ def translate_chart(spec: ChartSpec, table, fits: dict) -> dict:
     chart = _decorate(chart, spec, data, alt, base_types)
     vega_lite = chart.to_dict(validate=False)
     vega_lite["config"] = _config(spec, vega_lite.get("config", {}))
-    return deep_merge(vega_lite, spec.vega_lite)
+    return deep_merge(vega_lite, resolve_free_form(spec.vega_lite))
 
 
 # In a faceted chart, which layer a row of the shared data belongs to (absent on data rows).
@@ -141,6 +142,8 @@ def translate_layer(layer: LayerSpec, spec: ChartSpec, base_types: dict, alt, pl
     kind = mark.pop("type")
     if "strokeDash" in mark:
         mark["strokeDash"] = list(mark["strokeDash"])
+    if "color" in mark:
+        mark["color"] = resolve_color(mark["color"])
     chart = getattr(alt.Chart(), f"mark_{kind}")(**mark)
     encodings = {}
     for channel, definition in layer.encoding.items():
@@ -159,6 +162,8 @@ def translate_channel(channel: str, definition, types: dict, alt):
         return [translate_channel(channel, item, types, alt) for item in definition]
     props = dict(definition)
     cls = getattr(alt, CHANNEL_CLASSES[channel])
+    if channel == "color":
+        props = _resolve_channel_colors(props)
     if "value" in props:
         return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"])
     if "datum" in props:
@@ -177,6 +182,16 @@ def translate_channel(channel: str, definition, types: dict, alt):
     if isinstance(props.get("bin"), dict):
         props["bin"] = alt.Bin(**props["bin"])
     return cls(**props)
+
+
+def _resolve_channel_colors(props: dict) -> dict:
+    """A colour channel's constant and scale range as the renderer draws them (`tab:blue` is hex)."""
+    if isinstance(props.get("value"), str):
+        props["value"] = resolve_color(props["value"])
+    scale = props.get("scale")
+    if isinstance(scale, dict) and isinstance(scale.get("range"), list):
+        props["scale"] = {**scale, "range": [resolve_color(c) if isinstance(c, str) else c for c in scale["range"]]}
+    return props
 
 
 def channel_type(props: dict, types: dict) -> str:
@@ -321,7 +336,7 @@ def _config(spec: ChartSpec, altair_config: dict) -> dict:
         from .legend import legend_config
 
         config = deep_merge(config, {"legend": legend_config(spec.legend)})
-    return deep_merge(config, spec.config)
+    return deep_merge(config, resolve_free_form(spec.config))
 
 
 def deep_merge(base: dict, override: dict) -> dict:

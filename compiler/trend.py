@@ -74,6 +74,22 @@ LABEL_PLACEHOLDERS = (
 # Significant digits of the numbers in `TrendLine.equation`.
 EQUATION_DIGITS = 4
 
+# Bounds on what a label template may ask for. A format spec's width and
+# precision are counts of characters to write, so a 16-byte label such as
+# ``{r2:>100000000}`` would otherwise write 100 MB into every export. A
+# double has 17 significant digits (d3-format stops at 20, as here): more
+# digits are noise or zeros.
+LABEL_MAX_WIDTH = 50
+LABEL_MAX_PRECISION = 20
+LABEL_MAX_LENGTH = 500  # characters of the filled-in label (and of its template, in the schema)
+
+# Python's format-spec mini-language, which every label value (a number, text,
+# the coefficient tuple, None) formats with:
+# [[fill]align][sign][z][#][0][width][grouping][.precision][type].
+FORMAT_SPEC = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?z?#?0?(?P<width>\d+)?[,_]?"
+    r"(?:\.(?P<precision>\d+))?(?P<type>[a-zA-Z%])?", re.DOTALL)
+
 # Local fits with at most this many weights are computed in one block.
 _LOESS_BLOCK = 1 << 20
 # Loess fits locally at points this fraction of the x range apart and
@@ -887,8 +903,9 @@ def format_trend_label(template: str, line: TrendLine) -> str:
 
     Raises:
         SpecError: for an unknown placeholder, one without a value for this
-            trend (e.g. ``{r2}`` of a loess), or a malformed template or
-            format spec.
+            trend (e.g. ``{r2}`` of a loess), a malformed template or format
+            spec, a width or precision over `LABEL_MAX_WIDTH` or
+            `LABEL_MAX_PRECISION`, or a label longer than `LABEL_MAX_LENGTH`.
     """
     values = _label_values(line)
     try:
@@ -904,10 +921,65 @@ def format_trend_label(template: str, line: TrendLine) -> str:
             raise SpecError(errors.trend_label_undefined(name, line.method), ("label",),
                             stage=STAGE, hint=errors.trend_label_undefined_hint())
     try:
-        return template.format_map(values)
+        text = _fill_label(template, values)
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         raise SpecError(errors.trend_label_format(template, str(exc)), ("label",),
                         stage=STAGE, hint=errors.trend_label_format_hint()) from None
+    if len(text) > LABEL_MAX_LENGTH:
+        raise SpecError(errors.trend_label_too_long(len(text), LABEL_MAX_LENGTH), ("label",),
+                        stage=STAGE, hint=errors.trend_label_too_long_hint())
+    return text
+
+
+_FORMATTER = string.Formatter()
+
+
+def _fill_label(template: str, values: dict, nested: bool = False) -> str:
+    """What `str.format_map` makes of `template`, each format spec checked before it is applied.
+
+    A spec may hold placeholders itself (``{r2:.{n}}``), one level deep as in
+    `str.format`; its bounds are checked once they are filled in.
+
+    Raises:
+        SpecError: a width or precision over its limit.
+        ValueError, TypeError, IndexError, KeyError, AttributeError: what
+            `str.format` raises for the same template.
+    """
+    parts = []
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        parts.append(literal)
+        if field is None:
+            continue
+        value = _FORMATTER.convert_field(_FORMATTER.get_field(field, (), values)[0], conversion)
+        if spec and nested:
+            raise ValueError("Max string recursion exceeded")
+        written = "{" + field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+        spec = _fill_label(spec, values, nested=True) if spec else spec
+        _check_format_spec(written, spec)
+        parts.append(format(value, spec))
+    return "".join(parts)
+
+
+def _check_format_spec(placeholder: str, spec: str) -> None:
+    """Refuse a width or precision past `LABEL_MAX_WIDTH` / `LABEL_MAX_PRECISION`.
+
+    A spec the mini-language pattern does not match is left to `format`,
+    which refuses it for every value a label can hold.
+
+    Args:
+        placeholder: the placeholder as the template writes it, for the message.
+        spec: its format spec, nested placeholders filled in.
+    """
+    match = FORMAT_SPEC.fullmatch(spec)
+    if match is None:
+        return
+    for part, limit in (("width", LABEL_MAX_WIDTH), ("precision", LABEL_MAX_PRECISION)):
+        digits = match[part]
+        # Compared as text first: int() refuses numbers of over 4,300 digits.
+        if digits is not None and (len(digits.lstrip("0")) > len(str(limit)) or int(digits) > limit):
+            raise SpecError(errors.trend_label_spec_too_large(placeholder, part, digits.lstrip("0"), limit),
+                            ("label",), stage=STAGE,
+                            hint=errors.trend_label_spec_too_large_hint(LABEL_MAX_WIDTH, LABEL_MAX_PRECISION))
 
 
 def _placeholders(template: str) -> list[str]:

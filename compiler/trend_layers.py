@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from .colors import resolve_color
 from .fit import annotation
 from .model import LayerSpec
 
@@ -149,7 +150,12 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
 
 
 def _line_colors(layer: LayerSpec, lines, style: dict, plan, legend_values) -> list[str] | None:
-    """One colour per line, or None when the group field's colour encoding decides."""
+    """One colour per line, as the renderer draws it, or None when the group field's colour encoding decides."""
+    colors = _declared_line_colors(layer, lines, style, plan, legend_values)
+    return None if colors is None else [resolve_color(color) for color in colors]
+
+
+def _declared_line_colors(layer: LayerSpec, lines, style: dict, plan, legend_values) -> list[str] | None:
     declared = layer.trend.style.get("color")
     if plan is not None and any(v is not None for v in legend_values):
         # The legend draws the lines; the band and annotations use its colours.

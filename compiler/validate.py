@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import errors as msg
+from .colors import free_form_problems, resolve_color
 from .errors import SpecError, SpecWarning
 from .shapes import resolve_shape
 
@@ -47,7 +48,23 @@ def _validator():
     # Built once: jsonschema.validate() re-checks the schema on every call.
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(load_schema())
+    return Draft202012Validator(load_schema(), format_checker=format_checker())
+
+
+@functools.cache
+def format_checker():
+    """The schema's own formats: ``color`` (`colors.resolve_color`); standard formats are not checked."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checks("color", raises=SpecError)(_is_color)
+    return checker
+
+
+def _is_color(instance) -> bool:
+    if isinstance(instance, str):  # other types get the schema's type error
+        resolve_color(instance)
+    return True
 
 
 def validate_document(doc: Document) -> list[SpecError]:
@@ -138,6 +155,9 @@ def _check_structure(doc: Document) -> list[SpecError]:
                 _error(msg.facet_property_not_allowed(prop, channel), ("facet", channel, prop), doc,
                        hint=msg.allowed_keys(FACET_CHANNEL_KEYS), key=True)
                 for prop in facet[channel] if prop not in FACET_CHANNEL_KEYS)
+    for key in FREE_FORM_KEYS:  # passed to Vega-Lite as written: colours, fonts and unsafe text
+        if isinstance(data.get(key), dict):
+            problems.extend(_error(p.message, p.path, doc, hint=p.hint) for p in free_form_problems(data[key], (key,)))
     layers = data.get("layers")
     for index, layer in enumerate(layers if isinstance(layers, list) else []):
         if not isinstance(layer, dict):
@@ -166,6 +186,8 @@ COMPOSITE_MARK_PROPERTIES = {
 }
 COMPOSITE_ONLY_PROPERTIES = ("extent",)
 FACET_CHANNELS = ("row", "column", "facet")
+# Free-form mappings the schema leaves open, checked by `colors.free_form_problems`.
+FREE_FORM_KEYS = ("config", "vega_lite")
 # The channel keys a facet row or column takes (Vega-Lite's RowColumnEncodingFieldDef).
 FACET_CHANNEL_KEYS = ("field", "type", "title", "aggregate", "bin", "timeUnit", "sort")
 
@@ -265,6 +287,8 @@ def _describe(error, doc: Document) -> list[SpecError]:
         return _describe_choice(error, doc)
     if validator == "not":
         return []  # structural rules are reported by _check_structure
+    if validator == "format" and isinstance(error.cause, SpecError):  # a colour: resolve_color says why
+        return [_error(error.cause.message, path, doc, hint=error.cause.hint)]
     if validator == "additionalProperties":
         allowed = list(error.schema.get("properties", {}))
         extra = [k for k in instance if k not in allowed] if isinstance(instance, dict) else []
@@ -296,6 +320,8 @@ def _describe(error, doc: Document) -> list[SpecError]:
         return [_error(msg.out_of_bounds(instance, BOUNDS[validator], value), path, doc)]
     if validator in ("minItems", "maxItems", "minProperties", "maxProperties", "minLength"):
         return [_error(msg.wrong_size(validator, value), path, doc)]
+    if validator == "maxLength":  # jsonschema's own message repeats the whole text
+        return [_error(msg.text_too_long(len(instance), value), path, doc, hint=msg.text_too_long_hint())]
     if validator == "pattern":
         described = error.schema.get("description") or (error.parent.schema.get("description") if error.parent else None)
         return [_error(msg.bad_pattern(instance), path, doc, hint=_as_hint(described))]

@@ -37,7 +37,7 @@ from pathlib import Path
 SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "chart.schema.json"
 
 FIELD = "Horsepower"
-COLORS = ["#1f77b4", "gray", "rgb(214, 39, 40)"]
+COLORS = ["#1f77b4", "gray", "tab:orange", "rgb(214, 39, 40)"]
 FORMATS = ["pow10", "si", "percent", ".2f", ",d"]
 CHANNEL = ["Horsepower", {"field": "Horsepower", "title": "Horsepower (hp)"}]
 CHANNELS = ["Name", ["Name", "Horsepower", {"field": "Miles_per_Gallon", "title": "MPG"}]]
@@ -400,7 +400,7 @@ def _check_values(key: str, node: dict, root: dict) -> list[str]:
     from jsonschema import Draft202012Validator
 
     sub = {k: v for k, v in node.items() if k not in ("examples", "default")}
-    validator = Draft202012Validator({**sub, "$defs": root.get("$defs", {})})
+    validator = Draft202012Validator({**sub, "$defs": root.get("$defs", {})}, format_checker=_format_checker())
     found = []
     values = [("example", v) for v in node.get("examples", [])]
     if "default" in node:
@@ -410,6 +410,15 @@ def _check_values(key: str, node: dict, root: dict) -> list[str]:
         if error is not None:
             found.append(f"{key}: {what} {json.dumps(value, ensure_ascii=False)} is invalid: {error.message}")
     return found
+
+
+def _format_checker():
+    """chartc's own formats (``color``): a colour example must be one chartc accepts."""
+    try:
+        from chartc.validate import format_checker
+    except ImportError:  # run where chartc is not installed: formats are not checked
+        return None
+    return format_checker()
 
 
 def schema_text(schema: dict) -> str:

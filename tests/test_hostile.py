@@ -205,8 +205,9 @@ def test_integers_past_what_the_renderer_reads_become_floats_with_a_warning(proj
     compiled = compile_spec(write(project, "big.yaml", spec_text("{path: data/big.csv}")))
     assert [w.message for w in compiled.warnings] == [msg.data_integers_rounded("bpb", 1)]
     assert svg_marks(render(compiled.vega_lite, "svg")) == 2
-    spec = write(project, "big2.yaml", spec_text("{path: data/table.csv}", extra="legend: {columns: 18446744073709551616}\n"))
-    problem = at(compile_error(spec), 7, 19)
+    # legend.columns has a schema maximum now: a key without one reaches the renderer check.
+    spec = write(project, "big2.yaml", spec_text("{path: data/table.csv}", extra="vega_lite: {padding: 18446744073709551616}\n"))
+    problem = at(compile_error(spec), 7, 22)
     assert problem.message == msg.number_out_of_range("18446744073709551616")
 
 
@@ -522,6 +523,23 @@ def test_ticks_and_bins_that_hang_the_renderer(project, x, path, message):
     spec = write(project, "ticks.yaml", spec_text("{path: data/table.csv}", x=x))
     problem = at(compile_error(spec), 5)
     assert (problem.path, problem.message) == (path, message)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra, diagnostic", [
+    # Each once aborted the renderer (SIGTRAP, V8's stack on stderr) or stalled it for minutes,
+    # reported at 1:1.
+    ("legend: {columns: 1e9}\n", f"8:19: error: legend.columns: {msg.out_of_bounds(1e9, '<=', 1000)}"),
+    ("config: {legend: {columns: 1e9}}\n", "8:28: error: config.legend.columns: "
+     f"{msg.render_limit('columns', 1e9, 1_000_000)} ({msg.render_limit_hint()})"),
+    ("vega_lite: {title: " + "T" * 10**6 + "}\n", "8:20: error: vega_lite.title: "
+     f"{msg.render_text_too_long('title', 10**6, 1_000)} ({msg.text_too_long_hint()})"),
+])
+def test_what_once_crashed_the_renderer_is_one_positioned_line(project, extra, diagnostic):
+    spec = write(project, "crash.yaml", spec_text("{path: data/table.csv}", extra=extra, x="bpb\n  color: model"))
+    out = project / "crash.svg"
+    lines = assert_rejected(chartc("compile", spec.name, "-o", out.name, cwd=project), spec, out)
+    assert lines == [f"{spec.name}:{diagnostic}"]
 
 
 def test_a_fine_bin_step_is_fine(project):

@@ -233,6 +233,52 @@ def test_hollow_and_filled(tmp_path):
     assert 'stroke-width="3"' in points["c"]
 
 
+def test_matplotlib_colour_names_are_drawn_in_their_colours(tmp_path):
+    """`tab:green`, `C3` and `.3` used to reach the SVG as written, which draws black."""
+    compiled = compile_text(tmp_path, """\
+        mark: point
+        encoding: {x: x, y: y}
+        markers:
+          field: k
+          styles:
+            a: {color: "tab:green"}
+            b: {color: C3, stroke: ".3", strokeWidth: 2}
+            c: {color: r, filled: false}
+        """)
+    layer = marker_layer(compiled.vega_lite)
+    assert scale(layer, "fill")["range"] == ["#2ca02c", "#d62728", "transparent"]
+    assert scale(layer, "stroke")["range"] == ["#2ca02c", "#4d4d4d", "#ff0000"]
+    points = drawn_points(vlc.vegalite_to_svg(compiled.vega_lite))
+    assert 'fill="#2ca02c"' in points["a"] and 'stroke="#2ca02c"' in points["a"]
+    assert 'fill="#d62728"' in points["b"] and 'stroke="#4d4d4d"' in points["b"]
+    assert 'stroke="#ff0000"' in points["c"]
+
+
+def test_a_trend_by_group_takes_the_resolved_marker_colours(tmp_path):
+    compiled = compile_text(tmp_path, """\
+        data:
+          values:
+            - {x: 1, y: 2, k: a}
+            - {x: 2, y: 3, k: a}
+            - {x: 3, y: 5, k: a}
+            - {x: 1, y: 4, k: b}
+            - {x: 2, y: 2, k: b}
+            - {x: 3, y: 1, k: b}
+        encoding: {x: x, y: y}
+        layers:
+          - mark: point
+            markers: {field: k, styles: {a: {color: C1}, b: {color: "tab:purple"}}}
+          - trend: {method: linear, by: k}
+          - trend: {method: linear, style: {color: ".3"}}
+        """)
+    by_group, overall = compiled.vega_lite["layer"][1:]
+    rows = compiled.vega_lite["datasets"][by_group["data"]["name"]]
+    assert sorted({row["trend_color"] for row in rows}) == ["#9467bd", "#ff7f0e"]  # drawn as is: scale null
+    assert overall["mark"]["color"] == "#4d4d4d"
+    svg = vlc.vegalite_to_svg(compiled.vega_lite)
+    assert {'stroke="#ff7f0e"', 'stroke="#9467bd"', 'stroke="#4d4d4d"'} <= set(re.findall(r'stroke="#[0-9a-f]+"', svg))
+
+
 def test_default_colours_and_sizes(tmp_path):
     compiled = compile_text(tmp_path, """\
         mark: point

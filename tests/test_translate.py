@@ -213,6 +213,37 @@ vega_lite:
     assert vl["encoding"]["x"] == {"field": "n", "title": "N", "type": "quantitative", "axis": {"tickCount": 3}}
 
 
+# ------------------------------------------------------------------ colours as the renderer draws them
+
+def test_matplotlib_colours_are_written_as_hex_everywhere(compile_text):
+    vl = compile_text(ROWS + """\
+layers:
+  - mark: {type: bar, color: 'tab:blue'}
+    encoding: {x: name, y: n}
+  - mark: {type: rule, color: C3}
+    encoding: {y: n, color: {value: '.3'}}
+  - mark: point
+    encoding: {x: name, y: n, color: {field: name, scale: {range: [C0, 'tab:orange', k]}}}
+config: {background: C1, axis: {gridColor: 'tab:gray', labelFontSize: 12}, range: {category: ['.3', w]}}
+vega_lite: {config: {view: {fill: 'rgb(30%, 30%, 30%)', stroke: null}}}
+""")
+    bar, rule, point = vl["layer"]
+    assert bar["mark"]["color"] == "#1f77b4"
+    assert rule["mark"]["color"] == "#d62728" and rule["encoding"]["color"] == {"value": "#4d4d4d"}
+    assert point["encoding"]["color"]["scale"]["range"] == ["#1f77b4", "#ff7f0e", "#000000"]
+    config = vl["config"]
+    assert (config["background"], config["axis"]) == ("#ff7f0e", {"gridColor": "#7f7f7f", "labelFontSize": 12})
+    assert config["range"]["category"] == ["#4d4d4d", "#ffffff"]
+    assert (config["view"]["fill"], config["view"]["stroke"]) == ("#4d4d4d", None)
+
+
+def test_css_colours_are_written_as_given(compile_text):
+    vl = compile_text(ROWS + "mark: {type: bar, color: SteelBlue}\nencoding: {x: name, y: n}\n"
+                             "config: {background: '#fafafa80', view: {fill: transparent}}\n")
+    assert vl["mark"]["color"] == "SteelBlue"
+    assert (vl["config"]["background"], vl["config"]["view"]["fill"]) == ("#fafafa80", "transparent")
+
+
 def test_deep_merge():
     base = {"a": {"b": 1, "c": [1, 2]}, "d": 1}
     merged = deep_merge(base, {"a": {"c": [3], "e": {"f": 1}}, "d": {"g": 2}})

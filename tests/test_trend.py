@@ -8,6 +8,7 @@ rolling mean, on the vega-datasets cars and Anscombe data.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import warnings
@@ -358,7 +359,11 @@ def test_label_placeholders(car_line):
     assert format_trend_label("{coef[1]:.2f} {adj_r2:.2f} {rse:.2f}", car_line) == \
         f"{slope:.2f} {car_line.adj_r2:.2f} {car_line.rse:.2f}"
     assert format_trend_label("{equation}", car_line) == "y = 39.94 − 0.1578·x"
-    assert format_trend_label("{{literal}} {r2:.{n}}", car_line).startswith("{literal} 0.60")
+    # A nested spec is filled in, then bounded: n = 392 is no precision (tests/test_bounds.py).
+    assert format_trend_label("{{literal}} {r2:.{n}}", dataclasses.replace(car_line, n=5)) == f"{{literal}} {car_line.r2:.5}"
+    with pytest.raises(SpecError) as caught:
+        format_trend_label("{{literal}} {r2:.{n}}", car_line)
+    assert caught.value.message == errors.trend_label_spec_too_large("{r2:.{n}}", "precision", "392", 20)
 
 
 def test_equations(cars):

@@ -130,6 +130,75 @@ def test_pattern_failure_explains_the_field():
     assert error.hint.startswith("sort order: 'ascending', 'descending'")
 
 
+# ------------------------------------------------------------------ colours, fonts, free-form Vega-Lite
+
+BLEU_HINT = msg.color_hint("did you mean 'blue'?")
+MARKERS = "data: {dataset: cars}\nmark: point\nmarkers:\n  field: Origin\n  styles:\n    USA: "
+
+
+@pytest.mark.parametrize("text, path", [
+    ("data: {dataset: cars}\nmark: {type: point, color: bleu}\n", ("mark", "color")),
+    (MARKERS + "{color: bleu}\n", ("markers", "styles", "USA", "color")),
+    (MARKERS + "{stroke: bleu}\n", ("markers", "styles", "USA", "stroke")),
+    ("data: {dataset: cars}\nencoding: {x: Horsepower, y: Miles_per_Gallon}\n"
+     "layers: [{mark: point}, {trend: {style: {color: bleu}}}]\n",
+     ("layers", 1, "trend", "style", "color")),
+    ("data: {dataset: cars}\nmark: point\nencoding:\n  color: {value: bleu}\n", ("encoding", "color", "value")),
+    ("data: {dataset: cars}\nmark: point\nencoding:\n  color: {field: Origin, scale: {range: [red, bleu]}}\n",
+     ("encoding", "color", "scale", "range", 1)),
+    ("data: {dataset: cars}\nlayers:\n  - mark: point\n    encoding: {color: {value: bleu}}\n",
+     ("layers", 0, "encoding", "color", "value")),
+    ("data: {dataset: cars}\nmark: point\nconfig: {view: {fill: bleu}}\n", ("config", "view", "fill")),
+    ("data: {dataset: cars}\nmark: point\nvega_lite: {config: {axis: {gridColor: bleu}}}\n",
+     ("vega_lite", "config", "axis", "gridColor")),
+])
+def test_every_place_a_colour_is_written_checks_it(text, path):
+    error = only(text)
+    assert (error.path, error.message, error.hint) == (path, msg.not_a_color("bleu"), BLEU_HINT)
+    at = text.index("bleu")  # the diagnostic points at the value
+    line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    assert (error.stage, error.location) == ("schema", Location("spec.yaml", line, column))
+
+
+@pytest.mark.parametrize("color", ["tab:blue", "C0", ".3", "0.75", "k", "steelblue", "Red", "#1f77b480",
+                                   "rgb(214, 39, 40)", "hsla(0, 100%, 50%, 0.5)", "transparent"])
+def test_matplotlib_and_css_colours_are_valid_everywhere(color):
+    text = (f"data: {{dataset: cars}}\nmark: {{type: point, color: '{color}'}}\n"
+            f"encoding: {{color: {{field: Origin, scale: {{range: ['{color}']}}}}}}\n"
+            f"config: {{background: '{color}', axis: {{gridColor: '{color}'}}}}\n")
+    assert problems(text) == []
+
+
+def test_a_colour_channel_value_may_be_null_but_not_a_number():
+    assert problems("data: {dataset: cars}\nmark: point\nencoding: {color: {value: null}}\n") == []
+    error = only("data: {dataset: cars}\nmark: point\nencoding: {color: {value: 5}}\n")
+    assert (error.path, error.message) == (("encoding", "color", "value"), msg.wrong_type(5, ["a string", "null"]))
+
+
+def test_other_channels_keep_their_constants():
+    assert problems("data: {dataset: cars}\nmark: point\nencoding: {size: {value: 60}, shape: {value: square}}\n") == []
+
+
+def test_hostile_colour_in_the_schema_typed_places_says_why():
+    error = only("data: {dataset: cars}\nmark: {type: point, color: 'url(http://host/x#p)'}\n")
+    assert (error.message, error.hint) == (msg.unsafe_text("url(http://host/x#p)", "url("), msg.unsafe_text_hint())
+
+
+def test_free_form_problems_are_placed_in_the_file():
+    text = ("data: {dataset: cars}\nmark: point\nconfig:\n  font: 'Arial\" x'\n"
+            "  title: {subtitleColor: {expr: \"'red'\"}}\n"
+            "vega_lite:\n  title: {text: 'javascript:alert(1)'}\n")
+    found = problems(text)
+    assert [(p.path, p.message, p.location) for p in found] == [
+        (("config", "font"), msg.unsafe_font('Arial" x', ['"']), Location("spec.yaml", 4, 9)),
+        (("config", "title", "subtitleColor", "expr"), msg.computed_style("subtitleColor"),
+         Location("spec.yaml", 5, 33)),  # the expression
+        (("vega_lite", "title", "text"), msg.unsafe_text("javascript:alert(1)", "javascript:"),
+         Location("spec.yaml", 7, 17)),
+    ]
+    assert [p.hint for p in found] == [msg.unsafe_font_hint(), msg.computed_style_hint(), msg.unsafe_text_hint()]
+
+
 # ------------------------------------------------------------------ data
 
 def test_missing_data():
