@@ -702,7 +702,9 @@ def fit_trend(
                                 hint=errors.trend_band_too_few_points_hint())
             low_band, high_band = model.band(at, level, band_kind == "prediction")
             lower, upper = y_transform.inverse(low_band), y_transform.inverse(high_band)
-    arrays = [curve_x, curve_y] + ([lower, upper] if level is not None else [])
+    # The coefficients too: x over a tiny span can give a drawable curve from an infinite c2.
+    arrays = [curve_x, curve_y, [value for _, value in model.coefficients]] + (
+        [lower, upper] if level is not None else [])
     if not all(np.all(np.isfinite(a)) for a in arrays):
         raise SpecError(errors.trend_not_finite(method), (), stage=STAGE,
                         hint=errors.trend_not_finite_hint())

@@ -518,6 +518,10 @@ ERROR_CASES = {
     "overflow": (
         dict(method="exp", y=[1, 20, 400, 8000], extent=(1, 1000)),
         errors.trend_not_finite("exp"), errors.trend_not_finite_hint()),
+    # x over a span of ~4e-301: the curve is finite, but c2 is not.
+    "coefficient overflow": (
+        dict(method="poly", order=2, x=[1e-301, 2e-301, 3e-301, 5e-301], y=[1.0, 2.0, 2.9, 4.2]),
+        errors.trend_not_finite("poly"), errors.trend_not_finite_hint()),
 }
 
 
