@@ -1009,6 +1009,10 @@ def duplicate_output_stem(stem: str, other: str) -> str:
     return f"its outputs would be named {stem!r}, like those of {other}; rename one of the two specs"
 
 
+def reserved_output_stem(stem: str, page: str) -> str:
+    return f"its chart page would be {page}, the gallery's own {stem} page; rename the spec"
+
+
 def chart_not_built() -> str:
     return "not built yet"
 

@@ -74,6 +74,7 @@ class BuildReport:
     rendered: list[str] = field(default_factory=list)  # stems rendered in this build
     failures: dict[str, SpecError] = field(default_factory=dict)  # stem -> its problems (for `chartc serve`)
     removed: list[str] = field(default_factory=list)   # file names deleted
+    locked: bool = False  # another build held the folder: nothing was done (`chartc serve` tries again)
 
 
 @dataclass
@@ -149,6 +150,10 @@ def _plan(specs: list[Path], out: Path, manifest: Manifest, report: BuildReport)
     given: dict[str, Path] = {}
     for spec in specs:
         stem = output_stem(spec)
+        if f"{stem}.html" == INDEX_NAME:  # the chart page would overwrite the gallery's index
+            report.problems.append(f"{spec}: error: {msg.reserved_output_stem(stem, INDEX_NAME)}")
+            report.failed = True
+            continue
         if stem in given and Path(given[stem]).resolve() != Path(spec).resolve():
             report.problems.append(f"{spec}: error: {msg.duplicate_output_stem(stem, str(given[stem]))}")
             report.failed = True
@@ -313,7 +318,7 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         lock = _lock(out)
     except BuildLocked as locked:
         report.problems.append(f"{out}: error: {msg.build_locked(str(out), locked.pid)}")
-        report.failed = True
+        report.failed = report.locked = True
         return report
     except OSError as error:
         _write_failed(report, error, error.filename or out)

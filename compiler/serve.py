@@ -246,6 +246,7 @@ class Watcher(threading.Thread):
         self.log = log or say
         self.seen: dict[str, Seen] = {}
         self.failure: str | None = None  # the last watch failure reported (each is reported once)
+        self.waiting = False  # the last build found another build holding the folder
 
     def run(self) -> None:
         self.guarded(self.build)
@@ -303,6 +304,12 @@ class Watcher(threading.Thread):
                 state.problems = [msg.serve_build_crashed(f"{type(error).__name__}: {error}")]
                 self.log(state.problems[0], file=sys.stderr)
             else:
+                if report.locked:  # another `chartc build` writes the folder: try again at the next poll
+                    if not self.waiting:
+                        self.log(report.problems[0], file=sys.stderr)
+                    self.waiting, self.seen = True, {}
+                    return
+                self.waiting = False
                 for line in report.problems:
                     self.log(line, file=sys.stderr)
                 tied = {problem.diagnostic() for error in report.failures.values() for problem in error.errors}

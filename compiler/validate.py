@@ -10,6 +10,7 @@ import functools
 import json
 import os
 import re
+import stat as stat_module
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -110,12 +111,16 @@ def check_schema_reference(doc: Document) -> list[SpecWarning]:
         stat = target.stat()
     except (OSError, ValueError):  # missing, or a name the system refuses
         return []
+    if not stat_module.S_ISREG(stat.st_mode) or stat.st_size > MAX_SCHEMA_COPY_BYTES:  # not a copy chartc wrote
+        return []
     if not _is_stale_copy(os.path.realpath(target), stat.st_mtime_ns, stat.st_size):
         return []
     return [SpecWarning(msg.schema_copy_stale(reference), ("$schema",), location=doc.locate(("$schema",), key=True),
                         stage="schema", hint=msg.schema_copy_stale_hint())]
 
 
+# The schema is ~90 KB; a $schema naming something far larger (or a device) is not read.
+MAX_SCHEMA_COPY_BYTES = 4 * 1024 * 1024
 URL_OR_DRIVE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # https:, file:, C:
 
 

@@ -373,6 +373,29 @@ def test_two_specs_with_the_same_output_name_are_an_error(tmp_path):
         f"{specs / 'more' / 'bars.yaml'}: error: {msg.duplicate_output_stem('bars', str(specs / 'bars.yaml'))}"]
 
 
+def test_a_spec_named_index_is_refused_and_the_index_page_kept(tmp_path):
+    specs = make_project(tmp_path)
+    (specs / "index.yaml").write_text(BARS)
+    report = build_gallery(sorted(specs.glob("*.yaml")), tmp_path / "gallery")
+    assert report.failed
+    assert f"{specs / 'index.yaml'}: error: {msg.reserved_output_stem('index', 'index.html')}" in report.problems
+    assert "chartc gallery" in (tmp_path / "gallery" / "index.html").read_text(encoding="utf-8").lower()
+    assert not (tmp_path / "gallery" / "index.svg").exists()
+
+
+def test_a_schema_reference_to_a_device_or_a_huge_file_is_not_read(tmp_path):
+    from chartc.load import load_spec
+    from chartc.validate import MAX_SCHEMA_COPY_BYTES, check_schema_reference
+
+    spec = tmp_path / "s.yaml"
+    (tmp_path / "zero.json").symlink_to("/dev/zero")
+    with open(tmp_path / "big.json", "wb") as stream:
+        stream.truncate(MAX_SCHEMA_COPY_BYTES + 1)
+    for target in ("zero.json", "big.json"):  # relative: what chartc init writes, and what it reads back
+        spec.write_text(f"$schema: {target}\ntitle: x\ndata: {{values: [{{a: 1}}]}}\nmark: point\n")
+        assert check_schema_reference(load_spec(spec)) == []
+
+
 def dead_pid() -> int:
     """The id of a process that has ended."""
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)

@@ -592,7 +592,7 @@ def watching(out: Path, monkeypatch, during: dict):
         return report
 
     monkeypatch.setattr(gallery, "build_gallery", build_gallery)
-    out.mkdir()
+    out.mkdir(exist_ok=True)
     state = ServeState(out.resolve())
     stop = threading.Event()
     lines: list[str] = []
@@ -718,3 +718,29 @@ def test_the_watcher_survives_a_failing_poll_and_reports_it_once(tmp_path, monke
         wait_quiet(state, version, quiet=0.5)
         assert "Bars, after the failure" in fetch(url + "bars.html")
     assert lines.count(msg.serve_watch_failed(f"PermissionError: {error}")) == 1
+
+
+@pytest.mark.slow
+def test_serve_waits_out_another_build_of_its_folder_then_builds(tmp_path, monkeypatch):
+    """A `chartc build` holding the folder's lock: serve says so once and builds when it is released."""
+    from chartc import gallery
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "bars.yaml").write_text(BARS)
+    out = tmp_path / "out"
+    out.mkdir()
+    held = gallery._lock(out)  # as another build would
+    try:
+        with watching(out, monkeypatch, {}) as (state, url, builds, lines):
+            time.sleep(1.0)
+            assert state.version == 0 and not (out / "bars.html").exists()
+            waiting = [line for line in lines if msg.build_locked(str(out.resolve()), str(os.getpid())) in line]
+            assert len(waiting) == 1, lines  # said once, not at every poll
+            gallery._unlock(out, held)
+            held = None
+            wait_quiet(state)
+            assert "Bars" in fetch(url + "bars.html")
+    finally:
+        if held is not None:
+            gallery._unlock(out, held)
