@@ -102,6 +102,7 @@ def test_a_label_asking_for_too_much_is_refused_at_the_label(compile_cli, trend,
     assert (code, err) == (cli.EXIT_INVALID, diagnostic(spec, 7, column, path, message, hint))
 
 
+@pytest.mark.slow
 def test_a_label_within_bounds_compiles(tmp_path, capsys):
     spec = tmp_path / "ok.yaml"
     spec.write_text(trend_spec('label: "{method:*^{n}}|{r2:>50.20f}"'), encoding="utf-8")
@@ -174,6 +175,7 @@ def templates(draw) -> tuple[str, bool]:
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)
 @given(drawn=templates())
+@pytest.mark.slow
 def test_formatted_labels_are_bounded_and_otherwise_as_str_format(line, drawn):
     template, over = drawn
     try:

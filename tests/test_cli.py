@@ -83,6 +83,7 @@ def test_light_validate_imports_no_heavy_module():
     assert result.stdout.strip() == "[]", result.stderr
 
 
+@pytest.mark.slow
 def test_compile_without_bands_imports_neither_pandas_nor_scipy(tmp_path):
     """A cold compile's own imports are its cost: no pandas (rows are a Table), no scipy (numpy solves)."""
     probe = ("import sys; from chartc import cli; "
@@ -100,6 +101,7 @@ def test_validate_prints_every_problem_in_file_order(run):
     assert code == 1 and len(lines) == 7 and positions == sorted(positions)
 
 
+@pytest.mark.slow
 def test_validate_a_folder_in_a_real_process():
     result = chartc("validate", "--full", "tests/cases/invalid")
     assert result.returncode == 1 and result.stdout == ""
@@ -135,6 +137,7 @@ def test_an_internal_error_is_one_line_not_a_traceback(run, monkeypatch):
 
 # ------------------------------------------------------------------ compile
 
+@pytest.mark.slow
 def test_compile_to_stdout_in_a_real_process():
     result = chartc("compile", GOOD_SPEC, "-o", "-")
     assert result.returncode == 0 and result.stderr == ""

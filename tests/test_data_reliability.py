@@ -101,6 +101,7 @@ def naming_work(header: list[str]) -> int:
     lambda n: ["a", "a.1"] * (n // 2),        # renamed columns clash with written ones
     lambda n: ["a", ""] * (n // 2),           # empty names, renamed last
 ], ids=["repeated", "distinct", "clashing", "unnamed"])
+@pytest.mark.slow
 def test_naming_columns_takes_work_linear_in_the_header(make):
     """Doubling the header doubles the work (counted, not timed, so no load skews it).
 
@@ -111,6 +112,7 @@ def test_naming_columns_takes_work_linear_in_the_header(make):
     assert twice <= 2 * once + 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [100_000, 200_000])
 def test_naming_columns_is_fast_at_any_width(width):
     """A generous wall-clock bound on top of the count: 10⁵ repeated names took 47 s and more."""
@@ -288,6 +290,7 @@ HEADER_WORDS = ["a", "a.1", "a.2", "a.1.1", "", "Unnamed: 0", "Unnamed: 1", "Unn
 
 @CI
 @given(st.lists(st.sampled_from(HEADER_WORDS), min_size=1, max_size=8))
+@pytest.mark.slow
 def test_generated_headers_are_named_as_pandas_names_them_by_both_readers(tmp_path_factory, header):
     """read_header (validate) and read_delimited (compile) give pandas.read_csv's names, whatever the header."""
     path = tmp_path_factory.mktemp("header") / "data.csv"

@@ -210,6 +210,7 @@ def test_common_label_format(tmp_path, cars):
     assert {row["legend"] for row in line} == {f"Trend (R²={result.rsquared:.3f})"} == {"Trend (R²=0.606)"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", [None, "{group}: R²={r2:.2f}"])
 def test_compiled_trends_are_valid_vega_lite_and_deterministic(tmp_path, label):
     from altair.vegalite.v6.schema import load_schema

@@ -341,6 +341,7 @@ def test_a_broken_spec_reports_diagnostics_and_the_others_still_build(tmp_path):
     assert not list((tmp_path / "gallery").glob("broken.*"))
 
 
+@pytest.mark.slow
 def test_a_chart_the_renderer_refuses_is_placed_at_its_expression_and_the_others_build(tmp_path):
     specs = make_project(tmp_path)
     (specs / "bare.yaml").write_text('data: {values: [{a: 1, b: 2}]}\ntransform:\n  - filter: "x"\n'
@@ -353,6 +354,7 @@ def test_a_chart_the_renderer_refuses_is_placed_at_its_expression_and_the_others
     assert not list((tmp_path / "gallery").glob("bare.*"))
 
 
+@pytest.mark.slow
 def test_a_spec_broken_after_a_build_keeps_its_previous_outputs(project):
     gallery = project / "gallery"
     before = (gallery / "bars.svg").read_bytes()

@@ -167,6 +167,7 @@ def test_control_characters_in_spec_text_are_rejected_before_rendering(project):
     assert lines[0].endswith(msg.forbidden_character("\b") + f" ({msg.forbidden_character_hint()})")
 
 
+@pytest.mark.slow
 def test_control_characters_in_a_csv_are_replaced_and_warned_not_fatal(project):
     """vl-convert aborts the process on \\x08 in any rendered text (vl-convert#220)."""
     (project / "data" / "ctrl.csv").write_bytes(
@@ -489,6 +490,7 @@ layers:
     assert problem.location.line in (5, 6, 7)
 
 
+@pytest.mark.slow
 def test_a_failed_compile_writes_nothing_on_the_command_line(project):
     """Also checks the process stays alive and prints no traceback for a data error."""
     spec = write(project, "bad.yaml", spec_text("{path: data/missing.csv}"))

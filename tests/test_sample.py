@@ -59,6 +59,7 @@ def test_past_the_row_limit_the_error_suggests_a_sample(project):
     assert problem.hint == msg.data_too_many_rows_hint() and "data.sample" in problem.hint
 
 
+@pytest.mark.slow
 def test_a_sample_draws_that_many_file_rows_in_file_order_and_fits_every_row(project):
     chart = compiled(project, 2_000)
     rows = drawn_rows(chart)
@@ -75,6 +76,7 @@ def test_a_sample_draws_that_many_file_rows_in_file_order_and_fits_every_row(pro
     assert dict(line.coefficients) == pytest.approx({"intercept": intercept, "slope": slope}, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_the_sample_is_the_same_on_every_compile_and_renders(project):
     first = compiled(project, 500, "a")
     again = compiled(project, 500, "a")

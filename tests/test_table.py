@@ -305,6 +305,7 @@ def csv_files(draw):
 
 @CI
 @given(csv_files())
+@pytest.mark.slow
 def test_generated_csv_like_pandas(tmp_path_factory, data):
     """Generated typical CSV/TSV files read as read_csv reads them (values, types, order, kinds)."""
     names, rows, delimiter, max_rows = data
@@ -397,6 +398,7 @@ def record_lists(draw):
 
 @CI
 @given(record_lists())
+@pytest.mark.slow
 def test_generated_records_like_pandas(rows):
     """Generated records type as DataFrame.from_records types them (values, types, order, kinds)."""
     table = from_records(rows)
@@ -409,6 +411,7 @@ def test_generated_records_like_pandas(rows):
 
 @CI
 @given(record_lists())
+@pytest.mark.slow
 def test_distinct_and_unique_like_pandas(rows):
     """distinct counts drop_duplicates' rows for every set of fields; unique is dropna().unique(), in order."""
     table = from_records(rows)

@@ -232,6 +232,7 @@ def test_bundle_is_cached_on_disk_per_renderer_version(tmp_path, monkeypatch):
     assert "</script" not in made
 
 
+@pytest.mark.slow
 def test_bundle_falls_back_to_memory_when_the_cache_cannot_be_written(tmp_path, monkeypatch):
     import chartc.export as export
 
