@@ -40,7 +40,7 @@ def _load_properties():
 
 def _render_worker(connection) -> None:
     """Render every chart sent over `connection` to SVG and HTML; reply "ok", "refused: ..." or the error."""
-    from chartc.export import RenderRefused, render
+    from chartc.render.export import RenderRefused, render
 
     while True:
         text = connection.recv()
@@ -85,7 +85,7 @@ class Renderer:
     def check(self, text: str, spec) -> None:
         """Render `text` (compiled Vega-Lite); raise `RenderFailure` if the renderer died, hung or raised.
 
-        Vega refusing to draw is a diagnostic on the spec (`sanitize.render_refusal`)
+        Vega refusing to draw is a diagnostic on the spec (`verify.render_refusal`)
         when the spec wrote an expression (a filter or calculate text) that can be
         at fault; otherwise chartc generated what Vega refused, a finding.
         """

@@ -6,8 +6,7 @@
 """
 
 from .errors import Location, SpecError, SpecWarning
-
-__version__ = "0.1.0"
+from .version import __version__
 
 # The pipeline (and the YAML and JSON Schema libraries it loads) is imported on
 # first use, so `chartc schema` and `chartc --version` start without it.

@@ -728,7 +728,7 @@ def trend_label_undefined_hint() -> str:
 
 
 # ---- load messages
-# Stage 1 (compiler/load.py): reading the file and parsing YAML / JSON.
+# Stage 1 (stages/load.py): reading the file and parsing YAML / JSON.
 
 def spec_not_found(path: str) -> str:
     return f"spec file {path!r} does not exist"
@@ -1468,7 +1468,7 @@ def constant_channel_hint(constant: str) -> str:
     return f"keep either {constant!r} alone, or a 'field' with its settings"
 
 
-# ---- hardening: data the renderer cannot survive, Vega-Lite it refuses (sanitize.py, resolve.py, fit.py)
+# ---- hardening: data the renderer cannot survive, Vega-Lite it refuses (stages/verify.py, resolve.py, fit.py)
 
 def data_text_scrubbed(field: str, count: int) -> str:
     noun = "character" if count == 1 else "characters"

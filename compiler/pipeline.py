@@ -4,10 +4,12 @@
          -resolve-> Table of rows -check-> (field errors, warnings)
          -sample-> the rows drawn (`data.sample`; trends are fitted on every row)
          -fit-> trend lines -translate-> Altair -> Vega-Lite dict
+         -verify-> (what the renderer would refuse) -provenance-> usermeta.chartc
          -export-> .vl.json / .svg / .png / .pdf / .html
 
 Each stage takes plain data and returns plain data; problems from every stage
-are `SpecError`s that point into the spec file.
+are `SpecError`s that point into the spec file. The stages live in
+`chartc.stages` (one module each), the renderer in `chartc.render`.
 """
 
 from __future__ import annotations
@@ -17,9 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import SpecError, SpecWarning
-from .load import Document, read_spec
-from .model import ChartSpec, parse_chart
-from .validate import check_schema_reference, validate_document
+from .infra.files import write_atomic
+from .infra.provenance import add_provenance, input_hash
+from .infra.table import sample_rows
+from .ir.model import ChartSpec, parse_chart
+from .render.export import export_format, render, use_utc
+from .stages.limits import apply_mark_limits
+from .stages.load import Document, read_spec
+from .stages.resolve import check_chart, data_identity, read_columns, resolve_data
+from .stages.validate import check_schema_reference, validate_document
 
 
 @dataclass(frozen=True)
@@ -77,8 +85,6 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
     Returns:
         Every problem found (errors and `SpecWarning`s), in file order.
     """
-    from .resolve import check_chart, read_columns
-
     try:
         spec, document = check_spec(path)
         return check_schema_reference(document) + check_chart(spec, None, document,
@@ -100,15 +106,10 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
     spec, document, source = _check_source(path)
-    from .export import use_utc
-    from .fit import fit_chart
-    from .limits import apply_mark_limits
-    from .manifest import add_provenance, data_identity, input_hash
-    from .resolve import check_chart, resolve_data
-    from .translate import translate_chart
-    from .sanitize import altair_problems, check_vega_lite, scrub_table
-    from .table import sample_rows
-    from altair.utils.schemapi import SchemaValidationError
+    # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
+    from .stages.fit import fit_chart
+    from .stages.translate import translate_chart
+    from .stages.verify import check_vega_lite, scrub_table
 
     data = data_identity(spec, document)  # hashed before the rows are read: a save meanwhile leaves it stale
     table, scrubbed = scrub_table(resolve_data(spec, document), document)  # text that aborts the renderer
@@ -121,10 +122,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     spec = apply_mark_limits(spec, drawn, document)  # refuse too many marks; no per-mark ARIA labels on many
     fits = fit_chart(spec, table, document)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
-    try:
-        vega_lite = translate_chart(spec, drawn, fits)
-    except SchemaValidationError as error:  # Altair checks some objects as it builds them
-        raise SpecError.collect(altair_problems(error, document)) from None
+    vega_lite = translate_chart(spec, drawn, fits, document)
     invalid = check_vega_lite(vega_lite, document, drawn)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
@@ -146,8 +144,6 @@ def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:
     Raises:
         ValueError: the suffix names no export format.
     """
-    from .export import export_format, render, write_atomic
-
     fmt = export_format(out)
     if fmt is None:
         raise ValueError(f"cannot tell the export format of {str(out)!r}")

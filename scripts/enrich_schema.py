@@ -415,7 +415,7 @@ def _check_values(key: str, node: dict, root: dict) -> list[str]:
 def _format_checker():
     """chartc's own formats (``color``): a colour example must be one chartc accepts."""
     try:
-        from chartc.validate import format_checker
+        from chartc.stages.validate import format_checker
     except ImportError:  # run where chartc is not installed: formats are not checked
         return None
     return format_checker()

@@ -26,12 +26,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chartc import cli
+from chartc.commands import cli
 from chartc import errors as msg
 from chartc.errors import SpecError
-from chartc.load import load_text
-from chartc.sanitize import D3_MAX_PRECISION, D3_MAX_WIDTH, RENDER_LIMITS, TEXT_LIMITS, render_refusal
-from chartc.trend import (
+from chartc.stages.load import load_text
+from chartc.stages.verify import D3_MAX_PRECISION, D3_MAX_WIDTH, RENDER_LIMITS, TEXT_LIMITS, render_refusal
+from chartc.trends.fitting import (
     LABEL_MAX_LENGTH,
     LABEL_MAX_PRECISION,
     LABEL_MAX_WIDTH,
@@ -39,7 +39,7 @@ from chartc.trend import (
     fit_trend,
     format_trend_label,
 )
-from chartc.validate import load_schema
+from chartc.stages.validate import load_schema
 
 # The schema's own bounds (documented in each property's description and in docs/reference.md).
 MAX_LAYERS = 100            # 10³ layers take 11 s to render, 10⁴ overflow the renderer's stack
@@ -254,7 +254,7 @@ def test_a_number_format_asking_for_too_much_is_refused_at_it(compile_cli, x, ex
 
 
 def test_a_temporal_format_is_not_read_as_a_number_format():
-    from chartc.sanitize import _oversized_number_formats
+    from chartc.stages.verify import _oversized_number_formats
 
     vega_lite = {"encoding": {"x": {"field": "d", "type": "temporal", "axis": {"format": "2020"}},
                               "y": {"field": "v", "type": "quantitative", "axis": {"format": "2020"}}}}

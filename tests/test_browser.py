@@ -204,8 +204,8 @@ def gallery(tmp_path_factory) -> Path:
     The repository's gallery/ when `build --check` says it is up to date (it
     is only read); otherwise a fresh build in a temporary folder.
     """
-    from chartc.cli import spec_files
-    from chartc.gallery import build_gallery, check_gallery
+    from chartc.commands.specs import spec_files
+    from chartc.commands.gallery import build_gallery, check_gallery
 
     specs = spec_files([str(ROOT / "specs")])
     committed = ROOT / "gallery"
@@ -218,7 +218,7 @@ def gallery(tmp_path_factory) -> Path:
 
 
 def chart_pages(gallery: Path) -> list[Path]:
-    from chartc.manifest import read_manifest
+    from chartc.commands.manifest import read_manifest
 
     return [gallery / f"{stem}.html" for stem in read_manifest(gallery).charts]
 
@@ -249,7 +249,7 @@ def test_every_chart_page_draws_marks_offline_without_console_errors(browser, ga
 
 
 def test_trend_pages_show_their_fit_results(browser, gallery):
-    from chartc.manifest import read_manifest
+    from chartc.commands.manifest import read_manifest
 
     with_fits = [stem for stem, record in read_manifest(gallery).charts.items() if f"{stem}.fits.json" in record.outputs]
     assert with_fits
@@ -264,7 +264,7 @@ def test_trend_pages_show_their_fit_results(browser, gallery):
 
 
 def test_index_shows_every_chart_as_a_thumbnail_with_its_title(browser, gallery):
-    from chartc.manifest import read_manifest
+    from chartc.commands.manifest import read_manifest
 
     charts = read_manifest(gallery).charts
     browser.open((gallery / "index.html").as_uri())

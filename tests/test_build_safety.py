@@ -28,12 +28,13 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc.cli import main
+from chartc.commands.cli import main
 from chartc.errors import format_path
-from chartc.export import STAGING_DIR
-from chartc.gallery import LOCK_NAME, build_gallery, check_gallery
-from chartc.manifest import (MANIFEST_NAME, MAX_CHARTS, MAX_INPUT_BYTES, MAX_MANIFEST_BYTES, MAX_TITLE_CHARS,
-                             input_hash, output_hash, read_manifest, toolchain)
+from chartc.infra.files import STAGING_DIR
+from chartc.commands.gallery import LOCK_NAME, build_gallery, check_gallery
+from chartc.commands.manifest import (MANIFEST_NAME, MAX_CHARTS, MAX_INPUT_BYTES, MAX_MANIFEST_BYTES, MAX_TITLE_CHARS,
+                                      read_manifest, toolchain)
+from chartc.infra.provenance import input_hash, output_hash
 
 from test_determinism import start_build
 
@@ -284,8 +285,8 @@ def test_a_manifest_file_that_is_not_a_small_regular_file_is_not_read(tmp_path, 
 
 
 def test_the_input_bound_lets_through_every_file_a_compile_accepts():
-    from chartc.load import MAX_SPEC_BYTES
-    from chartc.resolve import MAX_FILE_BYTES
+    from chartc.stages.load import MAX_SPEC_BYTES
+    from chartc.stages.resolve import MAX_FILE_BYTES
 
     assert MAX_INPUT_BYTES >= max(MAX_SPEC_BYTES, MAX_FILE_BYTES)
 
@@ -384,7 +385,7 @@ def project(built_in_process, tmp_path, monkeypatch):
 
 def during_render(monkeypatch, stem: str, action) -> None:
     """Run `action` once, after chart `stem` is compiled (its files read) and before it is recorded."""
-    import chartc.gallery as gallery
+    import chartc.commands.gallery as gallery
 
     chart_outputs = gallery.chart_outputs
 
@@ -486,7 +487,7 @@ def changed_project(tmp_path: Path) -> tuple[Path, dict, dict]:
 
 PAUSE_LOCKED = """\
 import pathlib, time
-import chartc.gallery as _gallery
+import chartc.commands.gallery as _gallery
 def _pause(*args, **kwargs):
     pathlib.Path({marker!r}).touch()
     time.sleep(60)
@@ -662,16 +663,16 @@ def test_a_full_disk_changes_no_output_and_names_the_file(tmp_path, monkeypatch,
         request.addfinalizer(lambda: umount(gallery))
         shutil.copytree(saved, gallery, dirs_exist_ok=True)
     else:  # no mount here: the second staged write fails as on a full disk
-        import chartc.export as export
+        import chartc.infra.files as files
 
-        create, calls = export._create, []
+        create, calls = files._create, []
 
         def full_disk(temp, content):
             calls.append(temp)
             if len(calls) == 2:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(temp))
             return create(temp, content)
-        monkeypatch.setattr(export, "_create", full_disk)
+        monkeypatch.setattr(files, "_create", full_disk)
     print("full disk:", "a small tmpfs" if mounted else "the second staged write raises ENOSPC")
     report = build_gallery(specs_of(root), Path("gallery"))
     assert report.failed and report.rendered == [] and report.removed == []

@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from chartc import cli
-from chartc.translate import canonical_json
-from chartc.validate import SCHEMA_PATH
+from chartc.commands import cli
+from chartc.infra.jsonout import canonical_json
+from chartc.infra.paths import SCHEMA_PATH
 
 from conftest import ROOT, assert_golden
 
@@ -77,7 +77,7 @@ def test_light_validate_finds_the_same_problems(case, run):
 
 
 def test_light_validate_imports_no_heavy_module():
-    probe = ("import sys; from chartc import cli; cli.main(['validate', 'specs']); "
+    probe = ("import sys; from chartc.commands import cli; cli.main(['validate', 'specs']); "
              "print(sorted(m for m in ('pandas', 'altair', 'vl_convert', 'numpy') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
@@ -86,7 +86,7 @@ def test_light_validate_imports_no_heavy_module():
 @pytest.mark.slow
 def test_compile_without_bands_imports_neither_pandas_nor_scipy(tmp_path):
     """A cold compile's own imports are its cost: no pandas (rows are a Table), no scipy (numpy solves)."""
-    probe = ("import sys; from chartc import cli; "
+    probe = ("import sys; from chartc.commands import cli; "
              f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(tmp_path / 'x.svg')!r}]); "
              "print(code, sorted(m for m in ('pandas', 'scipy', 'dateutil') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)

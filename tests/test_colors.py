@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from chartc import cli
+from chartc.commands import cli
 from chartc import errors as msg
-from chartc.colors import (BASE_COLORS, CSS_COLORS, CYCLE_COLORS, TABLEAU_COLORS, free_form_problems,
-                           resolve_color, resolve_free_form, unsafe_marker)
+from chartc.infra.colors import (BASE_COLORS, CSS_COLORS, CYCLE_COLORS, TABLEAU_COLORS, free_form_problems,
+                                 resolve_color, resolve_free_form, unsafe_marker)
 from chartc.errors import SpecError
-from chartc.export import render
+from chartc.render.export import render
 from chartc.pipeline import compile_spec
 
 ROWS = "data: {values: [{k: a, x: 1, y: 2}, {k: b, x: 2, y: 3}]}\n"

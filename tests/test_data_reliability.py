@@ -25,16 +25,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chartc import cli, table
+from chartc.commands import cli
+from chartc.infra import table
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
-from chartc.load import load_spec
-from chartc.model import parse_chart
+from chartc.stages.load import load_spec
+from chartc.ir.model import parse_chart
 from chartc.pipeline import compile_spec, validate_spec
-from chartc.resolve import read_columns, resolve_data
-from chartc.shapes import SHAPE_NAMES, shape_choices
-from chartc.table import (MAX_CELLS, MAX_COLUMNS, MAX_NAME_LENGTH, TableError, column_names, from_records,
-                          read_delimited, read_header)
+from chartc.stages.resolve import read_columns, resolve_data
+from chartc.infra.shapes import SHAPE_NAMES, shape_choices
+from chartc.infra.table import (MAX_CELLS, MAX_COLUMNS, MAX_NAME_LENGTH, TableError, column_names, from_records,
+                                read_delimited, read_header)
 
 hypothesis = pytest.importorskip("hypothesis")
 

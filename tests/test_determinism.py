@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from chartc.export import png_text_chunks
+from chartc.render.export import png_text_chunks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,7 +75,7 @@ def make_project(root: Path, with_stocks: bool = False) -> Path:
 
 def start_build(project: Path, out: str, *, tz: str, seed: str, driver: str = "") -> subprocess.Popen:
     """`chartc build specs --out OUT` in a new process, optionally with a driver patching it first."""
-    code = driver + "import sys\nfrom chartc.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    code = driver + "import sys\nfrom chartc.commands.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": tz,
            "PYTHONHASHSEED": seed, "HOME": os.environ.get("HOME", "/tmp")}
     return subprocess.Popen([sys.executable, "-c", code, "build", "specs", "--out", out], cwd=project, env=env,
@@ -113,7 +113,7 @@ def test_builds_are_byte_identical_across_time_zones_hash_seeds_and_checkouts(tm
 
 @pytest.fixture(scope="module")
 def compiled_outputs(tmp_path_factory):
-    from chartc.gallery import chart_outputs
+    from chartc.commands.gallery import chart_outputs
     from chartc.pipeline import compile_spec
 
     root = tmp_path_factory.mktemp("prov")
@@ -185,7 +185,7 @@ def test_provenance_hashes_follow_the_inputs(tmp_path):
 # the build by creating a file, then hang there until killed.
 PAUSE_IN_RENDER = """\
 import pathlib, time
-import chartc.export as _export
+import chartc.render.export as _export
 _render = _export.render
 def _slow_render(vega_lite, fmt):
     content = _render(vega_lite, fmt)
@@ -210,7 +210,7 @@ os.replace = _slow_replace
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory):
     """A built gallery, as it would be committed (built in this process: same bytes, as proven above)."""
-    from chartc.gallery import build_gallery
+    from chartc.commands.gallery import build_gallery
 
     root = tmp_path_factory.mktemp("committed")
     specs = make_project(root)
@@ -242,8 +242,8 @@ def test_a_killed_build_leaves_every_previous_output_intact(committed, tmp_path,
 
     # What chartc keeps of its own (the build's lock file, its staging folder)
     # aside, every previous file is byte-identical, no partial file under an output name.
-    from chartc.export import STAGING_DIR
-    from chartc.gallery import LOCK_NAME, build_gallery, check_gallery
+    from chartc.infra.files import STAGING_DIR
+    from chartc.commands.gallery import LOCK_NAME, build_gallery, check_gallery
 
     after = {name: content for name, content in folder_bytes(gallery).items() if name != LOCK_NAME}
     assert after == before

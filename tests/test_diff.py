@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc.cli import main
-from chartc.diff import diff_charts, diff_rows, diff_values, report_html, show_value
+from chartc.commands.cli import main
+from chartc.commands.diff import diff_charts, diff_rows, diff_values, report_html, show_value
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

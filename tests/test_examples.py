@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from chartc import compile_spec
-from chartc.load import load_spec
-from chartc.translate import canonical_json
-from chartc.validate import validate_document
+from chartc.stages.load import load_spec
+from chartc.infra.jsonout import canonical_json
+from chartc.stages.validate import validate_document
 
 from conftest import GOLDEN, ROOT, assert_golden, example_specs, vega_lite_errors
 

@@ -13,8 +13,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from chartc import compile_spec, export_chart
-from chartc.export import export_format, html_safe_json, normalize_svg_ids, render, write_all, write_atomic
-from chartc.translate import canonical_json
+from chartc.infra.files import write_all, write_atomic
+from chartc.infra.jsonout import canonical_json, html_safe_json
+from chartc.render.export import export_format, normalize_svg_ids, render
 
 SCRIPT = "</script><script>alert(1)</script>"
 SPEC = f"""\
@@ -158,16 +159,16 @@ def test_write_all_writes_every_file_or_none(tmp_path):
 def test_write_all_stages_everything_before_renaming(tmp_path, monkeypatch):
     import errno
 
-    import chartc.export as export
+    import chartc.infra.files as files
 
-    create, calls = export._create, []
+    create, calls = files._create, []
 
     def full_disk_on_the_second(temp, content):
         calls.append(temp)
         if len(calls) == 2:
             raise OSError(errno.ENOSPC, "No space left on device", str(temp))
         return create(temp, content)
-    monkeypatch.setattr(export, "_create", full_disk_on_the_second)
+    monkeypatch.setattr(files, "_create", full_disk_on_the_second)
     first, second = tmp_path / "a.svg", tmp_path / "sub" / "b.json"
     first.write_bytes(b"old")
     with pytest.raises(OSError) as raised:

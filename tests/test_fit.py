@@ -25,11 +25,11 @@ from statsmodels.nonparametric.smoothers_lowess import lowess
 from statsmodels.regression.linear_model import OLS
 
 from chartc import errors
-from chartc.cli import main
+from chartc.commands.cli import main
 from chartc.errors import SpecError
-from chartc.export import render
+from chartc.render.export import render
 from chartc.pipeline import compile_spec
-from chartc.trend import TREND_METHODS
+from chartc.trends.fitting import TREND_METHODS
 
 RTOL = 1e-9
 LEVEL = 0.95
@@ -215,7 +215,7 @@ def test_common_label_format(tmp_path, cars):
 def test_compiled_trends_are_valid_vega_lite_and_deterministic(tmp_path, label):
     from altair.vegalite.v6.schema import load_schema
 
-    from chartc.translate import canonical_json
+    from chartc.infra.jsonout import canonical_json
 
     # Bands, groups, annotations and (with a label) legend entries, on small data.
     spec = {"data": {"dataset": "anscombe"},
@@ -458,10 +458,10 @@ def test_by_group_follows_a_colour_encoding(tmp_path):
 def test_without_a_legend_plan_the_trend_draws_its_own_style(tmp_path):
     import altair as alt
 
-    from chartc.fit import fit_chart
+    from chartc.stages.fit import fit_chart
     from chartc.pipeline import check_spec
-    from chartc.resolve import resolve_data
-    from chartc.trend_layers import translate_trend_layers
+    from chartc.stages.resolve import resolve_data
+    from chartc.stages.translate.trend_layers import translate_trend_layers
 
     path = write(tmp_path, cars_spec([{"method": "linear", "label": "Trend",
                                        "style": {"color": "red", "dash": [4, 2]}}]))

@@ -15,9 +15,10 @@ import pytest
 import yaml
 
 from chartc import errors as msg
-from chartc.cli import main
-from chartc.gallery import build_gallery, check_gallery
-from chartc.manifest import MANIFEST_NAME, input_hash, output_hash, read_manifest
+from chartc.commands.cli import main
+from chartc.commands.gallery import build_gallery, check_gallery
+from chartc.commands.manifest import MANIFEST_NAME, read_manifest
+from chartc.infra.provenance import input_hash, output_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,7 +137,7 @@ def run_python(code: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_no_op_build_and_check_import_no_rendering_stack(project, extra):
     code = (
         "import sys\n"
-        "from chartc.cli import main\n"
+        "from chartc.commands.cli import main\n"
         f"code = main(['build', 'specs', '--out', 'gallery', *{extra!r}])\n"
         f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
         "print('HEAVY', heavy)\n"
@@ -259,7 +260,7 @@ def test_check_reports_a_changed_data_file(project):
 
 
 def test_a_change_to_chartc_source_makes_every_chart_stale(project, monkeypatch):
-    from chartc import manifest
+    from chartc.commands import manifest
 
     gallery = project / "gallery"
     recorded = read_manifest(gallery).tools[manifest.SOURCE_KEY]
@@ -276,7 +277,7 @@ def test_a_change_to_chartc_source_makes_every_chart_stale(project, monkeypatch)
 
 
 def test_another_toolchain_is_named_once_with_its_versions_before_the_stale_outputs(project, monkeypatch):
-    from chartc import manifest
+    from chartc.commands import manifest
 
     gallery = project / "gallery"
     recorded = read_manifest(gallery).tools
@@ -292,12 +293,13 @@ def test_another_toolchain_is_named_once_with_its_versions_before_the_stale_outp
 
 
 def test_source_hash_ignores_line_endings_and_follows_content(tmp_path, monkeypatch):
-    from chartc import manifest
+    from chartc.commands import manifest
+    from chartc.infra import paths
 
     package = tmp_path / "compiler"
     package.mkdir()
     (package / "a.py").write_bytes(b"x = 1\n")
-    monkeypatch.setattr(manifest, "__file__", str(package / "manifest.py"))
+    monkeypatch.setattr(paths, "PACKAGE_ROOT", package)
 
     def fresh():
         manifest.source_hash.cache_clear()
@@ -309,6 +311,40 @@ def test_source_hash_ignores_line_endings_and_follows_content(tmp_path, monkeypa
     (package / "a.py").write_bytes(b"x = 2\n")
     assert fresh() != lf
     manifest.source_hash.cache_clear()
+
+
+def test_source_hash_covers_every_subfolder_of_the_package(tmp_path, monkeypatch):
+    """A change in a stage (compiler/stages/...) changes the hash as one at the top does."""
+    from chartc.commands import manifest
+    from chartc.infra import paths
+
+    package = tmp_path / "compiler"
+    (package / "stages" / "translate").mkdir(parents=True)
+    (package / "a.py").write_bytes(b"x = 1\n")
+    (package / "stages" / "translate" / "b.py").write_bytes(b"y = 1\n")
+    monkeypatch.setattr(paths, "PACKAGE_ROOT", package)
+
+    def fresh():
+        manifest.source_hash.cache_clear()
+        return manifest.source_hash()
+
+    before = fresh()
+    (package / "stages" / "translate" / "b.py").write_bytes(b"y = 2\n")
+    changed = fresh()
+    (package / "stages" / "translate" / "b.py").rename(package / "stages" / "b.py")
+    moved = fresh()
+    manifest.source_hash.cache_clear()
+    assert len({before, changed, moved}) == 3
+
+
+def test_source_hash_is_of_the_package_itself():
+    import chartc
+    from chartc.commands import manifest
+    from chartc.infra import paths
+
+    assert paths.PACKAGE_ROOT == Path(chartc.__file__).resolve().parent
+    assert (paths.PACKAGE_ROOT / "stages" / "translate" / "__init__.py").is_file()
+    assert len(manifest.source_hash()) == 12
 
 
 def test_check_of_an_empty_folder_lists_everything_missing(tmp_path):
@@ -386,8 +422,8 @@ def test_a_spec_named_index_is_refused_and_the_index_page_kept(tmp_path):
 
 
 def test_a_schema_reference_to_a_device_or_a_huge_file_is_not_read(tmp_path):
-    from chartc.load import load_spec
-    from chartc.validate import MAX_SCHEMA_COPY_BYTES, check_schema_reference
+    from chartc.stages.load import load_spec
+    from chartc.stages.validate import MAX_SCHEMA_COPY_BYTES, check_schema_reference
 
     spec = tmp_path / "s.yaml"
     (tmp_path / "zero.json").symlink_to("/dev/zero")
@@ -406,7 +442,7 @@ def dead_pid() -> int:
 
 def killed_build_file(gallery: Path, name: str) -> Path:
     """A file staged by a build whose process is gone, where chartc stages them."""
-    from chartc.export import STAGING_DIR
+    from chartc.infra.files import STAGING_DIR
 
     path = gallery / STAGING_DIR / f"{dead_pid()}-{'0' * 16}" / name
     path.parent.mkdir(parents=True)
@@ -417,7 +453,7 @@ def killed_build_file(gallery: Path, name: str) -> Path:
 def test_leftover_temp_files_are_removed_by_the_next_build(project):
     # Only chartc's own staging folder is swept (a file named like the old
     # ".NAME.XXXXXXXX.tmp" temporary files may be the user's, and is kept).
-    from chartc.export import STAGING_DIR
+    from chartc.infra.files import STAGING_DIR
 
     leftover = killed_build_file(project / "gallery", "bars.png")
     users = project / "gallery" / ".bars.png.x1y2z3w4.tmp"
@@ -438,7 +474,7 @@ def test_unreadable_manifest_means_a_full_rebuild(project):
 # --------------------------------------------------------------------- links
 
 def test_index_links_are_percent_encoded():
-    from chartc.gallery import index_page
+    from chartc.commands.gallery import index_page
 
     page = index_page([("a#b", "Hash"), ("what?", "Query"), ("50%", "Percent")])
     assert '<a href="a%23b.html"><img src="a%23b.png" loading="lazy" alt="Hash"></a>' in page
@@ -448,7 +484,7 @@ def test_index_links_are_percent_encoded():
 
 
 def test_chart_page_download_links_are_percent_encoded(tmp_path):
-    from chartc.gallery import chart_page
+    from chartc.commands.gallery import chart_page
     from chartc.pipeline import compile_spec
 
     spec = tmp_path / "what?#1.yaml"

@@ -11,8 +11,8 @@ import shutil
 import pytest
 
 from chartc import errors as msg
-from chartc.gallery import BUNDLE_NAME, build_gallery, check_gallery
-from chartc.manifest import read_manifest
+from chartc.commands.gallery import BUNDLE_NAME, build_gallery, check_gallery
+from chartc.commands.manifest import read_manifest
 
 HOSTILE = """\
 title: "</script><script>alert(1)</script> & <b>"

@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc import resolve
+from chartc.stages import resolve
 from chartc.errors import SpecError, SpecWarning
-from chartc.export import render
+from chartc.render.export import render
 from chartc.pipeline import compile_spec
-from chartc.translate import canonical_json
+from chartc.infra.jsonout import canonical_json
 
 ROOT = Path(__file__).resolve().parent.parent
 DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>error|warning): ")
@@ -364,7 +364,7 @@ def test_the_escape_hatch_cannot_make_the_renderer_fetch(project, url):
 
 
 def test_the_renderer_is_never_allowed_to_fetch(monkeypatch):
-    from chartc import export
+    from chartc.render import export
 
     calls = []
 
@@ -375,7 +375,7 @@ def test_the_renderer_is_never_allowed_to_fetch(monkeypatch):
                 return "<svg/>" if name.endswith("svg") else b"\x89PNG"
             return convert
 
-    monkeypatch.setattr(export, "_engine", lambda: Engine())
+    monkeypatch.setattr(export, "engine", lambda: Engine())
     vega_lite = {"mark": "point", "data": {"values": [{"a": 1}]}}
     for fmt in ("svg", "png", "pdf"):
         try:
@@ -577,7 +577,7 @@ def test_themed_charts_are_valid_vega_lite(project, theme):
 # ------------------------------------------------------------------ sanitize, unit by unit
 
 def test_scrub_text_replaces_exactly_the_unsafe_characters():
-    from chartc.sanitize import scrub_text
+    from chartc.stages.verify import scrub_text
 
     unsafe = "".join(map(chr, [*range(0, 9), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0),
                                0xD800, 0xDFFF, 0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x10FFFF]))
@@ -587,9 +587,9 @@ def test_scrub_text_replaces_exactly_the_unsafe_characters():
 
 
 def test_scrub_table_leaves_clean_data_alone_and_never_merges_columns():
-    from chartc.load import load_text
-    from chartc.sanitize import scrub_table
-    from chartc.table import from_records
+    from chartc.stages.load import load_text
+    from chartc.stages.verify import scrub_table
+    from chartc.infra.table import from_records
 
     doc = load_text("data: {path: x.csv}\nmark: point\n", "spec.yaml")
     clean = from_records([{"a": "x", "b": 1.0}, {"a": "y", "b": None}])
@@ -602,8 +602,8 @@ def test_scrub_table_leaves_clean_data_alone_and_never_merges_columns():
 
 
 def test_spec_path_for_finds_the_longest_common_suffix():
-    from chartc.load import load_text
-    from chartc.sanitize import spec_path_for
+    from chartc.stages.load import load_text
+    from chartc.stages.translate import spec_path_for
 
     doc = load_text("data: {values: [{a: 1}]}\nlayers:\n  - mark: point\n    encoding:\n"
                     "      color: {field: a, sort: [1, 2]}\nvega_lite: {padding: {left: x}}\n", "spec.yaml")

@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc import validate
-from chartc.cli import main
+from chartc.infra import paths
+from chartc.stages import validate
+from chartc.commands.cli import main
 from chartc.errors import Location, SpecWarning
-from chartc.load import load_spec
-from chartc.templates import (SCHEMA_COPY, SPEC_GLOBS, VSCODE_SETTINGS, vscode_settings, vscode_settings_snippet,
-                              write_schema_copy)
-from chartc.validate import SCHEMA_PATH, check_schema_reference
+from chartc.stages.load import load_spec
+from chartc.commands.templates import (SCHEMA_COPY, SPEC_GLOBS, VSCODE_SETTINGS, vscode_settings,
+                                       vscode_settings_snippet, write_schema_copy)
+from chartc.infra.paths import SCHEMA_PATH
+from chartc.stages.validate import check_schema_reference
 
 SETTINGS_TEXT = """\
 {
@@ -130,7 +132,7 @@ def test_init_in_the_chartc_checkout_leaves_the_source_schema_alone(tmp_path, mo
     source = checkout / SCHEMA_COPY
     source.parent.mkdir(parents=True)
     source.write_text('{"$id": "https://chartc.dev/schemas/chart.schema.json", "edited": "by hand"}\n')
-    monkeypatch.setattr(validate, "SCHEMA_PATH", source)  # chartc reads it from the checkout itself
+    monkeypatch.setattr(paths, "SCHEMA_PATH", source)  # chartc reads it from the checkout itself
     git_init(checkout)
     monkeypatch.chdir(checkout)
     before = source.stat().st_mtime_ns
@@ -218,7 +220,7 @@ def test_init_clears_the_warning(tmp_path, monkeypatch):
 
 
 def test_validate_and_compile_report_a_stale_copy_as_a_warning_and_still_succeed(tmp_path, capsys):
-    from chartc.cli import main
+    from chartc.commands.cli import main
     from chartc.pipeline import compile_spec
 
     spec = project_with_copy(tmp_path, stale_schema())

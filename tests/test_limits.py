@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from chartc import errors as msg
-from chartc import limits
+from chartc.stages import limits
 from chartc.errors import SpecError
 from chartc.pipeline import check_spec, compile_spec
 
@@ -65,7 +65,7 @@ def test_aggregates_count_their_groups_not_their_rows(tmp_path):
     spec_file.write_text("data: {path: data/points.csv}\nmark: bar\n"
                          "encoding:\n  x: {field: g}\n  y: {field: y, aggregate: mean}\n")
     spec, doc = check_spec(spec_file)
-    from chartc.resolve import resolve_data
+    from chartc.stages.resolve import resolve_data
 
     frame = resolve_data(spec, doc)
     assert limits.count_marks(spec, frame) == [((), 3)]
@@ -87,7 +87,7 @@ def test_the_documented_limits_are_measured_numbers():
 
 
 def test_per_mark_aria_labels_are_off_above_the_threshold(tmp_path, monkeypatch):
-    from chartc.export import render
+    from chartc.render.export import render
 
     spec = write_spec(tmp_path, "  - mark: point\n")
     small = compile_spec(spec).vega_lite
@@ -116,7 +116,7 @@ def test_a_spec_that_sets_aria_keeps_it(tmp_path, monkeypatch):
     "  - trend: {method: moving-average, window: 20}\n",
 ], ids=["linear", "band", "loess", "moving-average"])
 def test_a_trend_carries_no_raw_rows(tmp_path, layers, monkeypatch):
-    from chartc import trend
+    from chartc.trends import fitting as trend
 
     monkeypatch.setattr(trend, "MAX_CURVE_POINTS", 100)  # thin smoothers at 100 points, not 2,000
     sizes = []
@@ -132,7 +132,7 @@ def test_a_trend_carries_no_raw_rows(tmp_path, layers, monkeypatch):
 def test_a_facet_with_too_many_panels_is_refused(tmp_path):
     from chartc import SpecError, compile_spec
     from chartc import errors as msg
-    from chartc.limits import MAX_FACET_PANELS
+    from chartc.stages.limits import MAX_FACET_PANELS
 
     rows = "\n".join(f"k{i},{i}" for i in range(MAX_FACET_PANELS + 1))
     (tmp_path / "rows.csv").write_text("k,v\n" + rows + "\n")

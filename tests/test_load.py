@@ -9,7 +9,7 @@ import pytest
 
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
-from chartc.load import MAX_ALIAS_NODES, MAX_DEPTH, MAX_SPEC_BYTES, Document, load_spec, load_text
+from chartc.stages.load import MAX_ALIAS_NODES, MAX_DEPTH, MAX_SPEC_BYTES, Document, load_spec, load_text
 
 SPEC = """\
 title: Pretraining vs Downstream

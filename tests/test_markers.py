@@ -18,10 +18,10 @@ import vl_convert as vlc
 
 from chartc import errors as msg
 from chartc.errors import SpecError, SpecWarning
-from chartc.legend import INSIDE_LEGEND, LINE_SYMBOL_SIZE, SOLID
-from chartc.markers import DEFAULT_COLORS, DEFAULT_SIZE, category_key
+from chartc.stages.translate.legend import INSIDE_LEGEND, LINE_SYMBOL_SIZE, SOLID
+from chartc.stages.markers import DEFAULT_COLORS, DEFAULT_SIZE, category_key
 from chartc.pipeline import compile_spec
-from chartc.shapes import EXTRA_SHAPE_PATHS, resolve_shape
+from chartc.infra.shapes import EXTRA_SHAPE_PATHS, resolve_shape
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 MARKER_CHANNELS = ("shape", "fill", "stroke", "size", "strokeWidth")

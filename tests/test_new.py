@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc.cli import main
-from chartc.templates import SCHEMA_COPY, TEMPLATE_NAMES, starter_spec
-from chartc.validate import SCHEMA_PATH
+from chartc.commands.cli import main
+from chartc.commands.templates import SCHEMA_COPY, TEMPLATE_NAMES, starter_spec
+from chartc.infra.paths import SCHEMA_PATH
 
 
 def test_every_template_file_is_offered_and_every_offered_template_exists():
-    files = {p.name[:-len(".yaml")] for p in resources.files("chartc.templates").iterdir()
+    files = {p.name[:-len(".yaml")] for p in resources.files("chartc.commands.templates").iterdir()
              if p.name.endswith(".yaml")}
     assert files == set(TEMPLATE_NAMES) == {"scatter", "line", "bar", "trend", "markers"}
 
 
 @pytest.mark.parametrize("template", TEMPLATE_NAMES)
 def test_template_writes_a_spec_that_validates_and_renders(template, tmp_path, monkeypatch, capsys):
-    from chartc.export import render
+    from chartc.render.export import render
     from chartc.pipeline import compile_spec
 
     monkeypatch.chdir(tmp_path)

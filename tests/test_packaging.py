@@ -31,7 +31,7 @@ LOCK = ROOT / "requirements" / "lock.txt"
 FORMATS = ("vl.json", "svg", "png", "pdf", "html")
 # Every file chartc reads at run time, as it sits in the wheel.
 RUNTIME_FILES = ("chartc/schemas/chart.schema.json",
-                 *(f"chartc/templates/{name}.yaml" for name in ("scatter", "line", "bar", "trend", "markers")))
+                 *(f"chartc/commands/templates/{name}.yaml" for name in ("scatter", "line", "bar", "trend", "markers")))
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
@@ -132,7 +132,7 @@ def test_the_wheel_carries_the_package_and_everything_it_reads(wheel):
         zipfile.ZipFile(wheel).read("chartc/schemas/chart.schema.json")
     assert {name.split("/")[0] for name in names} == {"chartc", wheel.name.split("-py3")[0] + ".dist-info"}
     entry_points = zipfile.ZipFile(wheel).read(wheel.name.split("-py3")[0] + ".dist-info/entry_points.txt")
-    assert b"chartc = chartc.cli:run" in entry_points
+    assert b"chartc = chartc.commands.cli:run" in entry_points
 
 
 @pytest.fixture(scope="module")
@@ -180,9 +180,9 @@ def test_the_installed_package_is_chartc_from_site_packages(venv, project):
 
 @pytest.mark.slow
 def test_every_command_works_from_the_installed_wheel(venv, project, tmp_path):
-    from chartc.export import render
+    from chartc.render.export import render
     from chartc.pipeline import compile_spec
-    from chartc.translate import canonical_json
+    from chartc.infra.jsonout import canonical_json
 
     spec = "specs/seed_pretraining.yaml"
     schema = run_installed(venv, "chartc", "schema", cwd=project)

@@ -12,9 +12,9 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from chartc.export import render
-from chartc.manifest import provenance
-from chartc.pdf import canonical_pdf, pdf_provenance
+from chartc.render.export import render
+from chartc.infra.provenance import provenance
+from chartc.render.pdf import canonical_pdf, pdf_provenance
 from chartc.pipeline import compile_spec
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -44,10 +44,10 @@ from hypothesis import strategies as st  # noqa: E402
 from hypothesis_jsonschema import from_schema  # noqa: E402
 
 from chartc.errors import SpecError, SpecWarning  # noqa: E402
-from chartc.load import load_spec  # noqa: E402
+from chartc.stages.load import load_spec  # noqa: E402
 from chartc.pipeline import compile_spec  # noqa: E402
-from chartc.translate import canonical_json  # noqa: E402
-from chartc.validate import load_schema  # noqa: E402
+from chartc.infra.jsonout import canonical_json  # noqa: E402
+from chartc.stages.validate import load_schema  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"

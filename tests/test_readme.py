@@ -14,10 +14,10 @@ import textwrap
 
 import pytest
 
-from chartc import reference
-from chartc.cli import _parser, main
-from chartc.reference import schema_reference_markdown
-from chartc.validate import load_schema
+from chartc.commands import reference
+from chartc.commands.cli import _parser, main
+from chartc.commands.reference import schema_reference_markdown
+from chartc.stages.validate import load_schema
 
 from conftest import ROOT
 

@@ -9,10 +9,10 @@ import pytest
 
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
-from chartc.load import load_spec
-from chartc.model import parse_chart
-from chartc.resolve import check_chart, field_types, resolve_data, rows_through, transform_fields
-from chartc.table import from_records
+from chartc.stages.load import load_spec
+from chartc.ir.model import parse_chart
+from chartc.stages.resolve import check_chart, field_types, resolve_data, rows_through, transform_fields
+from chartc.infra.table import from_records
 
 CARS_COLUMNS = ["Name", "Miles_per_Gallon", "Cylinders", "Displacement", "Horsepower",
                 "Weight_in_lbs", "Acceleration", "Year", "Origin"]

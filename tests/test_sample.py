@@ -11,10 +11,10 @@ import pytest
 
 from chartc import errors as msg
 from chartc.errors import SpecError
-from chartc.export import render
+from chartc.render.export import render
 from chartc.pipeline import compile_spec
-from chartc.resolve import MAX_ROWS
-from chartc.table import SAMPLE_SEED, from_records, sample_rows
+from chartc.stages.resolve import MAX_ROWS
+from chartc.infra.table import SAMPLE_SEED, from_records, sample_rows
 
 ROWS = MAX_ROWS + 50_000
 

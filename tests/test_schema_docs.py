@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from chartc.cli import main, reference_markdown
-from chartc.validate import SCHEMA_PATH
+from chartc.commands.cli import main, reference_markdown
+from chartc.infra.paths import SCHEMA_PATH
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference.md"
@@ -69,7 +69,7 @@ def test_the_enricher_is_idempotent_and_keeps_the_schema_valid(enricher, schema)
     Draft202012Validator.check_schema(once)
     validator = Draft202012Validator(once)
     for spec in sorted((ROOT / "specs").glob("*.yaml"))[:5]:  # annotations change no verdict
-        from chartc.load import load_spec
+        from chartc.stages.load import load_spec
 
         data = load_spec(spec).data
         assert not list(validator.iter_errors(data)), spec

@@ -17,8 +17,8 @@ import pytest
 from scipy import stats
 
 from chartc import compile_spec
-from chartc.export import render
-from chartc.shapes import resolve_shape
+from chartc.render.export import render
+from chartc.infra.shapes import resolve_shape
 
 from conftest import ROOT
 

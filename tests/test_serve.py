@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc import serve as serve_module
-from chartc.serve import (HEAD_BYTES, MAX_TARGET, RELOAD_SCRIPT, STATUS_PATH, VERSION_PATH, ServeState, Watcher,
-                          diagnostics_page, make_server, refuse_host, refuse_target)
+from chartc.commands import serve as serve_module
+from chartc.commands.serve import (HEAD_BYTES, MAX_TARGET, RELOAD_SCRIPT, STATUS_PATH, VERSION_PATH, ServeState, Watcher,
+                                   diagnostics_page, make_server, refuse_host, refuse_target)
 from chartc.errors import Location, SpecError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -289,7 +289,7 @@ def test_out_folder_is_kept_and_is_an_ordinary_gallery(tmp_path):
     assert code == 0
     assert {"index.html", "manifest.json", "vega-bundle.js", "bars.html", "points.fits.json"} <= {
         p.name for p in (tmp_path / "site").iterdir()}
-    from chartc.gallery import check_gallery
+    from chartc.commands.gallery import check_gallery
 
     assert not check_gallery(sorted((tmp_path / "specs").glob("*.yaml")), tmp_path / "site").failed
 
@@ -579,7 +579,7 @@ def watching(out: Path, monkeypatch, during: dict):
     The real build runs first (in this process), so what `during` writes lands
     after the build read the files: a save in the middle of a build.
     """
-    from chartc import gallery
+    from chartc.commands import gallery
 
     real = gallery.build_gallery
     builds: list[int] = []
@@ -723,7 +723,7 @@ def test_the_watcher_survives_a_failing_poll_and_reports_it_once(tmp_path, monke
 @pytest.mark.slow
 def test_serve_waits_out_another_build_of_its_folder_then_builds(tmp_path, monkeypatch):
     """A `chartc build` holding the folder's lock: serve says so once and builds when it is released."""
-    from chartc import gallery
+    from chartc.commands import gallery
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "specs").mkdir()

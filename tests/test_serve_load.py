@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from chartc.serve import STATUS_PATH
+from chartc.commands.serve import STATUS_PATH
 from test_serve import BARS, ServeProcess
 
 REQUESTS = 500

@@ -11,7 +11,7 @@ import pytest
 import vl_convert as vlc
 
 from chartc.errors import SpecError, did_you_mean, known_shapes, unknown_shape
-from chartc.shapes import (
+from chartc.infra.shapes import (
     EXTRA_SHAPE_PATHS,
     LINE_GLYPHS,
     SHAPE_ALIASES,

@@ -1,10 +1,10 @@
-"""chartc.table, the pandas-free data layer, checked against pandas itself.
+"""chartc.infra.table, the pandas-free data layer, checked against pandas itself.
 
 `Table` is meant to type columns as `pandas.read_csv` (files) and
 `pandas.DataFrame.from_records` (records) do, followed by ISO-date parsing of
 text columns. Every test here reads the same input both ways and compares the
 values, their Python types, the column order and the column kinds; pandas is
-the oracle, never `chartc.table`'s own constants or helpers.
+the oracle, never `chartc.infra.table`'s own constants or helpers.
 
 The corner cases at the end of the file are the disagreements such
 comparisons found, each as a minimal reproduction.
@@ -32,10 +32,10 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from chartc.table import (Table, TableError, from_records, milliseconds, read_delimited,  # noqa: E402
+from chartc.infra.table import (Table, TableError, from_records, milliseconds, read_delimited,  # noqa: E402
                             to_number)
 
-# Text the pipeline turns into dates: written out here, not imported from chartc.table.
+# Text the pipeline turns into dates: written out here, not imported from chartc.infra.table.
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$")
 NA_WORDS = sorted(STR_NA_VALUES)
 TRUE_FALSE_WORDS = ["True", "TRUE", "true", "False", "FALSE", "false"]
@@ -125,8 +125,8 @@ def write(tmp_path, text, name="data.csv"):
 
 
 def test_missing_words_are_pandas_defaults():
-    """chartc.table's missing words are exactly read_csv's defaults (they drift between pandas versions)."""
-    from chartc.table import MISSING_WORDS
+    """chartc.infra.table's missing words are exactly read_csv's defaults (they drift between pandas versions)."""
+    from chartc.infra.table import MISSING_WORDS
     assert set(MISSING_WORDS) == set(STR_NA_VALUES)
 
 
@@ -576,7 +576,7 @@ def test_datasets_like_their_pandas_loaders(name):
     pandas' JSON reader parses decimals imprecisely (0.6 as 0.6000000000000001),
     so floats agree to 1 ulp-ish; everything else exactly.
     """
-    from chartc.resolve import load_dataset
+    from chartc.stages.resolve import load_dataset
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -1,6 +1,6 @@
 """The Student's t quantile agrees with scipy and with high-precision values.
 
-`chartc.tdist` replaces ``scipy.stats.t.ppf`` for trend bands. scipy stays in
+`chartc.trends.tdist` replaces ``scipy.stats.t.ppf`` for trend bands. scipy stays in
 the test environment (statsmodels needs it) as the reference.
 """
 
@@ -13,7 +13,7 @@ import sys
 import pytest
 from scipy import special, stats
 
-from chartc.tdist import student_t_quantile
+from chartc.trends.tdist import student_t_quantile
 
 P_GRID = (0.5000001, 0.51, 0.6, 0.75, 0.8, 0.9, 0.95, 0.975, 0.99, 0.995, 0.999, 0.9995, 0.99999)
 DF_GRID = (1, 2, 3, 4, 5, 7, 10, 15, 20, 30, 50, 100, 300, 1000,
@@ -127,9 +127,9 @@ def test_df_not_positive_is_a_value_error(df):
 
 
 def test_bands_do_not_import_scipy():
-    probe = ("import sys, chartc.trend; "
+    probe = ("import sys, chartc.trends.fitting; "
              "assert not any(m.startswith('scipy') for m in sys.modules), 'import'; "
-             "line = chartc.trend.fit_trend([1, 2, 3, 4, 5], [1, 3, 2, 5, 4], band=0.95); "
+             "line = chartc.trends.fitting.fit_trend([1, 2, 3, 4, 5], [1, 3, 2, 5, 4], band=0.95); "
              "assert line.lower is not None, 'no band'; "
              "assert not any(m.startswith('scipy') for m in sys.modules), 'band'")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

@@ -8,8 +8,9 @@ import math
 import pytest
 
 from chartc import compile_spec
-from chartc.translate import (FORMAT_PRESETS, POW10_EXPR, VEGA_THEME_KEYS, apply_format,
-                                canonical_json, channel_type, deep_merge)
+from chartc.stages.translate.vega import FORMAT_PRESETS, POW10_EXPR, apply_format, channel_type, deep_merge
+from chartc.stages.translate import VEGA_THEME_KEYS
+from chartc.infra.jsonout import canonical_json
 
 from conftest import vega_lite_errors
 

@@ -22,7 +22,7 @@ from vega_datasets import data
 
 from chartc import errors
 from chartc.errors import SpecError, did_you_mean
-from chartc.trend import (
+from chartc.trends.fitting import (
     BAND_METHODS,
     LABEL_PLACEHOLDERS,
     SCALE_TRANSFORMS,

@@ -6,8 +6,8 @@ import pytest
 
 from chartc import errors as msg
 from chartc.errors import Location
-from chartc.load import load_text
-from chartc.validate import (COMPOSITE_MARK_PROPERTIES, COMPOSITE_ONLY_PROPERTIES, FACET_CHANNEL_KEYS,
+from chartc.stages.load import load_text
+from chartc.stages.validate import (COMPOSITE_MARK_PROPERTIES, COMPOSITE_ONLY_PROPERTIES, FACET_CHANNEL_KEYS,
                                load_schema, validate_document)
 
 VALID = """\
@@ -317,8 +317,8 @@ def test_constant_next_to_other_keys():
 def test_constant_channels_match_altair():
     import altair as alt
 
-    from chartc.translate import CHANNEL_CLASSES
-    from chartc.validate import CHANNEL_CONSTANTS, CONSTANTS
+    from chartc.stages.translate.vega import CHANNEL_CLASSES
+    from chartc.stages.validate import CHANNEL_CONSTANTS, CONSTANTS
 
     for channel, cls in CHANNEL_CLASSES.items():
         has = tuple(c for c in CONSTANTS if hasattr(alt, cls + c.capitalize()))

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc.cli import main
-from chartc.gallery import build_gallery, check_gallery
-from chartc.workers import WorkerPool, default_jobs, warm_renderer
+from chartc.commands.cli import main
+from chartc.commands.gallery import build_gallery, check_gallery
+from chartc.commands.gallery import warm_worker as warm_renderer  # the real warm-up of a gallery worker
+from chartc.render.workers import WorkerPool, default_jobs
 
 CLOCK = """\
 title: Around the clock change
@@ -80,7 +81,7 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
 def sabotaged_renderer() -> None:
     """`warm` for a pool: the real warm-up, then a render that aborts or hangs on cue."""
     warm_renderer()
-    import chartc.export as export
+    import chartc.render.export as export
 
     original = export.render
 
@@ -220,7 +221,7 @@ def test_default_jobs_is_the_usable_cores():
 
 @pytest.mark.slow
 def test_bundle_is_cached_on_disk_per_renderer_version(tmp_path, monkeypatch):
-    import chartc.export as export
+    import chartc.render.export as export
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(export, "javascript_bundle", export.javascript_bundle.__wrapped__)
@@ -234,7 +235,7 @@ def test_bundle_is_cached_on_disk_per_renderer_version(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_bundle_falls_back_to_memory_when_the_cache_cannot_be_written(tmp_path, monkeypatch):
-    import chartc.export as export
+    import chartc.render.export as export
 
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
@@ -246,7 +247,7 @@ def test_bundle_falls_back_to_memory_when_the_cache_cannot_be_written(tmp_path, 
 
 @pytest.mark.parametrize("kind", ["symlink to /dev/zero", "FIFO", "too large", "not the bundle"])
 def test_a_cache_file_that_is_not_chartcs_is_not_used(tmp_path, monkeypatch, kind):
-    import chartc.export as export
+    import chartc.render.export as export
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(export, "javascript_bundle", export.javascript_bundle.__wrapped__)
@@ -267,7 +268,7 @@ def test_a_cache_file_that_is_not_chartcs_is_not_used(tmp_path, monkeypatch, kin
 
 
 def test_a_themes_cache_that_is_not_a_map_of_configs_is_not_used(tmp_path, monkeypatch):
-    import chartc.export as export
+    import chartc.render.export as export
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     path = export._cache_path("themes")
@@ -282,14 +283,14 @@ def test_a_themes_cache_that_is_not_a_map_of_configs_is_not_used(tmp_path, monke
 
 ABORT_ON_SVG = """\
 import os, sys
-import chartc.workers as workers
+import chartc.render.workers as workers
 _call = workers.call_engine
 def call_engine(name, args, kwargs):
     if name == "vegalite_to_svg":
         os.abort()
     return _call(name, args, kwargs)
 workers.call_engine = call_engine
-from chartc.cli import main
+from chartc.commands.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 

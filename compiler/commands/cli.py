@@ -1,0 +1,373 @@
+"""The `chartc` command: parse arguments, call the API, print, exit.
+
+Exit codes: 0 OK, 1 a spec has problems (or outputs are stale), 2 usage error.
+Problems print as ``FILE:LINE:COL: error: PATH: message (hint)``, never as a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .. import errors as msg
+from ..errors import Location, SpecError, SpecWarning
+from ..infra import paths
+from ..infra.files import write_all, write_atomic
+from ..infra.jsonout import canonical_json
+from ..version import __version__
+from .specs import UsageError, spec_files
+from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_root, starter_spec,
+                        vscode_settings_snippet, write_schema_copy, write_vscode_settings)
+
+# The modules behind each command (the pipeline, the renderer, the gallery, the
+# server) are imported when that command runs: `chartc --version` and `chartc
+# schema` start without them.
+
+EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return args.run(args)
+    except UsageError as error:
+        print(f"chartc: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # a bug in chartc: still one line, never a traceback
+        print(internal_error(error), file=sys.stderr)
+        return EXIT_INVALID
+
+
+def run() -> None:
+    """The `chartc` program: `main`, then an exit that skips the interpreter's teardown.
+
+    A compile loads Altair's ~1,000 schema classes, and freeing them one by
+    one at exit takes ~0.1 s of a ~0.6 s cold compile while changing nothing:
+    every file chartc writes is written, closed and renamed before `main`
+    returns. (mypy ends its runs the same way.)
+    """
+    status = main()
+    workers = sys.modules.get("chartc.render.workers")
+    if workers is not None:  # `chartc serve` keeps a pool: stop it (atexit handlers do not run)
+        workers.close_shared_pool()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`chartc compile s.yaml -o - | head`)
+            pass
+    os._exit(status)
+
+
+def internal_error(error: BaseException, where: object = None) -> str:
+    """The one line printed for an unexpected exception (a bug to report)."""
+    prefix = f"{where}: " if where is not None else "chartc: "
+    return f"{prefix}error: internal error: {type(error).__name__}: {error} (please report this as a chartc bug)"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="chartc", description="Compile declarative chart specs to Vega-Lite, SVG, PNG, PDF and HTML.")
+    parser.add_argument("--version", action="version", version=f"chartc {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    validate = commands.add_parser("validate", help="check specs and their data; print every problem")
+    validate.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    validate.add_argument("--full", action="store_true",
+                          help="also check the data's values and fit the trends (compiles each spec; slower)")
+    validate.set_defaults(run=run_validate)
+
+    compile_ = commands.add_parser("compile", help="compile one spec to one export")
+    compile_.add_argument("spec", metavar="SPEC")
+    compile_.add_argument("-o", "--out", required=True, metavar="OUT",
+                          help="output file: .vl.json, .json, .svg, .png, .pdf or .html; '-' for Vega-Lite JSON on stdout")
+    compile_.add_argument("--fits", metavar="FILE", help="also write the fitted trends as JSON")
+    compile_.set_defaults(run=run_compile)
+
+    build = commands.add_parser("build", help="render every spec and an index page")
+    build.add_argument("specs", nargs="*", metavar="SPECS", help="spec files or folders (default: specs/)")
+    build.add_argument("--out", default="gallery", metavar="DIR", help="output folder (default: gallery)")
+    build.add_argument("--check", action="store_true",
+                       help="write nothing; exit 1 listing every stale, missing or orphaned output")
+    build.add_argument("--force", action="store_true", help="render every chart, even those up to date")
+    build.add_argument("--jobs", "-j", type=int, metavar="N",
+                       help="worker processes that render charts (default: the number of cores)")
+    build.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="stop a chart that takes longer to render and report it as failed (default: 180)")
+    build.set_defaults(run=run_build)
+
+    diff = commands.add_parser(
+        "diff", help="what changed in each chart between two git revisions",
+        usage="chartc diff [-h] [--html FILE] [REV_A [REV_B]] [PATHS...]",
+        description="Compare the charts of two git revisions (default: HEAD and the working tree). "
+                    "Exit 0 when no chart changed, 1 when one did.")
+    diff.add_argument("arguments", nargs="*", metavar="REV_OR_PATH",
+                      help="revisions (default HEAD, then the working tree), then spec files or folders "
+                           "(default: specs/)")
+    diff.add_argument("--html", metavar="FILE", help="also write a page with every changed chart before and after")
+    diff.set_defaults(run=run_diff)
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of chart specs")
+    schema.add_argument("--markdown", action="store_true",
+                        help="print the spec reference generated from the schema (docs/reference.md) instead")
+    schema.set_defaults(run=run_schema)
+
+    serve = commands.add_parser(
+        "serve", help="serve the gallery locally; re-render and reload the page on every save",
+        description="Build the gallery into a temporary folder (or --out) and serve it on 127.0.0.1. "
+                    "Saving a spec or its data re-renders that chart and reloads the page; a spec with "
+                    "problems shows its diagnostics. Ctrl-C stops.")
+    serve.add_argument("specs", nargs="*", metavar="SPECS", help="spec files or folders (default: specs/)")
+    serve.add_argument("--port", type=int, default=0, metavar="N", help="port to listen on (default: a free one)")
+    serve.add_argument("--out", metavar="DIR", help="build into this folder and keep it (default: a temporary one)")
+    serve.set_defaults(run=run_serve)
+
+    new = commands.add_parser("new", help="write a commented starter spec",
+                              description="Write NAME.yaml from a template: a commented spec that "
+                                          "validates and renders as it is (its data ships with chartc). "
+                                          "Its $schema points at the project's schemas/chart.schema.json, "
+                                          "which is written first when missing (see chartc init).")
+    new.add_argument("name", metavar="NAME", help="the spec to write (.yaml is added when missing)")
+    new.add_argument("--template", default="scatter", choices=TEMPLATE_NAMES,
+                     help="the kind of chart (default: scatter)")
+    new.set_defaults(run=run_new)
+
+    init = commands.add_parser(
+        "init", help="copy the chart schema into a project, for $schema and editor completion",
+        description="Write schemas/chart.schema.json (the schema this chartc validates with) and, when "
+                    "there is none, .vscode/settings.json that points VS Code's YAML extension at it. "
+                    "Run it again after upgrading chartc to update the copy.")
+    init.add_argument("dir", nargs="?", metavar="DIR",
+                      help="the project folder (default: the top of the git work tree, else the current folder)")
+    init.set_defaults(run=run_init)
+    return parser
+
+
+def print_problems(error: SpecError) -> None:
+    for problem in error.errors:
+        print(problem.diagnostic(), file=sys.stderr)
+
+
+def run_validate(args) -> int:
+    from ..pipeline import compile_spec, validate_spec
+
+    status = EXIT_OK
+    for path in spec_files(args.paths):
+        try:
+            if args.full:
+                problems = list(compile_spec(path).warnings)
+            else:
+                problems = validate_spec(path)
+        except SpecError as error:
+            problems = list(error.errors)
+        except Exception as error:  # keep checking the other specs
+            print(internal_error(error, path), file=sys.stderr)
+            status = EXIT_INVALID
+            continue
+        for problem in problems:
+            print(problem.diagnostic(), file=sys.stderr)
+            if not isinstance(problem, SpecWarning):
+                status = EXIT_INVALID
+    return status
+
+
+def run_compile(args) -> int:
+    from ..render.export import export_format
+
+    fmt = "vl.json" if args.out == "-" else export_format(args.out)
+    if fmt is None:
+        raise UsageError(f"cannot tell the export format of {args.out!r} "
+                         "(use .vl.json, .json, .svg, .png, .pdf or .html)")
+    if not Path(args.spec).is_file():
+        raise UsageError(f"no such spec file: {args.spec}")
+    if fmt == "vl.json" or (fmt == "html" and _bundle_cached()):
+        return _compile(args, fmt)
+    from ..render.workers import RenderFailed, engine_in_worker
+
+    # The renderer starts in a worker while this process compiles; a crash there is an error here.
+    try:
+        with engine_in_worker():
+            return _compile(args, fmt)
+    except RenderFailed as failure:
+        print(SpecError(str(failure), (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
+              file=sys.stderr)
+        return EXIT_INVALID
+
+
+def _bundle_cached() -> bool:
+    from ..render.export import cached_javascript_bundle
+
+    return cached_javascript_bundle() is not None
+
+
+def _compile(args, fmt: str) -> int:
+    from ..pipeline import compile_spec
+    from ..render.export import RenderRefused, render
+
+    try:
+        compiled = compile_spec(args.spec)
+    except SpecError as error:
+        print_problems(error)
+        return EXIT_INVALID
+    for warning in compiled.warnings:
+        print(warning.diagnostic(), file=sys.stderr)
+    try:
+        files = {} if args.out == "-" else {args.out: render(compiled.vega_lite, fmt)}
+        if args.fits:
+            from .gallery import fits_json
+
+            files[args.fits] = fits_json(compiled).encode("utf-8")
+        write_all(files)  # the chart and its fits, or neither
+    except RenderRefused as refusal:
+        from ..stages.verify import render_refusal  # the translate stage behind it loads numpy: only on a refusal
+
+        print(render_refusal(refusal.reason, compiled.document).diagnostic(), file=sys.stderr)
+        return EXIT_INVALID
+    except OSError as error:  # a folder that cannot be written, a full disk: the system's fault, not a bug
+        where = os.fsdecode(error.filename) if error.filename else args.out
+        print(f"chartc: error: {msg.compile_unwritable(where, error.strerror or str(error))}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.out == "-":
+        sys.stdout.write(canonical_json(compiled.vega_lite))
+    return EXIT_OK
+
+
+def run_build(args) -> int:
+    from .gallery import build_gallery
+
+    if args.check and args.force:
+        raise UsageError("--check and --force exclude each other")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
+    specs = spec_files(args.specs or ["specs"])
+    report = build_gallery(specs, Path(args.out), check=args.check, force=args.force, jobs=args.jobs,
+                           timeout=args.timeout)
+    for line in report.lines:
+        print(line)
+    for line in report.problems:
+        print(line, file=sys.stderr)
+    return EXIT_INVALID if report.failed else EXIT_OK
+
+
+def run_diff(args) -> int:
+    from .diff import DiffUsageError, diff_charts, report_html, split_arguments
+
+    try:
+        revisions, paths = split_arguments(args.arguments)
+        before, after = revisions + ["HEAD", None][len(revisions):]  # defaults: HEAD vs the working tree
+        report = diff_charts(before, after, paths)
+    except DiffUsageError as error:
+        raise UsageError(str(error)) from None
+    if report.unmatched:
+        raise UsageError(f"neither a revision nor a path at {report.before} or {report.after}: "
+                         f"{', '.join(report.unmatched)}")
+    for line in report.lines():
+        print(line)
+    if args.html:
+        write_atomic(args.html, report_html(report).encode("utf-8"))
+    return EXIT_INVALID if report.changed else EXIT_OK
+
+
+def run_schema(args) -> int:
+    if args.markdown:
+        sys.stdout.write(reference_markdown())
+        return EXIT_OK
+    sys.stdout.write(paths.SCHEMA_PATH.read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
+REFERENCE_TITLE = """\
+# chartc spec reference
+
+Every key a chart spec can hold, generated from `schemas/chart.schema.json` by
+`chartc schema --markdown` (do not edit: a test fails when this file is stale).
+
+"""
+
+
+def reference_markdown() -> str:
+    """The text of docs/reference.md: a title, then the reference of every schema property."""
+    from .reference import schema_reference_markdown
+
+    return REFERENCE_TITLE + schema_reference_markdown()
+
+
+def run_serve(args) -> int:
+    from .serve import serve
+
+    paths = args.specs or ["specs"]
+    spec_files(paths)  # a path that does not exist is a usage error
+    if not 0 <= args.port <= 65535:
+        raise UsageError(msg.serve_port_unavailable(args.port, "not a port number"))
+    try:
+        return serve(paths, port=args.port, out=args.out)
+    except OSError as error:
+        raise UsageError(msg.serve_port_unavailable(args.port, error.strerror or str(error))) from None
+
+
+def run_new(args) -> int:
+
+    path = Path(args.name)
+    if path.suffix not in (".yaml", ".yml"):
+        path = path.with_name(path.name + ".yaml")
+    if path.exists():  # before the schema copy: a refused spec writes nothing
+        raise UsageError(msg.new_file_exists(str(path)))
+    root = project_root(path.parent)
+    schema = root / SCHEMA_COPY
+    text = starter_spec(args.template, path, schema)
+    if not schema.exists():  # the spec's $schema must resolve; an existing copy is `chartc init`'s to update
+        try:
+            write_schema_copy(root)
+        except OSError as error:
+            raise UsageError(_unwritable(error, schema)) from None
+        print(msg.new_schema_written(shown_path(schema)))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8", newline="\n") as stream:  # "x": never overwrite
+            stream.write(text)
+    except FileExistsError:
+        raise UsageError(msg.new_file_exists(str(path))) from None
+    print(msg.new_written(str(path), args.template))
+    return EXIT_OK
+
+
+def run_init(args) -> int:
+
+    root = Path(args.dir) if args.dir is not None else project_root()
+    if root.is_file():
+        raise UsageError(msg.init_not_a_folder(args.dir))
+    schema_messages = {"written": msg.init_schema_written, "updated": msg.init_schema_updated,
+                       "current": msg.init_schema_current, "source": msg.init_schema_is_source}
+    settings_messages = {"written": msg.init_settings_written, "configured": msg.init_settings_configured,
+                         "exists": lambda path: msg.init_settings_exists(path, vscode_settings_snippet())}
+    for write, name, messages in ((write_schema_copy, SCHEMA_COPY, schema_messages),
+                                  (write_vscode_settings, VSCODE_SETTINGS, settings_messages)):
+        try:
+            outcome = write(root)
+        except OSError as error:
+            raise UsageError(_unwritable(error, root / name)) from None
+        print(messages[outcome](shown_path(root / name)))
+    return EXIT_OK
+
+
+def shown_path(path: Path) -> str:
+    """A path as printed: relative to the current folder, ``/``-separated on every system."""
+    try:
+        return Path(os.path.relpath(path)).as_posix()
+    except ValueError:  # another drive on Windows
+        return str(path)
+
+
+def _unwritable(error: OSError, path: Path) -> str:
+    return msg.project_file_unwritable(str(error.filename or path), error.strerror or str(error))

@@ -1,0 +1,443 @@
+"""The gallery manifest: what each output was built from, and whether it is stale.
+
+Every export carries a provenance block without timestamps
+(`infra.provenance`), so the same inputs give the same bytes anywhere. A
+gallery keeps ``manifest.json``: per chart, the hashes of its inputs and of every output file, plus the versions
+of the tools that rendered them. Comparing hashes against it tells whether a
+chart is stale without importing altair, pandas or vl-convert.
+
+The manifest arrives through pull requests like any committed file, so it is
+trusted for nothing: `load_manifest` refuses (with `ManifestError`) any entry
+that names a file outside the gallery folder or the project, a name chartc
+would not have written, or more entries or longer strings than a gallery
+holds; every file it names is read with a size bound, and only when it is a
+regular file (never a device, FIFO or symlink out of the project).
+
+This module imports nothing heavy at module level; keep it that way (a no-op
+`chartc build` and `chartc build --check` run on it alone).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import posixpath
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PureWindowsPath
+
+from .. import errors as msg
+from ..errors import Location, SpecError
+from ..infra import paths
+from ..infra.files import UnreadableFile, file_kind, read_bounded
+from ..infra.jsonout import canonical_json
+from ..infra.provenance import MAX_INPUT_BYTES, dataset_hash, dist_version, input_hash, output_hash
+from ..version import __version__
+
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = 1
+INDEX_NAME = "index.html"
+# Distributions whose versions change rendered bytes: a change in any of them
+# (or in chartc's own version or source) makes every chart stale.
+# (numpy's linear algebra decides the last digits of every fitted number.)
+TOOL_DISTRIBUTIONS = {"altair": "altair", "vl_convert": "vl-convert-python", "numpy": "numpy"}
+SOURCE_KEY = "chartc source"
+
+# What a gallery folder holds besides the index and the manifest: per chart,
+# STEM.SUFFIX for these suffixes, and the files every chart page shares.
+CHART_SUFFIXES = ("vl.json", "svg", "png", "html", "fits.json")
+BUNDLE_NAME = "vega-bundle.js"
+STYLE_NAME = "gallery.css"
+SHARED_OUTPUTS = frozenset({BUNDLE_NAME, STYLE_NAME})
+
+# Bounds on what a manifest may hold: ~1 KB per chart, so 10,000 charts stay
+# far below the size bound; a record has 1-3 inputs and at most 7 outputs.
+MAX_MANIFEST_BYTES = 32 * 1024 * 1024
+MAX_CHARTS = 10_000
+MAX_RECORD_FILES = 16
+MAX_TOOLS = 64
+MAX_NAME_CHARS = 1024    # a path, file name, stem or tool version
+MAX_TITLE_CHARS = 4096   # titles are cut to this when recorded
+# Bounds on the files a build hashes: an input past `provenance.MAX_INPUT_BYTES`
+# is not read at all, and an output beyond any chart's size is stale without being read.
+MAX_OUTPUT_BYTES = 512 * 1024 * 1024
+HASH = re.compile(r"[0-9a-f]{64}")
+DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+
+
+# ------------------------------------------------------------------ hashes
+
+def file_output_hash(path: Path) -> str | None:
+    """`output_hash` of a file on disk, or None when it does not exist.
+
+    A symlink, a folder, a device or a file over `MAX_OUTPUT_BYTES` at an
+    output's name is not read: it hashes to ``""``, which matches no
+    recorded hash, so the output counts as changed and is written again.
+    """
+    try:
+        return output_hash(read_bounded(path, MAX_OUTPUT_BYTES, follow=False))
+    except FileNotFoundError:
+        return None
+    except UnreadableFile:
+        return ""
+
+
+def toolchain() -> dict[str, str]:
+    """What decides an output's bytes: chartc's version and source, altair's and vl-convert's versions."""
+    return {"chartc": __version__, SOURCE_KEY: source_hash(),
+            **{key: dist_version(dist) for key, dist in TOOL_DISTRIBUTIONS.items()}}
+
+
+@functools.cache
+def source_hash() -> str:
+    """A short hash of chartc's own Python source (every module, in every subfolder), blind to CRLF vs LF.
+
+    The version alone misses every change between two releases (a checkout
+    someone works on), and any of them can change any output. ~1 ms.
+    """
+    package = paths.PACKAGE_ROOT
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()[:12]
+
+
+# ---------------------------------------------------------------- manifest
+
+@dataclass
+class ChartRecord:
+    """One chart of a gallery: its spec, inputs and outputs, by hash.
+
+    Paths are relative to the gallery folder, with ``/`` separators, so the
+    manifest is the same on every machine that has the same tree.
+    """
+
+    spec: str
+    title: str
+    inputs: dict[str, str]   # relative path or "dataset:NAME" -> hash
+    outputs: dict[str, str]  # file name in the gallery -> output hash
+
+    def to_json(self) -> dict:
+        return {"spec": self.spec, "title": self.title, "inputs": self.inputs, "outputs": self.outputs}
+
+
+@dataclass
+class Manifest:
+    """A gallery's manifest: tool versions, charts by output stem, the index page."""
+
+    tools: dict[str, str] = field(default_factory=dict)
+    charts: dict[str, ChartRecord] = field(default_factory=dict)
+    index: str | None = None  # hash of index.html
+
+    def to_bytes(self) -> bytes:
+        return canonical_json({
+            "format": MANIFEST_FORMAT,
+            "tools": self.tools,
+            "charts": {stem: record.to_json() for stem, record in self.charts.items()},
+            "index": {INDEX_NAME: self.index} if self.index else {},
+        }).encode("utf-8")
+
+    def owned_files(self) -> set[str]:
+        """Every file name this manifest says chartc wrote."""
+        names = {name for record in self.charts.values() for name in record.outputs}
+        if self.index:
+            names.add(INDEX_NAME)
+        return names
+
+
+class ManifestError(Exception):
+    """A manifest entry chartc refuses to act on.
+
+    Attributes:
+        entry: where it is in the manifest's JSON, as a spec path
+            (``("charts", "bars", "outputs", "../x")``).
+        message: what is wrong with it (from `errors`).
+    """
+
+    def __init__(self, entry: tuple, message: str):
+        super().__init__(message)
+        self.entry = entry
+        self.message = message
+
+
+def read_manifest(folder: Path) -> Manifest | None:
+    """The manifest of a gallery folder; None when absent, unreadable or refused.
+
+    For callers that only look at a manifest (``chartc serve``'s watch
+    list); a build uses `load_manifest`, which says why one is refused.
+    """
+    try:
+        return load_manifest(folder)
+    except ManifestError:
+        return None
+
+
+def load_manifest(folder: Path) -> Manifest | None:
+    """The manifest of a gallery folder, every entry checked; None when absent.
+
+    Text that is not JSON (a merge conflict, a hand edit) or another format
+    counts as absent: the next build renders everything again and writes a
+    fresh manifest, removing nothing. JSON that is a manifest but holds an
+    entry chartc would not have written is refused: acting on it could delete
+    or read files outside the gallery.
+
+    Args:
+        folder: the gallery folder.
+
+    Returns:
+        The manifest, or None.
+
+    Raises:
+        ManifestError: the file is not a regular file or is over
+            `MAX_MANIFEST_BYTES`, or an entry is malformed: more entries or
+            longer strings than the bounds, a path that is absolute or not
+            normalised, an output name that is not one of its chart's, a
+            hash that is not one.
+    """
+    try:
+        raw = read_bounded(Path(folder) / MANIFEST_NAME, MAX_MANIFEST_BYTES, follow=False)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise ManifestError((), msg.manifest_unreadable(error.strerror or str(error))) from None
+    try:
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    except _DuplicateKey as duplicate:
+        raise ManifestError((), msg.manifest_duplicate_key(duplicate.args[0])) from None
+    if not isinstance(data, dict):
+        raise ManifestError((), msg.manifest_expected("a JSON object", _kind(data)))
+    if data.get("format") != MANIFEST_FORMAT:
+        return None
+    tools = {key: _text(value, ("tools", key), MAX_NAME_CHARS)
+             for key, value in _mapping(data.get("tools", {}), ("tools",), MAX_TOOLS).items()}
+    charts = {stem: _record(stem, record)
+              for stem, record in _mapping(_required(data, "charts", ()), ("charts",), MAX_CHARTS).items()}
+    index = _mapping(data.get("index") or {}, ("index",), 1)
+    for name in index:
+        if name != INDEX_NAME:
+            raise ManifestError(("index", name), msg.manifest_output_refused(name, INDEX_NAME))
+    digest = index.get(INDEX_NAME)
+    return Manifest(tools, charts, None if digest is None else _hash(digest, ("index", INDEX_NAME)))
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """A JSON object that names no key twice (`json.loads` would keep the last silently)."""
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _record(stem: str, raw) -> ChartRecord:
+    where = ("charts", stem)
+    if "/" in stem or "\\" in stem or "." in stem or "\0" in stem:
+        raise ManifestError(where, msg.manifest_stem_refused(stem))
+    raw = _mapping(raw, where, 8)
+    spec = _relative_path(_required(raw, "spec", where), where + ("spec",))
+    title = _text(raw.get("title", stem), where + ("title",), MAX_TITLE_CHARS)
+    inputs = {}
+    for key, value in _mapping(_required(raw, "inputs", where), where + ("inputs",), MAX_RECORD_FILES).items():
+        entry = where + ("inputs", key)
+        if key.startswith("dataset:"):
+            if not DATASET_NAME.fullmatch(key.removeprefix("dataset:")):
+                raise ManifestError(entry, msg.manifest_dataset_refused(key))
+        else:
+            _relative_path(key, entry)
+        inputs[key] = _hash(value, entry)
+    allowed = {f"{stem}.{suffix}" for suffix in CHART_SUFFIXES} | SHARED_OUTPUTS
+    outputs = {}
+    for name, value in _mapping(_required(raw, "outputs", where), where + ("outputs",), MAX_RECORD_FILES).items():
+        if name not in allowed:
+            raise ManifestError(where + ("outputs", name), msg.manifest_output_refused(name, stem))
+        outputs[name] = _hash(value, where + ("outputs", name))
+    return ChartRecord(spec, title, inputs, outputs)
+
+
+def _kind(value) -> str:
+    kinds = ((bool, "true or false"), (dict, "a JSON object"), (list, "a list"), (str, "a string"),
+             (int, "a number"), (float, "a number"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), "null")
+
+
+def _required(raw: dict, key: str, where: tuple):
+    if key not in raw:
+        raise ManifestError(where, msg.manifest_key_missing(key))
+    return raw[key]
+
+
+def _mapping(value, where: tuple, limit: int) -> dict:
+    """A JSON object of at most `limit` entries, whose keys are bounded strings."""
+    if not isinstance(value, dict):
+        raise ManifestError(where, msg.manifest_expected("a JSON object", _kind(value)))
+    if len(value) > limit:
+        raise ManifestError(where, msg.manifest_too_many(len(value), limit))
+    for key in value:
+        if len(key) > MAX_NAME_CHARS:
+            raise ManifestError(where, msg.manifest_text_too_long(len(key), MAX_NAME_CHARS))
+    return value
+
+
+def _text(value, where: tuple, limit: int) -> str:
+    if not isinstance(value, str):
+        raise ManifestError(where, msg.manifest_expected("a string", _kind(value)))
+    if len(value) > limit:
+        raise ManifestError(where, msg.manifest_text_too_long(len(value), limit))
+    return value
+
+
+def _hash(value, where: tuple) -> str:
+    if not isinstance(value, str) or not HASH.fullmatch(value):
+        raise ManifestError(where, msg.manifest_hash_refused(_kind(value) if not isinstance(value, str)
+                                                             else repr(value[:80])))
+    return value
+
+
+def _relative_path(value, where: tuple) -> str:
+    """A path as chartc records one: relative to the gallery folder, ``/``-separated, normalised."""
+    path = _text(value, where, MAX_NAME_CHARS)
+    if not path or "\0" in path:
+        raise ManifestError(where, msg.manifest_expected("a file's path", repr(path)))
+    if path.startswith(("/", "\\")) or PureWindowsPath(path).drive:
+        raise ManifestError(where, msg.manifest_path_absolute(path))
+    normal = posixpath.normpath(path)
+    if normal != path or normal == ".":
+        raise ManifestError(where, msg.manifest_path_not_normal(path, normal))
+    return path
+
+
+def project_roots(folder: Path, specs=()) -> tuple[str, ...]:
+    """The folders a gallery's inputs may be in: "the project".
+
+    The git work tree around the gallery folder (else the folder that holds
+    the gallery), the one around the current folder (else the current folder
+    itself) and the one around each spec given (else its folder): a data
+    file must be inside its spec's project anyway (`resolve.data_file`).
+    """
+    gallery = os.path.realpath(folder)
+    starts = [(gallery, os.path.dirname(gallery)), (os.path.realpath(os.getcwd()), None)]
+    starts += [(os.path.realpath(os.path.dirname(os.path.abspath(spec))), None) for spec in specs]
+    roots = []
+    for start, otherwise in starts:
+        top = next((candidate for candidate in _ancestors(start)
+                    if os.path.exists(os.path.join(candidate, ".git"))), None)
+        roots.append(top or otherwise or start)
+    return tuple(dict.fromkeys(roots))
+
+
+def _ancestors(path: str):
+    while True:
+        yield path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        path = parent
+
+
+def check_manifest_files(manifest: Manifest, folder: Path, roots: tuple[str, ...]) -> None:
+    """Refuse a manifest whose specs or input files are not regular files inside the project.
+
+    Symlinks are followed to where they lead: one that leads out of the
+    project is refused like ``../../etc/passwd``. A file that is missing is
+    fine here (the chart is stale).
+
+    Raises:
+        ManifestError: the first such entry.
+    """
+    for stem, record in manifest.charts.items():
+        entries = [(("charts", stem, "spec"), record.spec)]
+        entries += [(("charts", stem, "inputs", key), key) for key in record.inputs if not key.startswith("dataset:")]
+        for entry, key in entries:
+            target = os.path.realpath(os.path.join(folder, key))
+            if not any(os.path.commonpath([target, root]) == root for root in roots):
+                raise ManifestError(entry, msg.manifest_path_outside(key, target))
+            try:
+                mode = os.stat(target).st_mode
+            except OSError:  # missing (stale) or unreadable (reported when it is hashed)
+                continue
+            if not stat.S_ISREG(mode):
+                raise ManifestError(entry, msg.manifest_path_not_regular(key, file_kind(mode)))
+
+
+def manifest_problem(folder: Path, error: ManifestError):
+    """A refused manifest as a diagnostic: ``gallery/manifest.json:LINE:COL: error: ENTRY: ...``.
+
+    Returns:
+        A `SpecError` placed at the entry (at line 1 when it cannot be found).
+    """
+    file = os.path.join(os.fspath(folder), MANIFEST_NAME)
+    location = Location(file, 1, 1)
+    try:
+        from ..stages.load import MAX_SPEC_BYTES, load_text  # the YAML library: only for a refused manifest
+
+        text = read_bounded(file, MAX_SPEC_BYTES, follow=False).decode("utf-8")
+        location = load_text(text, file, format="json").locate(error.entry, key=True) or location
+    except SpecError as problem:  # the loader's own refusal (a duplicate key) says where
+        location = problem.location or location
+    except (OSError, ValueError):
+        pass
+    return SpecError(error.message, error.entry, location=location, stage="manifest",
+                     hint=msg.manifest_refused_hint(file))
+
+
+def relative_to(path: Path, folder: Path) -> str:
+    """`path` relative to `folder` (which may be a sibling), ``/``-separated."""
+    return Path(os.path.relpath(Path(path).resolve(), Path(folder).resolve())).as_posix()
+
+
+def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Path | None, data_hash: str,
+                 folder: Path) -> dict[str, str]:
+    """The inputs a manifest records for one chart, keyed relative to `folder`.
+
+    The hashes are those of the bytes the chart was compiled from (see
+    `stages.resolve.data_identity`), never of the files as they are now: a file saved while
+    the chart rendered leaves the chart stale. Inline values are part of the
+    spec file, so they add no entry.
+    """
+    inputs = {relative_to(spec_file, folder): spec_hash}
+    if data_file is not None:
+        inputs[relative_to(data_file, folder)] = data_hash
+    elif data_label.startswith("dataset:"):
+        inputs[data_label] = data_hash
+    return inputs
+
+
+def current_input_hash(key: str, folder: Path) -> str | None:
+    """Hash an input named in a manifest as it is now; None when it is gone.
+
+    Raises:
+        OSError: it cannot be read (`UnreadableFile`: not a regular file, or
+            over `MAX_INPUT_BYTES`; its ``strerror`` says why).
+    """
+    if key.startswith("dataset:"):
+        return dataset_hash(key.split(":", 1)[1])
+    try:
+        return input_hash(read_bounded(Path(folder) / key, MAX_INPUT_BYTES))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def tool_differences(recorded: dict[str, str], current: dict[str, str]) -> list[tuple[str, str, str]]:
+    """``(tool, recorded, current)`` for every tool whose version differs, by tool.
+
+    Tools are named as people install them (``vl-convert-python``, not the
+    module ``vl_convert``).
+    """
+    return [(TOOL_DISTRIBUTIONS.get(name, name), recorded.get(name, "none"), version)
+            for name, version in sorted(current.items()) if recorded.get(name) != version]
+
+
+def tools_changed(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """``name old -> new`` for every tool whose version differs."""
+    return [f"{name} {old} -> {new}" for name, old, new in tool_differences(recorded, current)]

@@ -1,0 +1,183 @@
+"""The spec reference, docs/reference.md, generated from the JSON Schema.
+
+`schema_reference_markdown` turns ``schemas/chart.schema.json`` into one
+markdown table per mapping (every property with its type and description), so
+the reference cannot drift from the schema: ``chartc schema --markdown``
+prints it, and tests/test_schema_docs.py checks docs/reference.md against it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ..stages.validate import load_schema
+
+HEADING = "###"
+ROOT_NAME = "Top level"
+
+
+def schema_reference_markdown(schema: dict | None = None) -> str:
+    """The reference of every spec property as markdown, ending with a newline.
+
+    Args:
+        schema: the chart JSON Schema (default: the one chartc validates with).
+
+    Returns:
+        One section per mapping of the schema, in the order a reader meets
+        them from the top level: a heading, the mapping's description and a
+        table of its properties (name, type, description). Types name the
+        section of a nested mapping as a link.
+    """
+    if schema is None:
+        schema = load_schema()
+    return _Reference(schema).markdown()
+
+
+class _Reference:
+    """Walks the schema breadth first, naming each mapping once."""
+
+    def __init__(self, schema: dict):
+        self.schema = schema
+        self.queue: list[tuple[str, dict]] = []
+        self.names: dict[str, str] = {}  # canonical JSON of a mapping schema -> its section name
+
+    def markdown(self) -> str:
+        self.section_for(ROOT_NAME, self.schema)
+        sections = []
+        done = 0
+        while done < len(self.queue):  # sections queue more sections as they are written
+            name, node = self.queue[done]
+            sections.append(self.section(name, node))
+            done += 1
+        return "\n".join(sections)
+
+    # ------------------------------------------------------------ sections
+
+    def section_for(self, name: str, node: dict) -> str:
+        """The section name of a mapping schema, queueing it the first time it is seen."""
+        key = json.dumps(node, sort_keys=True)
+        if key not in self.names:
+            self.names[key] = name
+            self.queue.append((name, node))
+        return self.names[key]
+
+    def section(self, name: str, node: dict) -> str:
+        lines = [f"{HEADING} {name}", ""]
+        if node.get("description"):
+            lines += [_one_line(node["description"]), ""]
+        if "properties" not in node:  # a choice between mappings: list them
+            for branch_name, branch in self.variants(name, node):
+                summary = _one_line(branch.get("description", ""))
+                lines.append(f"- {_link(self.section_for(branch_name, branch))}" + (f": {summary}" if summary else ""))
+            return "\n".join(lines) + "\n"
+        lines += ["| Property | Type | Description |", "| --- | --- | --- |"]
+        required = set(node.get("required", []))
+        prefix = "" if name == ROOT_NAME else name + "."
+        for prop, sub in node["properties"].items():
+            label = f"`{prop}`" + (" (required)" if prop in required else "")
+            kind = self.type_of(sub, prefix + prop)
+            lines.append(f"| {_cell(label)} | {_cell(kind)} | {_cell(self.description(sub))} |")
+        return "\n".join(lines) + "\n"
+
+    def description(self, node: dict) -> str:
+        text = node.get("description") or self.resolve(node).get("description", "")
+        text = _one_line(text)
+        if "default" in node:
+            text = (text + " " if text else "") + f"Default: {_literal(node['default'])}."
+        return text
+
+    # ------------------------------------------------------------ types
+
+    def resolve(self, node: dict) -> dict:
+        ref = node.get("$ref")
+        if not ref:
+            return node
+        return self.schema["$defs"][ref.rsplit("/", 1)[-1]]
+
+    def variants(self, name: str, node: dict) -> list[tuple[str, dict]]:
+        """The inline mappings of an anyOf/oneOf, when there are several, each named
+        by its first required key (``transform.filter``)."""
+        branches = node.get("anyOf") or node.get("oneOf") or []
+        objects = [b for b in branches if "properties" in b]
+        if len(objects) < 2:
+            return []
+        return [(f"{name}.{(b.get('required') or [i])[0]}", b) for i, b in enumerate(objects)]
+
+    def type_of(self, node: dict, name: str) -> str:
+        """A readable type: ``string``, ``number ≥ 0``, ``list of [layer](#layer)``, ..."""
+        if "$ref" in node:
+            def_name = node["$ref"].rsplit("/", 1)[-1]
+            target = self.resolve(node)
+            if "properties" in target or self.variants(def_name, target):
+                return _link(self.section_for(def_name, target))
+            return self.type_of(target, def_name)
+        if "const" in node:
+            return _literal(node["const"])
+        if "enum" in node:
+            return " or ".join(_literal(v) for v in node["enum"])
+        for combinator in ("anyOf", "oneOf"):
+            if combinator in node and "type" not in node:
+                named = dict((id(b), n) for n, b in self.variants(name, node))
+                kinds = [self.type_of(b, named.get(id(b), name)) for b in node[combinator]]
+                return " or ".join(dict.fromkeys(kinds))
+        kinds = node.get("type")
+        if kinds is None:
+            return "any"
+        if isinstance(kinds, list):
+            return " or ".join(self.type_of({**node, "type": k}, name) for k in kinds)
+        if kinds == "object":
+            if "properties" in node:
+                return _link(self.section_for(name, node))
+            values = node.get("additionalProperties")
+            if isinstance(values, dict):
+                return f"mapping of name → {self.type_of(values, name + '.*')}"
+            return "mapping"
+        if kinds == "array":
+            items = node.get("items") or {}
+            item = self.type_of(items, name) if items else ""
+            kind = f"list of ({item})" if " or " in item else (f"list of {item}" if item else "list")
+            low, high = node.get("minItems"), node.get("maxItems")
+            if low is not None and low == high:
+                return f"{kind} ({low} items)"
+            if low:
+                return f"{kind} (at least {low})"
+            return kind
+        if kinds in ("number", "integer"):
+            return kinds + _bounds(node)
+        return kinds
+
+
+def _bounds(node: dict) -> str:
+    if "minimum" in node and "maximum" in node:
+        return f" from {node['minimum']:g} to {node['maximum']:g}"
+    parts = []
+    for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
+        if key in node:
+            parts.append(f"{sign} {node[key]:g}")
+    return " " + ", ".join(parts) if parts else ""
+
+
+def _literal(value) -> str:
+    return f"`{json.dumps(value, ensure_ascii=False).strip(chr(34))}`" if isinstance(value, str) else \
+        f"`{json.dumps(value)}`"
+
+
+def _slug(name: str) -> str:
+    """The anchor GitHub gives a heading."""
+    return re.sub(r"[^\w\- ]", "", name.lower()).replace(" ", "-")
+
+
+def _link(name: str) -> str:
+    return f"[{name}](#{_slug(name)})"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+# ---------------------------------------------------------------- README block

@@ -1,0 +1,718 @@
+"""`chartc serve`: the gallery on a local web server, rebuilt and reloaded on save.
+
+    spec files ──poll (200 ms)──▶ changed? ──build_gallery──▶ out folder
+    browser ◀── pages + a small script that polls /__chartc/version ──┘
+
+Built only on `gallery` (and so on `pipeline`): a served chart is exactly what
+``chartc build`` writes. The server listens on the loopback interface only.
+Every served HTML page gets a script that asks for the build version every
+200 ms and reloads the page when it changed, so a saved spec shows up in the
+browser well within a second. A spec with problems is served as a page of its
+diagnostics (file, line, column, spec path, message, hint) instead of its
+chart; the last good chart stays on disk and is served at ``STEM.html?previous``.
+
+It always converges to the last save: before each build the watcher records
+every watched file as it is (stat, and a content hash while a timestamp could
+still hide a second save); a file that differs from that record afterwards,
+or that the build met for the first time and that may have changed while it
+ran, starts another build.
+
+Listening on 127.0.0.1 does not keep other web sites out: through DNS
+rebinding a page in the user's browser can reach it under its own host name.
+So a request is answered only when its Host header names this server
+(``127.0.0.1:PORT``, ``localhost:PORT`` or ``[::1]:PORT``; anything else is
+403). A request without exactly one Host header is refused with 400, HTTP/1.0
+ones included: every browser sends Host, and without it nothing tells which
+name the client used. Request targets are checked before any file lookup
+(see `refuse_target`); every error is a short plain-text body.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from http import HTTPStatus
+from http.server import HTTPServer, SimpleHTTPRequestHandler
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, unquote_to_bytes, urlsplit
+
+from .. import errors as msg
+from ..errors import SpecError
+from . import gallery  # as `gallery.build_gallery`, looked up at each build
+from .manifest import read_manifest
+from .specs import UsageError, spec_files
+
+HOST = "127.0.0.1"
+POLL_SECONDS = 0.2          # how often spec and data files are checked
+SETTLE_SECONDS = 0.05       # wait after a change so a half-written file is not built
+# A file changed this recently can change again without its mtime, ctime or size
+# moving (timestamps tick every 2 s on FAT, 1 s on HFS+ and some network file
+# systems, a few ms on ext4): its content is hashed too, so that save is seen.
+RACY_SECONDS = 2.0
+VERSION_PATH = "/__chartc/version"
+STATUS_PATH = "/__chartc/status"
+
+# Connections the kernel holds while every handler is busy. Python's default of
+# 5 left a burst of browser or script requests to SYN retries: 1, 3, 7 s waits.
+LISTEN_BACKLOG = 128
+# Requests handled at once, by a pool of threads. More connections wait in the
+# backlog (never an unbounded number of threads); every request is short.
+MAX_HANDLERS = 32
+# Seconds a client has for its whole request line and headers, counted from
+# when a handler takes the connection: an idle or trickling client gives the
+# handler back (a socket timeout alone restarts with every byte).
+HEAD_SECONDS = 10.0
+# Seconds one write of a response may take: a client that stops reading.
+SEND_SECONDS = 10.0
+# Bytes of request line and headers read at most: a browser sends a few KiB
+# (cookies for localhost included); the default allows 100 lines of 64 KiB.
+HEAD_BYTES = 64 * 1024
+# Characters of a request target: the gallery's URLs are short file names.
+MAX_TARGET = 4096
+# Characters of an error explanation echoed in a response body.
+MAX_REASON = 200
+
+# Injected before </body> of every served HTML page: reload when a build finished.
+RELOAD_SCRIPT = """<script>
+(function () {{
+  var version = {version};
+  function poll() {{
+    fetch("{path}", {{cache: "no-store"}})
+      .then(function (response) {{ return response.text(); }})
+      .then(function (text) {{
+        if (text.trim() !== String(version)) {{ location.reload(); }} else {{ setTimeout(poll, 200); }}
+      }})
+      .catch(function () {{ setTimeout(poll, 1000); }});
+  }}
+  setTimeout(poll, 200);
+}})();
+</script>
+"""
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>{title}</title>
+<style>
+  body {{ font-family: system-ui, sans-serif; margin: 24px; color: #222; }}
+  a {{ color: #1f5fa8; }}
+  .problems {{ border: 1px solid #e0b4b4; background: #fff6f6; border-radius: 6px; padding: 8px 16px; }}
+  .problems li {{ margin: 6px 0; }}
+  .diagnostic {{ font-family: ui-monospace, monospace; white-space: pre-wrap; }}
+  .where {{ color: #555; }}
+  .message {{ color: #b00020; }}
+  .hint {{ color: #3c6e28; }}
+  pre.source {{ background: #f6f8fa; border: 1px solid #ddd; padding: 8px; overflow: auto; }}
+  .mark {{ background: #ffe9a8; }}
+</style>
+</head>
+<body>
+{body}
+</body>
+</html>
+"""
+
+
+@dataclass
+class ServeState:
+    """What the watcher built, read by the request handlers.
+
+    Handlers only read; the watcher replaces whole values, so a reader never
+    sees a half-updated dict.
+    """
+
+    out: Path
+    version: int = 0
+    building: bool = True
+    failures: dict[str, SpecError] = field(default_factory=dict)  # stem -> problems
+    spec_of: dict[str, str] = field(default_factory=dict)          # stem -> spec path (for pages)
+    problems: list[str] = field(default_factory=list)               # build problems not tied to a chart
+
+
+# ------------------------------------------------------------------ watching
+
+def find_specs(paths: list[str]) -> list[Path]:
+    """The spec files under `paths` now (folders rescanned; missing files skipped)."""
+    found: list[Path] = []
+    for name in paths:
+        try:
+            found.extend(spec_files([name]))
+        except UsageError:
+            continue
+    return list(dict.fromkeys(found))
+
+
+def watched_files(specs: list[Path], out: Path) -> list[Path]:
+    """The spec files plus every data file the gallery's manifest says a chart read."""
+    files = [Path(os.path.abspath(spec)) for spec in specs]
+    manifest = read_manifest(out)
+    if manifest is not None:
+        for record in manifest.charts.values():
+            files.extend(Path(os.path.normpath(out / key)) for key in record.inputs if not key.startswith("dataset:"))
+    return list(dict.fromkeys(files))
+
+
+def stat_key(stat: os.stat_result) -> tuple:
+    """What a save changes in a file's stat: mtime, ctime (set by the kernel: `cp -p` keeps mtime), size, inode."""
+    return (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A watched file as the watcher saw it."""
+
+    stat: tuple | None           # `stat_key`; None: the file is gone
+    digest: bytes | None = None  # content hash, taken while the timestamps could hide a save
+    changed_ns: int = 0          # its last change by its timestamps (the later of mtime and ctime)
+
+
+GONE = Seen(None)
+# A file the build met for the first time and that may have changed while it ran:
+# what the build read is unknown, so it differs from whatever the file is now.
+UNSURE = Seen(("unsure",))
+
+
+def settled(seen: Seen, now_ns: int) -> bool:
+    """Whether the file last changed so long before `now_ns` that any later save moves its timestamps."""
+    return now_ns - seen.changed_ns >= RACY_SECONDS * 1e9
+
+
+def look(path: Path, before: Seen | None, now_ns: int) -> Seen:
+    """`path` as it is at `now_ns`.
+
+    Args:
+        path: a spec or data file.
+        before: the last record of it, if any: when that one has a content hash
+            and the same stat, the content is hashed again to compare.
+        now_ns: the wall-clock time of this look (`time.time_ns()`).
+
+    Returns:
+        Its stat, with a content hash unless it `settled`; GONE when unreadable.
+    """
+    try:
+        stat = path.stat()
+    except OSError:
+        return GONE
+    seen = Seen(stat_key(stat), None, max(stat.st_mtime_ns, stat.st_ctime_ns))
+    compare = before is not None and before.digest is not None and before.stat == seen.stat
+    if settled(seen, now_ns) and not compare:
+        return seen
+    try:
+        with path.open("rb") as stream:
+            return replace(seen, digest=hashlib.file_digest(stream, "sha256").digest())
+    except OSError:
+        return GONE
+
+
+def differs(before: Seen, now: Seen) -> bool:
+    """Whether the file changed between two looks."""
+    if before.stat != now.stat:
+        return True
+    return before.digest is not None and now.digest is not None and before.digest != now.digest
+
+
+class Watcher(threading.Thread):
+    """Builds the gallery once, then again whenever a spec or data file changes.
+
+    `seen` is the record every poll compares with: each file as it was just
+    before the last build started (files the build met for the first time
+    join it as they were after it, or UNSURE). A save during a build therefore
+    differs from the record and starts the next build.
+    """
+
+    def __init__(self, paths: list[str], state: ServeState, stop: threading.Event, *, log=None):
+        super().__init__(name="chartc-serve-watcher", daemon=True)
+        self.paths = paths
+        self.state = state
+        self.stop = stop
+        self.log = log or say
+        self.seen: dict[str, Seen] = {}
+        self.failure: str | None = None  # the last watch failure reported (each is reported once)
+        self.waiting = False  # the last build found another build holding the folder
+
+    def run(self) -> None:
+        self.guarded(self.build)
+        while not self.stop.wait(POLL_SECONDS):
+            self.guarded(self.check)
+
+    def guarded(self, step) -> None:
+        """Run one step; an exception (an unreadable folder, say) is reported and the watching goes on."""
+        try:
+            step()
+        except Exception as error:
+            failure = msg.serve_watch_failed(f"{type(error).__name__}: {error}")
+            if failure != self.failure:
+                self.log(failure, file=sys.stderr)
+            self.failure = failure
+        else:
+            self.failure = None
+
+    def check(self) -> None:
+        """Build when a watched file differs from the record."""
+        changed = self.poll()
+        if changed:
+            time.sleep(SETTLE_SECONDS)
+            self.log(msg.serve_changed([os.path.relpath(name) for name in changed]))
+            self.build()
+
+    def poll(self) -> list[str]:
+        """The watched files that differ from the record, sorted; refreshes the record of the others."""
+        files = watched_files(find_specs(self.paths), self.state.out)
+        now_ns = time.time_ns()
+        changed = []
+        for name in sorted({str(path) for path in files} | set(self.seen)):
+            before = self.seen.get(name)
+            now = look(Path(name), before, now_ns)
+            if before is None or differs(before, now):
+                changed.append(name)
+            elif now.digest is not None and settled(now, now_ns):
+                self.seen[name] = replace(now, digest=None)  # same content; from now on its timestamps tell
+        return changed
+
+    def build(self) -> None:
+        """Record the watched files, build the gallery, publish the result."""
+        started = time.perf_counter()
+        started_ns = time.time_ns()
+        state = self.state
+        state.building = True
+        try:
+            specs = find_specs(self.paths)
+            before = {str(path): look(path, None, started_ns) for path in watched_files(specs, state.out)}
+            try:
+                report = gallery.build_gallery(specs, state.out)
+            except Exception as error:  # keep serving the last good gallery whatever a build does
+                state.problems = [msg.serve_build_crashed(f"{type(error).__name__}: {error}")]
+                self.log(state.problems[0], file=sys.stderr)
+            else:
+                if report.locked:  # another `chartc build` writes the folder: try again at the next poll
+                    if not self.waiting:
+                        self.log(report.problems[0], file=sys.stderr)
+                    self.waiting, self.seen = True, {}
+                    return
+                self.waiting = False
+                for line in report.problems:
+                    self.log(line, file=sys.stderr)
+                tied = {problem.diagnostic() for error in report.failures.values() for problem in error.errors}
+                state.failures = dict(report.failures)
+                state.spec_of = {gallery.output_stem(spec): str(spec) for spec in specs}
+                state.problems = [line for line in report.problems if line not in tied and ": warning: " not in line]
+            # Data files the build met for the first time join the record. One
+            # that had not settled when the build started may have been read
+            # before or after its last save: UNSURE, so the next poll builds again.
+            met = {}
+            for path in watched_files(specs, state.out):
+                if str(path) not in before:
+                    now = look(path, None, started_ns)
+                    met[str(path)] = UNSURE if now.digest is not None else now
+            self.seen = {**met, **before}
+            state.version += 1
+        finally:
+            state.building = False
+        self.log(msg.serve_built(len(specs), len(state.failures), time.perf_counter() - started))
+
+
+# ------------------------------------------------------------------- serving
+
+def allowed_hosts(port: int) -> frozenset[str]:
+    """The Host header values a request to this server can carry (compared lower-cased)."""
+    return frozenset(f"{host}:{port}" for host in (HOST, "localhost", "[::1]"))
+
+
+def refuse_host(values: list[str], port: int) -> tuple[HTTPStatus, str] | None:
+    """Why a request with these Host headers is not answered, or None.
+
+    A browser always sends the host and port of the URL it loads; a page that
+    reached 127.0.0.1 through DNS rebinding sends its own host name.
+    """
+    if len(values) != 1:
+        return HTTPStatus.BAD_REQUEST, msg.serve_host_missing()
+    if values[0].strip().lower() not in allowed_hosts(port):
+        return HTTPStatus.FORBIDDEN, msg.serve_host_refused(port)
+    return None
+
+
+BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def refuse_target(target: str) -> tuple[HTTPStatus, str] | None:
+    """Why a request target is not served, or None.
+
+    Only what a browser sends for a link: a path of printable ASCII whose
+    percent-escapes decode to UTF-8 without control characters or '.' and
+    '..' segments, then an optional query. So no file lookup ever meets a
+    name it cannot take (a NUL raises in `open`) or one outside the gallery.
+    """
+    if len(target) > MAX_TARGET:
+        return HTTPStatus.REQUEST_URI_TOO_LONG, msg.serve_target_too_long(MAX_TARGET)
+    if not target.startswith("/"):
+        return HTTPStatus.BAD_REQUEST, msg.serve_target_not_a_path()
+    if not target.isascii() or not target.isprintable() or " " in target:
+        return HTTPStatus.BAD_REQUEST, msg.serve_target_not_ascii()
+    path = target.partition("?")[0].partition("#")[0]
+    if BAD_ESCAPE.search(path):
+        return HTTPStatus.BAD_REQUEST, msg.serve_target_bad_escape()
+    try:
+        decoded = unquote_to_bytes(path).decode("utf-8")
+    except UnicodeDecodeError:
+        return HTTPStatus.BAD_REQUEST, msg.serve_target_not_utf8()
+    if CONTROL.search(decoded):
+        return HTTPStatus.BAD_REQUEST, msg.serve_target_control()
+    if any(segment in (".", "..") for segment in decoded.split("/")):
+        return HTTPStatus.BAD_REQUEST, msg.serve_target_dot_segment()
+    return None
+
+
+class RequestHead(io.RawIOBase):
+    """A connection's bytes as read for one request's line and headers.
+
+    At most `limit` bytes, all within `seconds` of the connection's start:
+    past the limit it reads as the end of the stream (and sets `overflow`),
+    past the deadline it raises TimeoutError, on which the handler closes
+    the connection without an answer.
+    """
+
+    def __init__(self, connection: socket.socket, limit: int, seconds: float):
+        super().__init__()
+        self.connection = connection
+        self.left = limit
+        self.deadline = time.monotonic() + seconds
+        self.overflow = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.left <= 0:
+            self.overflow = True
+            return 0
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("the request head took too long")
+        previous = self.connection.gettimeout()
+        self.connection.settimeout(remaining if previous is None else min(previous, remaining))
+        try:
+            with memoryview(buffer) as view:
+                count = self.connection.recv_into(view, min(len(view), self.left))
+        finally:
+            self.connection.settimeout(previous)
+        self.left -= count
+        return count
+
+
+class Handler(SimpleHTTPRequestHandler):
+    """Static files from the gallery folder, live-reload script and diagnostics added.
+
+    A request is answered only when its head fits HEAD_BYTES and arrives
+    within HEAD_SECONDS, its Host header names this server and its target
+    passes `refuse_target`; otherwise it gets a plain-text 4xx (or, past the
+    deadline, the connection is closed).
+    """
+
+    state: ServeState  # set on the subclass `make_handler` builds
+    # One request per connection: an idle keep-alive connection would hold a handler thread.
+    protocol_version = "HTTP/1.0"
+    # Error responses before the request line is understood still get a status line.
+    default_request_version = "HTTP/1.0"
+    timeout = SEND_SECONDS  # the socket's timeout: bounds each write of a response
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the socket's own reader: replaced by one with limits
+        self.rfile = io.BufferedReader(RequestHead(self.connection, HEAD_BYTES, HEAD_SECONDS))
+
+    def log_message(self, format, *args) -> None:  # noqa: A002 (the base class's name)
+        pass  # quiet: the terminal shows builds and problems, not every request
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-cache")  # a rebuilt thumbnail is never served stale
+        self.send_header("X-Content-Type-Options", "nosniff")
+        super().end_headers()
+
+    def parse_request(self) -> bool:
+        """The base class's parsing, then this server's limits, Host check and target check."""
+        head = self.rfile.raw
+        if head.overflow or len(self.raw_requestline.split()) != 3 or not self.raw_requestline.endswith(b"\n"):
+            # Not for the base class, which reads 'GET /' as HTTP/0.9 (headerless answers) and
+            # answers an empty line with nothing at all.
+            self.command, self.requestline, self.request_version = None, "", self.default_request_version
+            if head.overflow:
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG, explain=msg.serve_target_too_long(MAX_TARGET))
+            else:
+                self.send_error(HTTPStatus.BAD_REQUEST, explain=msg.serve_bad_request_line())
+            return False
+        if not super().parse_request():
+            return False
+        if head.overflow:
+            self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, explain=msg.serve_head_too_large(HEAD_BYTES))
+            return False
+        port = self.server.server_address[1]
+        refusal = refuse_host(self.headers.get_all("Host") or [], port) or refuse_target(self.path)
+        if refusal is not None:
+            self.send_error(refusal[0], explain=refusal[1])
+            return False
+        return True
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Every error as a short plain-text body (the base class sends an HTML page)."""
+        status = HTTPStatus(code)
+        reason = (explain or message or status.description)[:MAX_REASON]
+        body = (msg.serve_http_error(status.value, status.phrase, reason) + "\n").encode("utf-8", "replace")
+        self.close_connection = True
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD" and status >= 200 and status not in (HTTPStatus.NO_CONTENT, HTTPStatus.NOT_MODIFIED):
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        url = urlsplit(self.path)
+        path = unquote(url.path)
+        if path == VERSION_PATH:
+            return self.send_text(str(self.state.version), "text/plain")
+        if path == STATUS_PATH:
+            return self.send_text(json.dumps(self.status(), sort_keys=True), "application/json")
+        if path == "/favicon.ico":
+            self.send_response(HTTPStatus.NO_CONTENT)
+            return self.end_headers()
+        if path in ("/", "/index.html"):
+            return self.send_page(self.index_page())
+        name = path.lstrip("/")
+        if "/" not in name and name.endswith(".html"):
+            stem = name[:-len(".html")]
+            failure = self.state.failures.get(stem)
+            if failure is not None and "previous" not in parse_qs(url.query, keep_blank_values=True):
+                return self.send_page(self.problems_page(stem, failure))
+            try:
+                page = (self.state.out / name).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):  # not a chart (or a name too long): the base class says 404
+                page = None
+            if page is not None:
+                return self.send_page(page)
+        return super().do_GET()
+
+    def status(self) -> dict:
+        state = self.state
+        return {"version": state.version, "building": state.building,
+                "failures": {stem: [p.diagnostic() for p in error.errors] for stem, error in state.failures.items()},
+                "problems": state.problems}
+
+    def send_text(self, text: str, kind: str) -> None:
+        body = text.encode("utf-8")
+        self.send_response(HTTPStatus.OK)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def send_page(self, page: str) -> None:
+        script = RELOAD_SCRIPT.format(version=self.state.version, path=VERSION_PATH)
+        at = page.rfind("</body>")
+        page = page[:at] + script + page[at:] if at >= 0 else page + script
+        self.send_text(page, "text/html")
+
+    def index_page(self) -> str:
+        state = self.state
+        index = state.out / "index.html"
+        banner = problems_banner(state)
+        if not index.is_file():
+            text = "Building the gallery..." if state.building else "No charts yet."
+            return PAGE.format(title="chartc serve", body=f"<h1>chartc gallery</h1>\n{banner}<p>{text}</p>")
+        page = index.read_text(encoding="utf-8")
+        at = page.find("<h1>")
+        return page[:at] + banner + page[at:] if banner and at >= 0 else page
+
+    def problems_page(self, stem: str, error: SpecError) -> str:
+        spec = self.state.spec_of.get(stem, stem)
+        previous = (self.state.out / f"{stem}.html").is_file()
+        return diagnostics_page(spec, stem, error.errors, previous=previous)
+
+
+def problems_banner(state: ServeState) -> str:
+    """A box at the top of the index listing every spec with problems ('' when none)."""
+    items = [f'<li><a href="{html.escape(stem, quote=True)}.html">{html.escape(state.spec_of.get(stem, stem))}</a>: '
+             f'{html.escape(msg.serve_problem_count(len(error.errors)))}</li>'
+             for stem, error in sorted(state.failures.items())]
+    items += [f'<li class="diagnostic">{html.escape(line)}</li>' for line in state.problems]
+    if not items:
+        return ""
+    return '<div class="problems" id="chartc-problems">\n<ul>\n' + "\n".join(items) + "\n</ul>\n</div>\n"
+
+
+def diagnostics_page(spec: str, stem: str, problems: list[SpecError], *, previous: bool) -> str:
+    """The page served instead of a chart whose spec has problems.
+
+    Every problem shows its file, line and column, spec path, message and
+    hint, with the spec line it points at; all text is HTML-escaped.
+    """
+    items = []
+    for problem in problems:
+        where = problem.location
+        position = f"{where.file}:{where.line}:{where.column}" if where else spec
+        hint = f'\n<span class="hint">hint: {html.escape(problem.hint)}</span>' if problem.hint else ""
+        items.append(
+            f'<li class="diagnostic" data-line="{where.line if where else ""}" '
+            f'data-column="{where.column if where else ""}">'
+            f'<span class="where">{html.escape(position)}</span>: {html.escape(problem.severity)}: '
+            f'<code>{html.escape(msg.format_path(problem.path))}</code>: '
+            f'<span class="message">{html.escape(problem.message)}</span>{hint}'
+            f"{_source_excerpt(where)}</li>")
+    name = html.escape(stem, quote=True)
+    keep = (f'<p>The last good chart is still there: <a id="previous" href="{name}.html?previous">{name}.html</a></p>'
+            if previous else "")
+    body = (f'<nav><a href="index.html">&larr; gallery</a></nav>\n'
+            f"<h1>{html.escape(spec)}: {html.escape(msg.serve_problem_count(len(problems)))}</h1>\n"
+            f'<div class="problems" id="chartc-problems">\n<ul>\n' + "\n".join(items) + "\n</ul>\n</div>\n"
+            f"{keep}\n<p>Fix the spec and save: this page reloads by itself.</p>")
+    return PAGE.format(title=html.escape(f"{Path(spec).name}: problems"), body=body)
+
+
+def _source_excerpt(where) -> str:
+    """The spec line a problem points at, with a caret under the column."""
+    if where is None:
+        return ""
+    try:
+        lines = Path(where.file).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    if not 1 <= where.line <= len(lines):
+        return ""
+    line = lines[where.line - 1]
+    caret = " " * max(where.column - 1, 0) + "^"
+    return f'\n<pre class="source">{where.line:>4} | {html.escape(line)}\n     | {caret}</pre>'
+
+
+class Server(HTTPServer):
+    """Requests handled by a pool of at most MAX_HANDLERS threads; more connections wait in the backlog.
+
+    A pool, not a thread per connection: starting a thread costs about as
+    much as answering a status request.
+    """
+
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(self, address, handler):
+        self.free = threading.Semaphore(MAX_HANDLERS)
+        self.stopping = threading.Event()
+        self.pool: ThreadPoolExecutor | None = None  # stays None when the port cannot be bound
+        super().__init__(address, handler)
+        self.pool = ThreadPoolExecutor(MAX_HANDLERS, thread_name_prefix=f"chartc-serve-{self.server_address[1]}")
+
+    def process_request(self, request, client_address) -> None:
+        # Runs in the accept loop: while every handler is busy nothing more is
+        # accepted, so new connections queue in the kernel's backlog.
+        while not self.free.acquire(timeout=0.1):
+            if self.stopping.is_set():
+                self.shutdown_request(request)
+                return
+        try:
+            self.pool.submit(self.handle_connection, request, client_address)
+        except BaseException:
+            self.free.release()
+            raise
+
+    def handle_connection(self, request, client_address) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self.free.release()
+
+    def handle_error(self, request, client_address) -> None:
+        """One line on stderr instead of socketserver's traceback; nothing when the client left."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, (ConnectionError, TimeoutError)):
+            say(msg.serve_request_failed(f"{type(error).__name__}: {error}"), file=sys.stderr)
+
+    def shutdown(self) -> None:
+        self.stopping.set()
+        super().shutdown()
+
+    def server_close(self) -> None:
+        super().server_close()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False)  # requests in progress finish within their deadlines
+
+
+def make_server(state: ServeState, port: int) -> Server:
+    """An HTTP server on 127.0.0.1:`port` (0: a free port) serving `state.out`.
+
+    Raises:
+        OSError: the port cannot be bound.
+    """
+    handler = type("ChartcHandler", (Handler,), {"state": state})
+    return Server((HOST, port), functools.partial(handler, directory=str(state.out)))
+
+
+def say(*args, file=None, **kwargs) -> None:
+    """print(), flushed: the address and build lines must reach a pipe at once."""
+    print(*args, file=file or sys.stdout, flush=True, **kwargs)
+
+
+def serve(paths: list[str], *, port: int = 0, out: str | None = None, log=say) -> int:
+    """Serve the gallery of `paths`, rebuilding on every save, until SIGINT or SIGTERM.
+
+    Args:
+        paths: spec files or folders (folders are rescanned, so new specs appear).
+        port: the port to listen on; 0 picks a free one.
+        out: the gallery folder; None builds into a temporary folder removed at exit.
+        log: print-like function for status lines.
+
+    Returns:
+        The exit code: 0 after a clean stop.
+
+    Raises:
+        OSError: the port cannot be bound.
+    """
+    folder = Path(out) if out else Path(tempfile.mkdtemp(prefix="chartc-serve-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    state = ServeState(folder.resolve())
+    try:
+        server = make_server(state, port)
+    except OSError:
+        if not out:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    http_thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1},
+                                   name="chartc-serve-http", daemon=True)
+    watcher = Watcher(paths, state, stop, log=log)
+    try:
+        http_thread.start()
+        log(msg.serve_listening(f"http://{HOST}:{server.server_address[1]}/"))
+        watcher.start()
+        while not stop.wait(0.5):
+            pass
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+        watcher.join(timeout=60)  # a build in progress finishes: vl-convert cannot be interrupted
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if not out:
+            shutil.rmtree(folder, ignore_errors=True)
+        log(msg.serve_stopped())
+    return 0

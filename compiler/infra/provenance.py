@@ -1,0 +1,105 @@
+"""Provenance: the hashes that identify a chart's inputs, and the ``usermeta.chartc`` block.
+
+Every export carries a provenance block without timestamps (chartc version,
+Vega-Lite version, a hash of the spec file and one of its data), so the same
+inputs give the same bytes anywhere. The gallery's manifest records the same
+hashes (`commands.manifest`) to tell a stale chart from an up-to-date one
+without importing altair, numpy or vl-convert.
+
+This module imports nothing heavy; keep it that way (a no-op `chartc build`
+runs on it).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import re
+
+from ..version import __version__
+
+PROVENANCE_KEY = "chartc"  # the usermeta key; also the PNG tEXt keyword
+DATASET_DISTRIBUTION = "vega_datasets"
+VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
+# Largest input a build hashes: an input the pipeline would refuse
+# (`resolve.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all.
+MAX_INPUT_BYTES = 50 * 1024 * 1024
+
+
+# ------------------------------------------------------------------ hashes
+
+def input_hash(content: bytes) -> str:
+    """SHA-256 of a text input (spec or data file), blind to CRLF vs LF.
+
+    A checkout with ``core.autocrlf`` reads the same spec and rows, so it must
+    give the same hash, and so the same output bytes.
+    """
+    return hashlib.sha256(content.replace(b"\r\n", b"\n")).hexdigest()
+
+
+def output_hash(content: bytes) -> str:
+    """SHA-256 of an output file's exact bytes."""
+    return hashlib.sha256(content).hexdigest()
+
+
+@functools.cache
+def dist_version(name: str) -> str:
+    """An installed distribution's version, read without importing it."""
+    from importlib import metadata  # ~30 ms (it loads the email package): only once a version is needed
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def dataset_hash(name: str) -> str:
+    """Identity of a vega-datasets table: its name and the package version."""
+    return hashlib.sha256(f"{DATASET_DISTRIBUTION} {dist_version(DATASET_DISTRIBUTION)}\0{name}".encode()).hexdigest()
+
+
+def values_hash(values) -> str:
+    """Identity of inline rows (they are part of the spec, hashed for symmetry)."""
+    text = json.dumps(values, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# -------------------------------------------------------------- provenance
+
+def vega_lite_version(vega_lite: dict) -> str | None:
+    """The Vega-Lite version a compiled chart targets, from its ``$schema``."""
+    match = VEGA_LITE_SCHEMA.search(str(vega_lite.get("$schema", "")))
+    return match.group(1) if match else None
+
+
+def add_provenance(vega_lite: dict, spec_hash: str, data: tuple) -> dict:
+    """The chart with ``usermeta.chartc`` = versions and input hashes (no timestamps).
+
+    Args:
+        vega_lite: the translated chart.
+        spec_hash: `input_hash` of the spec bytes that were compiled.
+        data: ``(label, hash, path)`` of its rows (`stages.resolve.data_identity`),
+            taken before they were read.
+
+    Returns:
+        A new dict; any ``usermeta`` the spec declares is kept beside ``chartc``.
+    """
+    label, data_hash, _ = data
+    block = {
+        "version": __version__,
+        "vega_lite": vega_lite_version(vega_lite),
+        "spec_hash": spec_hash,
+        "data": label,
+        "data_hash": data_hash,
+    }
+    usermeta = dict(vega_lite.get("usermeta") or {})
+    usermeta[PROVENANCE_KEY] = block
+    return {**vega_lite, "usermeta": usermeta}
+
+
+def provenance(vega_lite: dict) -> dict | None:
+    """The ``usermeta.chartc`` block of a compiled chart, if it has one."""
+    usermeta = vega_lite.get("usermeta")
+    block = usermeta.get(PROVENANCE_KEY) if isinstance(usermeta, dict) else None
+    return block if isinstance(block, dict) else None

@@ -1,0 +1,9 @@
+"""Rendering: compiled Vega-Lite to the files people open, and the processes that render them.
+
+`export` (the only module that knows vl-convert: SVG, PNG, PDF, HTML, JSON
+bytes with their provenance), `pdf` (deterministic PDF bytes) and `workers`
+(warm renderer processes that contain crashes and hangs).
+
+May import: `chartc.infra`, `chartc.errors` and the standard library; never a
+stage, the pipeline or a command (callers pass what the workers should load).
+"""

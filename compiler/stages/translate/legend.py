@@ -1,0 +1,310 @@
+"""One legend for the whole chart: marker categories, line series and trends.
+
+Vega-Lite draws one legend per scale and merges legends whose scales have
+the same domain (vega-lite#5996, #9748 are what happens otherwise). So every
+layer that joins the legend encodes the same field with the *same* explicit
+domain on every channel it uses; only the ranges say how each entry looks:
+
+    domain       MLA        MQA          Trend (R²=0.786)
+    shape        diamond    triangle-up  stroke
+    fill         #d62728    transparent  transparent     (hollow MQA)
+    stroke       #d62728    #2ca02c      gray
+    size         64         64           400             (length of the legend line)
+    strokeWidth  1          1.5          2
+    strokeDash   [1, 0]     [1, 0]       [6, 4]
+
+A marker layer encodes shape/fill/stroke/size/strokeWidth (hollow or filled
+per category needs fill and stroke as channels; `filled` is per mark), a line
+series and a trend line encode stroke/strokeDash/strokeWidth, and Vega-Lite
+merges all of them into one symbol legend whose trend entries are dashed
+strokes. Trend rows carry their legend text in the plan's field.
+
+Measured with vl-convert 1.9 (Vega-Lite 6.4): exactly one legend in the Vega
+output; a point mark's own `opacity: 1` also sets the legend symbols' opacity
+(Vega-Lite's 0.7 default otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dataclass_field
+
+from ...infra.colors import resolve_color
+from ...infra.shapes import resolve_shape
+from ...ir.model import ChartSpec, LayerSpec, MarkerStyle
+from ...trends.fitting import format_trend_label
+from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
+                       DEFAULT_SIZE, category_key, layer_categories, mark_kind, merge_style)
+from .vega import expression_string
+
+# The field trend rows carry when no marker map names one.
+TREND_FIELD = "legend"
+# Size (px²) of a line entry's symbol: Vega draws the `stroke` glyph sqrt(size)
+# long, so 400 is a 20 px line, long enough to show one period of a dash.
+LINE_SYMBOL_SIZE = 400
+TREND_COLOR = "gray"
+SOLID = (1, 0)  # a strokeDash that draws a solid line in both SVG and canvas
+
+# Channels each kind of layer encodes. A line mark's `size` is its width and
+# an area's `stroke` its outline, so each kind takes only what it draws.
+KIND_CHANNELS = {
+    "marker": ("shape", "fill", "stroke", "size", "strokeWidth", "opacity"),
+    "line": ("stroke", "strokeDash", "strokeWidth", "opacity"),
+    "area": ("fill", "opacity"),
+    "trend": ("stroke", "strokeDash", "strokeWidth", "opacity"),
+}
+CHANNEL_CLASSES = {
+    "shape": "Shape", "fill": "Fill", "stroke": "Stroke", "size": "Size",
+    "strokeWidth": "StrokeWidth", "strokeDash": "StrokeDash", "opacity": "Opacity",
+}
+# Inside the plot the legend sits over the data: give it a background.
+INSIDE_POSITIONS = ("top-left", "top-right", "bottom-left", "bottom-right")
+INSIDE_LEGEND = {"fillColor": "rgba(255, 255, 255, 0.85)", "strokeColor": "#cccccc",
+                 "cornerRadius": 3, "padding": 8}
+
+
+@dataclass(frozen=True, slots=True)
+class LegendEntry:
+    """One legend row and the look of everything drawn for it."""
+
+    value: object        # the domain value: a data value, or a trend's label text
+    label: str           # the text shown
+    kind: str            # marker | line | area | trend
+    shape: str
+    fill: str
+    stroke: str
+    size: float
+    strokeWidth: float
+    strokeDash: tuple
+    opacity: float
+
+
+@dataclass
+class LegendPlan:
+    """The chart's one legend: its entries, field and the encodings that draw it.
+
+    Built once per chart by `plan_legend`; layers ask it for their encodings.
+    """
+
+    field: str
+    title: str | None
+    hidden: bool = False   # `legend.position: none`: draw the styles, no legend
+    entries: list[LegendEntry] = dataclass_field(default_factory=list)
+    trend_labels: dict = dataclass_field(default_factory=dict)   # trend layer path -> label template
+
+    def trend_value(self, layer_path, line) -> str | None:
+        """The legend text of a fitted line, or None when it has no legend entry.
+
+        Args:
+            layer_path: the trend layer's spec path.
+            line: one of that layer's `TrendLine`s (from the fits).
+
+        Returns:
+            The value trend rows carry in `field`.
+        """
+        template = self.trend_labels.get(tuple(layer_path))
+        if template is None:
+            return None
+        return format_trend_label(template, line)
+
+    def trend_encodings(self, layer_path, alt) -> dict:
+        """Channel -> Altair encoding for a trend layer's line chart.
+
+        Args:
+            layer_path: the trend layer's spec path.
+            alt: the altair module.
+
+        Returns:
+            stroke/strokeDash/strokeWidth/opacity on `field`; empty when the
+            layer has no legend entries (no `label`), so its mark style applies.
+        """
+        if tuple(layer_path) not in self.trend_labels:
+            return {}
+        return self._encodings(self.field, KIND_CHANNELS["trend"], alt)
+
+    def mark_encodings(self, layer: LayerSpec, types: dict, alt) -> dict:
+        """Channel -> Altair encoding for a mark layer with `markers`.
+
+        Args:
+            layer: the layer.
+            types: field -> measurement type after the layer's transforms (unused:
+                categories are always nominal).
+            alt: the altair module.
+
+        Returns:
+            The channels the layer's mark kind draws, on its marker field,
+            except those the layer's `encoding` declares itself: those win
+            (`color` stands for fill and stroke).
+        """
+        declared = set(layer.encoding)
+        if "color" in declared:
+            declared |= {"fill", "stroke"}
+        channels = [c for c in KIND_CHANNELS[mark_kind(layer)] if c not in declared]
+        return self._encodings(layer.markers.field, channels, alt)
+
+    def mark_properties(self, layer: LayerSpec) -> dict:
+        """Fixed mark properties a marker layer needs (merged under the user's)."""
+        if mark_kind(layer) == "marker":
+            return {"opacity": 1}  # else Vega-Lite fades points (and legend symbols) to 0.7
+        return {}
+
+    def legend_properties(self) -> dict | None:
+        """The `legend` of every encoding that joins: title and display labels.
+
+        None (no legend) when the chart hides it.
+        """
+        if self.hidden:
+            return None
+        props = {"title": self.title}
+        renamed = [(category_key(e.value), e.label) for e in self.entries
+                   if e.label != category_key(e.value)]
+        if renamed:
+            expr = "datum.label"
+            for key, label in reversed(renamed):
+                expr = f"datum.label === {expression_string(key)} ? {expression_string(label)} : {expr}"
+            props["labelExpr"] = expr
+        if not any(e.kind == "marker" for e in self.entries) and any(
+                e.kind in ("line", "trend") for e in self.entries):
+            props["symbolSize"] = LINE_SYMBOL_SIZE  # no size scale: lengthen the lines
+        return props
+
+    def _encodings(self, field: str, channels, alt) -> dict:
+        domain = [e.value for e in self.entries]
+        props = self.legend_properties()
+        legend = None if props is None else alt.Legend(**props)
+        result = {}
+        for channel in channels:
+            values = [getattr(e, channel) for e in self.entries]
+            if channel == "opacity" and all(v == 1 for v in values):
+                continue
+            if channel == "strokeDash":
+                values = [list(v) for v in values]
+            result[channel] = getattr(alt, CHANNEL_CLASSES[channel])(
+                field=field, type="nominal", legend=legend,
+                scale=alt.Scale(type="ordinal", domain=domain, range=values))
+        return result
+
+
+def plan_legend(spec: ChartSpec, table, fits: dict) -> LegendPlan | None:
+    """Plan the chart's legend from its marker maps and labelled trends.
+
+    Args:
+        spec: the checked chart.
+        table: its rows (from `resolve_data`).
+        fits: layer path -> list of `TrendLine` (from the fit stage).
+
+    Returns:
+        The plan, or None when no layer has markers or a trend label.
+    """
+    entries: dict[str, dict] = {}       # category key -> entry fields, first declaration first
+    styles: dict[str, MarkerStyle] = {}
+    fields = []
+    titles = []
+    trend_labels = {}
+    for layer in spec.layers:
+        if layer.markers is not None:
+            fields.append(layer.markers.field)
+            if layer.markers.has_title:
+                titles.append(layer.markers.title)
+            kind = mark_kind(layer)
+            for value, style in layer_categories(layer, table):
+                key = category_key(value)
+                if key in entries:  # a second layer styles the same category: merge
+                    styles[key] = _fill_in(styles[key], style)
+                    entries[key]["kinds"].add(kind)
+                else:
+                    entries[key] = {"value": value, "kinds": {kind}}
+                    styles[key] = style
+        elif layer.trend is not None and layer.trend.label is not None:
+            for line in fits.get(layer.path, []):
+                text = format_trend_label(layer.trend.label, line)
+                trend_labels[layer.path] = layer.trend.label
+                if text not in entries:
+                    entries[text] = {"value": text, "kinds": {"trend"}}
+                    styles[text] = _trend_style(layer, line, styles)
+    if not entries:
+        return None
+    field = fields[0] if fields else TREND_FIELD
+    title = titles[0] if titles else (field if fields else None)
+    if "title" in spec.legend:
+        title = spec.legend["title"]
+    plan = LegendPlan(field=field, title=title, hidden=spec.legend.get("position") == "none",
+                      trend_labels=trend_labels)
+    plan.entries = [_entry(info, styles[key], index) for index, (key, info) in enumerate(entries.items())]
+    return plan
+
+
+def _fill_in(first: MarkerStyle, later: MarkerStyle) -> MarkerStyle:
+    """Keys `first` leaves open, taken from `later`."""
+    return merge_style(later, first)
+
+
+def _trend_style(layer: LayerSpec, line, styles: dict) -> MarkerStyle:
+    """A trend line's look, from its `style`; a per-group line without a colour
+    takes its group's marker colour, so line and points match."""
+    style = layer.trend.style
+    color = style.get("color")
+    if color is None and line.group is not None and category_key(line.group) in styles:
+        color = styles[category_key(line.group)].color
+    return MarkerStyle(color=color or TREND_COLOR, dash=tuple(style["dash"]) if "dash" in style else None,
+                       width=style.get("width"), opacity=style.get("opacity"))
+
+
+def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
+    kinds = info["kinds"]
+    kind = next(k for k in ("marker", "line", "area", "trend") if k in kinds)
+    # Entries carry colours as the renderer draws them (`tab:blue` as hex): every layer reads them here.
+    color = resolve_color(style.color or DEFAULT_COLORS[index % len(DEFAULT_COLORS)])
+    edge = resolve_color(style.stroke) if style.stroke else color
+    filled = True if style.filled is None else style.filled
+    if kind == "marker":
+        outline = style.strokeWidth if style.strokeWidth is not None else DEFAULT_OUTLINE[filled]
+        if "line" in kinds:
+            # Points and a line series of one category share the stroke scales:
+            # the line's width and dash win (the legend symbol's outline shows them).
+            outline = style.width if style.width is not None else style.strokeWidth or DEFAULT_LINE_WIDTH
+        return LegendEntry(
+            value=info["value"], label=style.label or category_key(info["value"]), kind=kind,
+            shape=resolve_shape(style.shape or DEFAULT_SHAPE),
+            fill=color if filled else "transparent",
+            stroke=edge,
+            size=style.size if style.size is not None else DEFAULT_SIZE,
+            strokeWidth=outline,
+            strokeDash=tuple(style.dash) if style.dash and "line" in kinds else SOLID,
+            opacity=style.opacity if style.opacity is not None else 1)
+    if kind == "area":
+        return LegendEntry(
+            value=info["value"], label=style.label or category_key(info["value"]), kind=kind,
+            shape="square", fill=color, stroke=edge, size=DEFAULT_SIZE * 2,
+            strokeWidth=0, strokeDash=SOLID,
+            opacity=style.opacity if style.opacity is not None else 1)
+    width = style.width if style.width is not None else style.strokeWidth
+    return LegendEntry(  # a line series or a trend line
+        value=info["value"], label=style.label or category_key(info["value"]), kind=kind,
+        shape="stroke", fill="transparent", stroke=edge, size=LINE_SYMBOL_SIZE,
+        strokeWidth=width if width is not None else DEFAULT_LINE_WIDTH,
+        strokeDash=tuple(style.dash) if style.dash else SOLID,
+        opacity=style.opacity if style.opacity is not None else 1)
+
+
+def legend_config(legend: dict) -> dict:
+    """Vega-Lite `config.legend` for the chart's `legend` settings.
+
+    Args:
+        legend: the spec's top-level `legend` mapping.
+
+    Returns:
+        orient (or disable), columns, and a background inside the plot.
+    """
+    settings = {}
+    position = legend.get("position")
+    if position == "none":
+        settings["disable"] = True
+    elif position:
+        settings["orient"] = position
+        if position in INSIDE_POSITIONS:
+            settings.update(INSIDE_LEGEND)
+    if "columns" in legend:
+        settings["columns"] = legend["columns"]
+    if "title" in legend and legend["title"] is None:
+        settings["title"] = None
+    return settings

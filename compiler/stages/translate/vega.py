@@ -1,0 +1,140 @@
+"""Vega-Lite building blocks shared by the chart, legend and trend translators.
+
+A channel mapping as an Altair channel object (`translate_channel`, with its
+type inferred and its `format` preset expanded), text as a Vega expression
+string literal (`expression_string`) and the recursive merge every config
+goes through (`deep_merge`). The chart translator (`translate`), the legend
+plan (`legend`) and the trend layers (`trend_layers`) all build on these, so
+none of them imports another for them.
+
+Altair is passed in as `alt` (the caller imported it): importing this module
+costs nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from ...infra.colors import resolve_color
+
+# Axis / legend `format` presets: d3-format strings, or a label expression.
+POW10_EXPR = (
+    "abs(log(datum.value) / LN10 - round(log(datum.value) / LN10)) < 1e-6 ? "
+    "'10' + replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace("
+    "format(round(log(datum.value) / LN10), 'd'),"
+    " /0/g, '⁰'), /1/g, '¹'), /2/g, '²'), /3/g, '³'), /4/g, '⁴'), /5/g, '⁵'),"
+    " /6/g, '⁶'), /7/g, '⁷'), /8/g, '⁸'), /9/g, '⁹'), /-/g, '⁻') : ''"
+)
+# preset -> (d3 format for text and tooltip channels, label expression for axes
+# and legends). A label expression formats each label on its own: `si` gives
+# 200k, 1.2M where the d3 format alone gives 0.2M, 1.2M (one prefix per axis);
+# `~%` rather than `.0%`, which repeats labels on fine ticks (1%, 1%, 2%).
+FORMAT_PRESETS = {
+    "pow10": (None, POW10_EXPR),
+    "si": ("~s", "format(datum.value, '~s')"),
+    "percent": ("~%", None),
+}
+
+CHANNEL_CLASSES = {
+    "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
+    "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
+}
+# Secondary channels take their type from the primary one and accept no type.
+UNTYPED_CHANNELS = {"x2", "y2"}
+
+
+def expression_string(text: str) -> str:
+    """Text as a string literal of a Vega expression.
+
+    JSON's quoting, but U+2028 and U+2029 escaped: JSON allows them raw in a
+    string, Vega's expression parser reads them as line breaks and refuses the
+    expression (a category named with one broke the whole chart).
+    """
+    return json.dumps(text, ensure_ascii=False).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def translate_channel(channel: str, definition, types: dict, alt):
+    """A channel mapping (or a list for tooltip/detail) -> Altair channel object."""
+    if isinstance(definition, list):
+        return [translate_channel(channel, item, types, alt) for item in definition]
+    props = dict(definition)
+    cls = getattr(alt, CHANNEL_CLASSES[channel])
+    if channel == "color":
+        props = _resolve_channel_colors(props)
+    if "value" in props:
+        return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"])
+    if "datum" in props:
+        return getattr(alt, CHANNEL_CLASSES[channel] + "Datum")(props["datum"])
+    if channel not in UNTYPED_CHANNELS and "type" not in props:
+        props["type"] = channel_type(props, types)
+    if channel in UNTYPED_CHANNELS:
+        props.pop("type", None)
+    if "scale" in props:
+        props["scale"] = alt.Scale(**props["scale"])
+    for key, params in (("axis", alt.Axis), ("legend", alt.Legend)):
+        if key in props:
+            props[key] = None if props[key] is None else params(**apply_format(dict(props[key])))
+    if "format" in props:
+        props.update(apply_format({"format": props.pop("format")}, label_key=None))
+    if isinstance(props.get("bin"), dict):
+        props["bin"] = alt.Bin(**props["bin"])
+    return cls(**props)
+
+
+def _resolve_channel_colors(props: dict) -> dict:
+    """A colour channel's constant and scale range as the renderer draws them (`tab:blue` is hex)."""
+    if isinstance(props.get("value"), str):
+        props["value"] = resolve_color(props["value"])
+    scale = props.get("scale")
+    if isinstance(scale, dict) and isinstance(scale.get("range"), list):
+        props["scale"] = {**scale, "range": [resolve_color(c) if isinstance(c, str) else c for c in scale["range"]]}
+    return props
+
+
+def channel_type(props: dict, types: dict) -> str:
+    """The declared type, else the one the data (or the aggregate) implies."""
+    if props.get("aggregate") in ("count", "distinct", "valid", "missing") or props.get("bin"):
+        return "quantitative"
+    if "timeUnit" in props:
+        return "temporal" if types.get(props.get("field")) == "temporal" else "ordinal"
+    return types.get(props.get("field"), "nominal")
+
+
+def apply_format(props: dict, label_key: str | None = "labelExpr") -> dict:
+    """Expand `format` presets (`pow10`, `si`, `percent`) into Vega-Lite terms.
+
+    Args:
+        props: axis, legend or channel properties, possibly with `format`.
+        label_key: where a label expression goes (None for a channel's own
+            `format`, which takes only d3-format strings).
+
+    Returns:
+        `props`, its preset replaced; any other `format` (a d3-format string)
+        is left as it is. A label expression the user wrote wins.
+    """
+    fmt = props.get("format")
+    if fmt not in FORMAT_PRESETS:
+        return props
+    d3_format, expression = FORMAT_PRESETS[fmt]
+    if label_key and expression:
+        props.pop("format")
+        props.setdefault(label_key, expression)
+    elif d3_format:
+        props["format"] = d3_format
+    else:
+        props.pop("format")
+    return props
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """`override` merged into a copy of `base`: mappings recursively, the rest replaced."""
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+

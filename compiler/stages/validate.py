@@ -1,0 +1,470 @@
+"""Stage 2: check a loaded document against the JSON Schema in ``schemas/``.
+
+Every violation becomes a `SpecError` at the most specific spec path the
+schema can name, reworded for people and placed at its line and column.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import stat as stat_module
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import errors as msg
+from ..errors import SpecError, SpecWarning
+from ..infra import paths
+from ..infra.colors import free_form_problems, resolve_color
+from ..infra.shapes import resolve_shape
+
+if TYPE_CHECKING:  # annotations only: checking a document needs no YAML loader
+    from .load import Document
+
+JSON_TYPES = {
+    dict: "a mapping", list: "a list", str: "a string", bool: "true or false",
+    int: "a number", float: "a number", type(None): "null",
+}
+SCHEMA_TYPE_NAMES = {
+    "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
+    "number": "a number", "integer": "a whole number", "null": "null",
+}
+
+
+@functools.cache
+def load_schema() -> dict:
+    """The chart JSON Schema (`paths.SCHEMA_PATH`), read once per process."""
+    return json.loads(paths.SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _validator():
+    # Built once: jsonschema.validate() re-checks the schema on every call.
+    from jsonschema import Draft202012Validator  # ~0.1 s: only once a document is checked (not `chartc schema`)
+
+    return Draft202012Validator(load_schema(), format_checker=format_checker())
+
+
+@functools.cache
+def format_checker():
+    """The schema's own formats: ``color`` (`colors.resolve_color`); standard formats are not checked."""
+    from jsonschema import FormatChecker  # as in `_validator`
+
+    checker = FormatChecker(formats=())
+    checker.checks("color", raises=SpecError)(_is_color)
+    return checker
+
+
+def _is_color(instance) -> bool:
+    if isinstance(instance, str):  # other types get the schema's type error
+        resolve_color(instance)
+    return True
+
+
+def validate_document(doc: Document) -> list[SpecError]:
+    """Check a document against the chart schema.
+
+    Args:
+        doc: the loaded spec.
+
+    Returns:
+        Every violation, in file order, each reworded at its most specific path.
+    """
+    problems: list[SpecError] = []
+    for error in _validator().iter_errors(doc.data):
+        problems.extend(_describe(error, doc))
+    problems.extend(_check_structure(doc))
+    unique = {p.diagnostic(): p for p in problems}
+    return sorted(unique.values(), key=_file_order)
+
+
+def _file_order(error: SpecError):
+    loc = error.location
+    return (loc.line, loc.column) if loc else (0, 0)
+
+
+def check_schema_reference(doc: Document) -> list[SpecWarning]:
+    """A `$schema` that names a local copy of the chart schema from another chartc version.
+
+    Editors complete and check a spec against the file its `$schema` names
+    (the copy `chartc init` writes); a stale copy quietly disagrees with chartc.
+
+    Args:
+        doc: the loaded spec.
+
+    Returns:
+        One warning at the `$schema` key, or none: for a URL, an absolute path,
+        a missing or unreadable file, another schema, or the same schema.
+    """
+    reference = doc.data.get("$schema") if isinstance(doc.data, dict) else None
+    if not isinstance(reference, str) or URL_OR_DRIVE.match(reference) or Path(reference).is_absolute():
+        return []
+    target = Path(doc.file).parent / reference
+    try:
+        stat = target.stat()
+    except (OSError, ValueError):  # missing, or a name the system refuses
+        return []
+    if not stat_module.S_ISREG(stat.st_mode) or stat.st_size > MAX_SCHEMA_COPY_BYTES:  # not a copy chartc wrote
+        return []
+    if not _is_stale_copy(os.path.realpath(target), stat.st_mtime_ns, stat.st_size):
+        return []
+    return [SpecWarning(msg.schema_copy_stale(reference), ("$schema",), location=doc.locate(("$schema",), key=True),
+                        stage="schema", hint=msg.schema_copy_stale_hint())]
+
+
+# The schema is ~90 KB; a $schema naming something far larger (or a device) is not read.
+MAX_SCHEMA_COPY_BYTES = 4 * 1024 * 1024
+URL_OR_DRIVE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # https:, file:, C:
+
+
+@functools.lru_cache(maxsize=64)
+def _is_stale_copy(path: str, mtime_ns: int, size: int) -> bool:
+    # Keyed by the file's stat too: each copy is read once, and again only after
+    # it changes (`chartc serve` outlives a `chartc init`).
+    try:
+        copy = json.loads(Path(path).read_bytes())
+    except (OSError, ValueError):
+        return False
+    schema = load_schema()
+    return isinstance(copy, dict) and copy.get("$id") == schema.get("$id") and copy != schema
+
+
+def _check_structure(doc: Document) -> list[SpecError]:
+    """Rules about which keys go together, with messages the schema cannot give."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    problems = []
+    has_mark, has_layers = "mark" in data, "layers" in data
+    if has_mark and has_layers:
+        problems.append(_error(msg.mark_and_layers(), ("mark",), doc, hint=msg.mark_and_layers_hint()))
+    elif not has_mark and not has_layers:
+        problems.append(_error(msg.no_mark(), (), doc, hint=msg.no_mark_hint()))
+    if "markers" in data and has_layers:
+        problems.append(_error(msg.markers_with_layers(), ("markers",), doc, key=True))
+    if "data" not in data:
+        problems.append(_error(msg.missing_key("data"), (), doc, hint=msg.data_hint()))
+    if has_mark:
+        problems.extend(_check_mark(data["mark"], ("mark",), doc))
+    problems.extend(_check_encoding(data.get("encoding"), ("encoding",), doc))
+    problems.extend(_check_shapes(data, (), doc))
+    facet = data.get("facet")
+    for channel in ("row", "column") if isinstance(facet, dict) else ():
+        if isinstance(facet.get(channel), dict):
+            problems.extend(
+                _error(msg.facet_property_not_allowed(prop, channel), ("facet", channel, prop), doc,
+                       hint=msg.allowed_keys(FACET_CHANNEL_KEYS), key=True)
+                for prop in facet[channel] if prop not in FACET_CHANNEL_KEYS)
+    for key in FREE_FORM_KEYS:  # passed to Vega-Lite as written: colours, fonts and unsafe text
+        if isinstance(data.get(key), dict):
+            problems.extend(_error(p.message, p.path, doc, hint=p.hint) for p in free_form_problems(data[key], (key,)))
+    layers = data.get("layers")
+    for index, layer in enumerate(layers if isinstance(layers, list) else []):
+        if not isinstance(layer, dict):
+            continue
+        path = ("layers", index)
+        if "mark" in layer:
+            problems.extend(_check_mark(layer["mark"], path + ("mark",), doc))
+        problems.extend(_check_encoding(layer.get("encoding"), path + ("encoding",), doc))
+        problems.extend(_check_shapes(layer, path, doc))
+        if "mark" in layer and "trend" in layer:
+            problems.append(_error(msg.mark_and_trend(), path + ("trend",), doc, key=True))
+        elif "mark" not in layer and "trend" not in layer:
+            problems.append(_error(msg.layer_needs_mark(), path, doc, hint=msg.layer_needs_mark_hint()))
+        if "markers" in layer and "trend" in layer:
+            problems.append(_error(msg.markers_on_trend(), path + ("markers",), doc, key=True))
+    return problems
+
+
+# Composite marks take only these properties (Vega-Lite's BoxPlotDef, ErrorBarDef,
+# ErrorBandDef); every other mark takes all of the mark object's keys but these
+# composite-only ones.
+COMPOSITE_MARK_PROPERTIES = {
+    "boxplot": ("type", "color", "opacity", "size", "extent", "orient", "clip"),
+    "errorbar": ("type", "color", "opacity", "size", "thickness", "extent", "orient", "clip"),
+    "errorband": ("type", "color", "opacity", "interpolate", "extent", "orient", "clip"),
+}
+COMPOSITE_ONLY_PROPERTIES = ("extent",)
+FACET_CHANNELS = ("row", "column", "facet")
+# Free-form mappings the schema leaves open, checked by `colors.free_form_problems`.
+FREE_FORM_KEYS = ("config", "vega_lite")
+# The channel keys a facet row or column takes (Vega-Lite's RowColumnEncodingFieldDef).
+FACET_CHANNEL_KEYS = ("field", "type", "title", "aggregate", "bin", "timeUnit", "sort")
+
+
+def _check_mark(mark, path, doc: Document) -> list[SpecError]:
+    """Mark properties that the schema allows but that the mark's kind has not."""
+    if not isinstance(mark, dict) or not isinstance(mark.get("type"), str):
+        return []
+    kind = mark["type"]
+    allowed = COMPOSITE_MARK_PROPERTIES.get(kind)
+    problems = []
+    for prop in mark:
+        if allowed is not None and prop not in allowed:
+            hint = msg.allowed_keys(allowed)
+        elif allowed is None and prop in COMPOSITE_ONLY_PROPERTIES:
+            hint = msg.mark_property_hint(list(COMPOSITE_MARK_PROPERTIES))
+        else:
+            continue
+        problems.append(_error(msg.mark_property_not_for(prop, kind), path + (prop,), doc, hint=hint, key=True))
+    return problems
+
+
+def _shape_places(owner: dict):
+    """Where a chart or layer writes a marker shape: marker styles, the mark, a shape channel's constant."""
+    markers = owner.get("markers")
+    if isinstance(markers, dict):
+        styles = markers.get("styles")
+        yield from (("markers", "styles", key, "shape") for key in (styles if isinstance(styles, dict) else ()))
+        yield ("markers", "default", "shape")
+    yield ("mark", "shape")
+    yield ("encoding", "shape", "value")
+
+
+def _check_shapes(owner: dict, path, doc: Document) -> list[SpecError]:
+    """Shape names `shapes.resolve_shape` does not know, with its message and did-you-mean.
+
+    Checked here, before any data is read, so `chartc validate` refuses what a
+    compile refuses; stage "check", as the marker check has always given them.
+    """
+    problems = []
+    for place in _shape_places(owner):
+        node = owner
+        for key in place:
+            node = node.get(key) if isinstance(node, dict) else None
+        if not isinstance(node, str):  # absent, or the schema's type error
+            continue
+        try:
+            resolve_shape(node)
+        except SpecError as error:
+            where = path + place
+            problems.append(SpecError(error.message, where, location=doc.locate(where), stage="check",
+                                      hint=error.hint))
+    return problems
+
+
+# Channels without a constant form in Vega-Lite: no `value`, or no `datum`.
+CHANNEL_CONSTANTS = {"detail": (), "tooltip": ("value",)}
+CONSTANTS = ("value", "datum")
+
+
+def _check_encoding(encoding, path, doc: Document) -> list[SpecError]:
+    """Constants (`value`, `datum`) where a channel has none, or next to other keys."""
+    if not isinstance(encoding, dict):
+        return []
+    problems = []
+    for channel, definition in encoding.items():
+        items = definition if isinstance(definition, list) else [definition]
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                continue
+            where = path + (channel,) + ((index,) if isinstance(definition, list) else ())
+            constants = [c for c in CONSTANTS if c in item]
+            allowed = CHANNEL_CONSTANTS.get(channel, CONSTANTS)
+            for constant in constants:
+                if constant not in allowed:
+                    problems.append(_error(msg.channel_takes_no(constant, channel), where + (constant,), doc,
+                                           hint=msg.channel_takes_no_hint(), key=True))
+            if constants and constants[0] in allowed:
+                problems.extend(
+                    _error(msg.constant_channel_with(prop, constants[0]), where + (prop,), doc,
+                           hint=msg.constant_channel_hint(constants[0]), key=True)
+                    for prop in item if prop != constants[0])
+    return problems
+
+
+def _error(message, path, doc, *, hint=None, key=False) -> SpecError:
+    return SpecError(message, path, location=doc.locate(path, key=key), stage="schema", hint=hint)
+
+
+def _describe(error, doc: Document) -> list[SpecError]:
+    """Reword one jsonschema error (descending into anyOf/oneOf) for people."""
+    path = tuple(error.absolute_path)
+    validator, value, instance = error.validator, error.validator_value, error.instance
+    if validator in ("anyOf", "oneOf"):
+        if path == ("data",) or (validator == "oneOf" and _is_data_choice(error)):
+            return [_describe_data_sources(instance, path, doc)]
+        return _describe_choice(error, doc)
+    if validator == "not":
+        return []  # structural rules are reported by _check_structure
+    if validator == "format" and isinstance(error.cause, SpecError):  # a colour: resolve_color says why
+        return [_error(error.cause.message, path, doc, hint=error.cause.hint)]
+    if validator == "additionalProperties":
+        allowed = list(error.schema.get("properties", {}))
+        extra = [k for k in instance if k not in allowed] if isinstance(instance, dict) else []
+        if not allowed:  # e.g. a closed mapping with no keys
+            return [_error(msg.unknown_key(k), path + (k,), doc, key=True) for k in extra]
+        return [
+            _error(msg.unknown_key(k), path + (k,), doc, key=True,
+                   hint=msg.did_you_mean(k, allowed) or _unknown_key_hint(k, path) or msg.allowed_keys(allowed))
+            for k in extra
+        ]
+    if validator == "enum":
+        choices = [v for v in value if v is not None and not isinstance(v, bool)]
+        hint = msg.did_you_mean(instance, choices) if isinstance(instance, str) else None
+        return [_error(msg.not_one_of(instance, value), path, doc, hint=hint)]
+    if validator == "const":
+        return [_error(msg.not_one_of(instance, [value]), path, doc)]
+    if validator == "type":
+        wanted = [value] if isinstance(value, str) else list(value)
+        return [_error(msg.wrong_type(instance, [SCHEMA_TYPE_NAMES[w] for w in wanted]), path, doc)]
+    if validator == "required":
+        missing = [k for k in value if isinstance(instance, dict) and k not in instance]
+        extra = [k for k in instance if k not in error.schema.get("properties", {})] if isinstance(instance, dict) else []
+        missing = [k for k in missing if not any(msg.did_you_mean(e, [k]) for e in extra)]
+        properties = error.schema.get("properties", {})
+        return [_error(msg.missing_key(k), path, doc, key=bool(path),
+                       hint=_as_hint(_resolve(properties.get(k, {})).get("description")))
+                for k in missing]
+    if validator in BOUNDS:
+        return [_error(msg.out_of_bounds(instance, BOUNDS[validator], value), path, doc)]
+    if validator in ("minItems", "maxItems", "minProperties", "maxProperties", "minLength"):
+        return [_error(msg.wrong_size(validator, value), path, doc)]
+    if validator == "maxLength":  # jsonschema's own message repeats the whole text
+        return [_error(msg.text_too_long(len(instance), value), path, doc, hint=msg.text_too_long_hint())]
+    if validator == "pattern":
+        described = error.schema.get("description") or (error.parent.schema.get("description") if error.parent else None)
+        return [_error(msg.bad_pattern(instance), path, doc, hint=_as_hint(described))]
+    return [_error(error.message, path, doc)]
+
+
+def _unknown_key_hint(key: str, path: tuple) -> str | None:
+    """A hint for keys people bring from Vega-Lite: `encoding: {row: ...}`."""
+    if path and path[-1] == "encoding" and key in FACET_CHANNELS:
+        return msg.facet_channel_hint("column" if key == "facet" else key)
+    return None
+
+
+def _describe_data_sources(instance, path, doc: Document) -> SpecError:
+    sources = [k for k in instance if k in DATA_SOURCES] if isinstance(instance, dict) else []
+    if len(sources) > 1:  # point at the first source too many
+        return _error(msg.data_two_sources(sources), path + (sources[1],), doc, key=True,
+                      hint=msg.data_two_sources_hint())
+    return _error(msg.data_one_source(), path, doc, hint=msg.data_hint())
+
+
+def _as_hint(description: str | None) -> str | None:
+    """A schema description as a hint: plain quotes, no final full stop."""
+    if not description:
+        return None
+    text = description.replace("`", "'").rstrip(".")
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
+DATA_SOURCES = ("values", "path", "dataset")
+BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+
+
+def _is_data_choice(error) -> bool:
+    return all(set(sub.get("required", [])) & {"values", "path", "dataset"} for sub in error.validator_value)
+
+
+def _describe_choice(error, doc: Document) -> list[SpecError]:
+    """Pick the branch of an anyOf/oneOf the user meant and report its errors.
+
+    The branch whose JSON type matches the value is the one meant (a mapping
+    where a channel may be a string or a mapping). Among mappings, the branch
+    that knows most of the value's keys (or near misses of them) is meant:
+    ``{calculat: ..., as: x}`` is a misspelled calculate transform, not a
+    filter. Ties go to the branch whose errors go deepest, then the fewest.
+    """
+    by_branch: dict[int, list] = {}
+    for sub in error.context:
+        by_branch.setdefault(sub.schema_path[0], []).append(sub)
+    branches = error.validator_value
+    instance = error.instance
+    path = tuple(error.absolute_path)
+    kind = type(instance)
+    matching = [i for i in by_branch if _branch_accepts_type(branches[i], kind)]
+    if not matching:
+        return [_error(msg.wrong_type(instance, _choice_names(branches)), path, doc)]
+    scores = {i: _key_score(branches[i], instance) for i in matching}
+    keyed = [i for i in matching if "properties" in _resolve(branches[i])]
+    if isinstance(instance, dict) and len(keyed) > 1 and not any(scores[i] for i in keyed):
+        # A mapping that looks like none of the variants (a transform with no known key).
+        keys = [_resolve(branches[i]).get("required", [None])[0] for i in keyed]
+        if all(keys):
+            return [_error(msg.needs_one_of_keys(keys), path, doc)]
+    best = max(matching, key=lambda i: (scores[i], max(len(e.absolute_path) for e in by_branch[i]),
+                                        -len(by_branch[i])))
+    errors = by_branch[best]
+    if (len(errors) == 1 and errors[0].validator in ("const", "enum") and len(branches) > 1
+            and tuple(errors[0].absolute_path) == path and len(_choice_names([branches[best]])) <= 3):
+        # `width: wide`: the string branch is a constant, so name every alternative.
+        hint = msg.did_you_mean(instance, _branch_constants(branches[best])) if isinstance(instance, str) else None
+        return [_error(msg.wrong_type(instance, _choice_names(branches)), path, doc, hint=hint)]
+    found: list[SpecError] = []
+    for sub in errors:
+        found.extend(_describe(sub, doc))
+    return found
+
+
+def _key_score(branch: dict, instance) -> float:
+    """How well a mapping's keys fit a branch: known keys count 1, near misses 0.5."""
+    properties = _resolve(branch).get("properties")
+    if not isinstance(instance, dict) or not properties:
+        return 0
+    known = sum(1 for k in instance if k in properties)
+    near = sum(0.5 for k in instance if k not in properties and msg.did_you_mean(k, properties))
+    return known + near
+
+
+def _branch_constants(branch: dict) -> list:
+    branch = _resolve(branch)
+    return list(branch.get("enum", [branch["const"]] if "const" in branch else []))
+
+
+def _choice_names(branches) -> list[str]:
+    """What a set of alternatives accepts, for "expected ..." messages; constants quoted."""
+    names = []
+    for branch in branches:
+        constants = _branch_constants(branch)
+        if constants and "type" not in _resolve(branch):
+            names.extend(repr(c) if isinstance(c, str) else _describe_constant(c) for c in constants)
+        else:
+            names.extend(_branch_type_names(branch))
+    return list(dict.fromkeys(names))
+
+
+def _describe_constant(value) -> str:
+    return "null" if value is None else ("true or false" if isinstance(value, bool) else repr(value))
+
+
+def _resolve(branch: dict) -> dict:
+    ref = branch.get("$ref")
+    if ref:
+        return load_schema()["$defs"][ref.rsplit("/", 1)[-1]]
+    return branch
+
+
+def _branch_types(branch: dict) -> list[str]:
+    branch = _resolve(branch)
+    if "type" in branch:
+        return [branch["type"]] if isinstance(branch["type"], str) else list(branch["type"])
+    if "enum" in branch or "const" in branch:
+        values = branch.get("enum", [branch.get("const")])
+        return sorted({_schema_type_of(v) for v in values})
+    if "anyOf" in branch:
+        return [t for sub in branch["anyOf"] for t in _branch_types(sub)]
+    return ["object", "array", "string", "number", "boolean", "null"]
+
+
+def _schema_type_of(value) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object", type(None): "null"}[type(value)]
+
+
+def _branch_accepts_type(branch: dict, kind: type) -> bool:
+    names = _branch_types(branch)
+    if kind is bool:
+        return "boolean" in names
+    if kind in (int, float):
+        return "number" in names or ("integer" in names and kind is int)
+    return _schema_type_of(kind()) in names
+
+
+def _branch_type_names(branch: dict) -> list[str]:
+    return [SCHEMA_TYPE_NAMES[t] for t in _branch_types(branch)]
