@@ -376,12 +376,12 @@ def trend_needs_xy(channel: str) -> str:
     return f"a trend needs a field on '{channel}'"
 
 
-def trend_unsupported_transform(kind: str) -> str:
-    return f"a trend cannot be fitted after a {kind!r} transform with an expression"
+def trend_rows_unknown(reason: str) -> str:
+    return f"a trend cannot be fitted on rows chartc cannot compute before rendering: {reason}"
 
 
-def trend_transform_hint() -> str:
-    return "use a field predicate such as filter: {field: Year, gte: 1975}, or compute the field in the data file"
+def trend_rows_unknown_hint() -> str:
+    return "compute the field in the data file, or fit after transforms chartc evaluates"
 
 
 def trend_in_panel(panel, message: str) -> str:
@@ -1468,7 +1468,7 @@ def constant_channel_hint(constant: str) -> str:
     return f"keep either {constant!r} alone, or a 'field' with its settings"
 
 
-# ---- hardening: data the renderer cannot survive, Vega-Lite it refuses (stages/verify.py, resolve.py, fit.py)
+# ---- hardening: data the renderer cannot survive, Vega-Lite it refuses (stages/verify.py, stages/data, fit.py)
 
 def data_text_scrubbed(field: str, count: int) -> str:
     noun = "character" if count == 1 else "characters"
@@ -1537,12 +1537,32 @@ def data_row_number(index: int) -> str:
     return f"row {index + 1} of the data"
 
 
-def filter_incomparable(field: str, test: str, value: object) -> str:
-    return f"filter {test}: {value!r} cannot be compared with the values of {field!r}"
+def rows_unknowable_unsupported(what: str) -> str:
+    return f"chartc cannot reproduce what Vega computes here ({what})"
 
 
-def filter_incomparable_hint() -> str:
-    return "compare numbers with numbers, and dates with ISO date text such as 2024-01-31"
+def rows_unknowable_random(op: str) -> str:
+    return f"the aggregate op {op!r} draws a random bootstrap sample"
+
+
+def rows_unknowable_nested(field: str) -> str:
+    return f"Vega reads the field name {field!r} as a nested path ('.', '[' or '\\' in it), not as a column"
+
+
+def rows_unknowable_parse_conflict(field: str) -> str:
+    return f"Vega-Lite parses field {field!r} as a different type in different layers"
+
+
+def rows_unknowable_unparsed() -> str:
+    return "the expression does not parse"
+
+
+def expression_throws(error: str) -> str:
+    return f"Vega stops at this expression ({error}) and draws nothing from these rows"
+
+
+def expression_throws_hint() -> str:
+    return "guard the value first, e.g. isValid(datum.x) ? datum.x.y : null"
 
 
 def data_nested(field: str, index: int) -> str:
@@ -1627,6 +1647,10 @@ def render_timeout_hint() -> str:
 
 def bundle_failed(reason: str) -> str:
     return f"could not make the Vega bundle every chart page loads: {reason}"
+
+
+def pdf_not_reproducible(reason: str) -> str:
+    return f"the renderer's PDF could not be read to write it reproducibly ({reason}); no PDF was written"
 
 
 # ---- render messages

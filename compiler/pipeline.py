@@ -1,15 +1,17 @@
 """The pipeline in one place: a spec file in, a compiled chart out.
 
-    text -load-> Document -validate-> (schema errors) -parse-> ChartSpec
-         -resolve-> Table of rows -check-> (field errors, warnings)
-         -sample-> the rows drawn (`data.sample`; trends are fitted on every row)
-         -fit-> trend lines -translate-> Altair -> Vega-Lite dict
-         -verify-> (what the renderer would refuse) -provenance-> usermeta.chartc
-         -export-> .vl.json / .svg / .png / .pdf / .html
+    text -load-> Document -validate-> (schema errors) -parse-> ir.Chart (+ expression errors)
+         -data-> rows read, scrubbed, sampled; every layer's rows through its transforms (DataFlow)
+         -check-> (field errors, value errors, warnings) -limits-> (too many marks; ARIA off on many)
+         -fit-> trend lines -translate-> Altair -> Vega-Lite dict + origins
+         -verify-> (what the renderer would refuse, placed through the origins)
+         -provenance-> usermeta.chartc -export-> .vl.json / .svg / .png / .pdf / .html
 
-Each stage takes plain data and returns plain data; problems from every stage
-are `SpecError`s that point into the spec file. The stages live in
-`chartc.stages` (one module each), the renderer in `chartc.render`.
+Each stage takes plain data and returns plain data; after the parse stage
+every stage reads the chart model (`ir.Chart`, whose nodes know where they
+were written), never the document. Problems from every stage are
+`SpecError`s that point into the spec file. The stages live in
+`chartc.stages` (one module or package each), the renderer in `chartc.render`.
 """
 
 from __future__ import annotations
@@ -22,24 +24,27 @@ from .errors import SpecError, SpecWarning
 from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
 from .infra.table import sample_rows
-from .ir.model import ChartSpec, parse_chart
+from .ir.nodes import Chart
 from .render.export import export_format, render, use_utc
+from .stages.check import check_chart
+from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
-from .stages.resolve import check_chart, data_identity, read_columns, resolve_data
+from .stages.parse import parse_chart
 from .stages.validate import check_schema_reference, validate_document
 
 
 @dataclass(frozen=True)
 class Compiled:
-    """The result of the pipeline: the spec, its fits and its Vega-Lite.
+    """The result of the pipeline: the chart model, its fits and its Vega-Lite.
 
     `source` is the spec file's bytes exactly as compiled (read once); the
     provenance block (``usermeta.chartc``) holds their hash and that of the
-    data, taken before the rows were read.
+    data, taken before the rows were read. `document` is the loaded spec,
+    for commands that show its raw values (the gallery's chart page, diff).
     """
 
-    spec: ChartSpec
+    chart: Chart
     document: Document
     vega_lite: dict
     fits: dict = field(default_factory=dict)
@@ -47,37 +52,43 @@ class Compiled:
     source: bytes = b""
 
 
-def check_spec(path: str | os.PathLike) -> tuple[ChartSpec, Document]:
+def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
     """Load, validate and parse a spec file without touching its data.
 
     Args:
         path: the spec file (YAML or JSON).
 
     Returns:
-        The parsed chart and its document.
+        The chart model and its document.
 
     Raises:
-        SpecError: every schema problem, in file order.
+        SpecError: every schema problem, in file order; else every
+            expression Vega would refuse, at its column.
     """
-    spec, document, _ = _check_source(path)
-    return spec, document
+    chart, document, _ = _check_source(path)
+    return chart, document
 
 
-def _check_source(path: str | os.PathLike) -> tuple[ChartSpec, Document, bytes]:
+def _check_source(path: str | os.PathLike) -> tuple[Chart, Document, bytes]:
     raw, document = read_spec(path)
     problems = validate_document(document)
     if problems:
         raise SpecError.collect(problems)
-    return parse_chart(document.data), document, raw
+    chart, problems = parse_chart(document)
+    if problems:
+        raise SpecError.collect(problems)
+    return chart, document, raw
 
 
 def validate_spec(path: str | os.PathLike) -> list[SpecError]:
     """Check a spec and the names of its data's columns, without compiling it.
 
-    The light check behind `chartc validate`: schema, structure and every
-    field reference through the transforms, with no pandas, Altair or
-    renderer import. Checks of the data's values (log scales over zero,
-    unstyled marker categories, fits) run when the chart is compiled.
+    The light check behind `chartc validate`: schema, structure, every
+    expression, and every field reference through the transforms (each
+    transform's `fields_after`, from the column names alone), with no
+    pandas, Altair or renderer import. Checks of the data's values (log
+    scales over zero, unstyled marker categories, fits) run when the chart
+    is compiled.
 
     Args:
         path: the spec file (YAML or JSON).
@@ -86,9 +97,10 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
         Every problem found (errors and `SpecWarning`s), in file order.
     """
     try:
-        spec, document = check_spec(path)
-        return check_schema_reference(document) + check_chart(spec, None, document,
-                                                              columns=read_columns(spec, document))
+        chart, document = check_spec(path)
+        columns = read_columns(chart.data)
+        return check_schema_reference(document) + check_chart(
+            chart, follow_fields(chart, {column: "nominal" for column in columns}))
     except SpecError as error:
         return list(error.errors)
 
@@ -105,29 +117,30 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     Raises:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
-    spec, document, source = _check_source(path)
+    chart, document, source = _check_source(path)
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart
-    from .stages.verify import check_vega_lite, scrub_table
+    from .stages.verify import check_vega_lite
 
-    data = data_identity(spec, document)  # hashed before the rows are read: a save meanwhile leaves it stale
-    table, scrubbed = scrub_table(resolve_data(spec, document), document)  # text that aborts the renderer
-    problems = check_schema_reference(document) + scrubbed + check_chart(spec, table, document)
+    data = data_identity(chart.data)  # hashed before the rows are read: a save meanwhile leaves it stale
+    table, scrubbed = scrub_table(read_rows(chart.data), chart.data)  # text that aborts the renderer
+    # `data.sample` draws some of the rows; the checks and the fits see them all.
+    drawn = sample_rows(table, chart.data.sample) if chart.data.sample is not None else table
+    flow = flow_data(chart, table, drawn)  # every layer's rows through its transforms, as Vega computes them
+    problems = check_schema_reference(document) + scrubbed + check_chart(chart, flow.fields, flow)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)
-    # `data.sample` draws some of the rows; checks above and fits below see them all.
-    drawn = sample_rows(table, spec.data.sample) if spec.data.sample is not None else table
-    spec = apply_mark_limits(spec, drawn, document)  # refuse too many marks; no per-mark ARIA labels on many
-    fits = fit_chart(spec, table, document)
+    chart = apply_mark_limits(chart, flow)  # refuse too many marks; no per-mark ARIA labels on many
+    fits = fit_chart(chart, flow)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
-    vega_lite = translate_chart(spec, drawn, fits, document)
-    invalid = check_vega_lite(vega_lite, document, drawn)  # what the chart schema lets through but Vega-Lite refuses
+    translation = translate_chart(chart, flow, fits)
+    invalid = check_vega_lite(translation, chart, drawn)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
-    vega_lite = add_provenance(vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
-    return Compiled(spec, document, vega_lite, fits,
+    vega_lite = add_provenance(translation.vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
+    return Compiled(chart, document, vega_lite, fits,
                     tuple(p for p in problems if isinstance(p, SpecWarning)), source)
 
 

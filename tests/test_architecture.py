@@ -53,10 +53,10 @@ ALLOWED = {
     "api": {"api", "pipeline", "shared"},
     "entry": {"commands"},
 }
-# A stage imports only stages that run before it (or beside it: resolve,
-# markers and limits are one step), never a later one.
-STAGE_ORDER = {"load": 0, "validate": 1, "resolve": 2, "markers": 2, "limits": 2, "fit": 3,
-               "translate": 4, "verify": 5}
+# A stage imports only stages that run before it (or beside it: markers are
+# the data stage's marker styles), never a later one.
+STAGE_ORDER = {"load": 0, "validate": 1, "parse": 2, "data": 3, "markers": 3, "check": 4, "limits": 5, "fit": 6,
+               "translate": 7, "verify": 8}
 # Third-party libraries only some modules may import: the library's top-level
 # name -> module name prefixes allowed to import it (empty: none).
 RESTRICTED = {

@@ -30,6 +30,7 @@ from chartc.commands import cli
 from chartc import errors as msg
 from chartc.errors import SpecError
 from chartc.stages.load import load_text
+from chartc.stages.parse import parse_chart
 from chartc.stages.verify import D3_MAX_PRECISION, D3_MAX_WIDTH, RENDER_LIMITS, TEXT_LIMITS, render_refusal
 from chartc.trends.fitting import (
     LABEL_MAX_LENGTH,
@@ -353,6 +354,12 @@ config: {axis: {format: "{nope}"}}
 """
 
 
+def refused_chart():
+    """REFUSED as the chart model (its bare `x` filter is a parse problem; the model keeps its text)."""
+    chart, _ = parse_chart(load_text(REFUSED, "spec.yaml"))
+    return chart
+
+
 @pytest.mark.parametrize("reason, path, line, column, hint", [
     # Vega quotes the expression it could not parse, in parentheses: that one, not the first in the file.
     ("Expression parse error: (datum.value +)", ("vega_lite", "encoding", "y", "axis", "labelExpr"), 9, 35,
@@ -370,7 +377,7 @@ config: {axis: {format: "{nope}"}}
      msg.render_refused_other_hint()),
 ])
 def test_a_render_refusal_is_placed_at_the_node_its_reason_names(reason, path, line, column, hint):
-    error = render_refusal(reason, load_text(REFUSED, "spec.yaml"))
+    error = render_refusal(reason, refused_chart())
     assert (error.path, error.location.line, error.location.column) == (path, line, column)
     assert (error.message, error.hint) == (msg.render_refused(reason), hint)
 
@@ -378,9 +385,9 @@ def test_a_render_refusal_is_placed_at_the_node_its_reason_names(reason, path, l
 def test_a_render_refusal_keeps_the_first_line_and_no_stack():
     reason = ("invalid format: {nope}\n    at e (https://cdn.jsdelivr.net/npm/d3-format@3.1.0/+esm:7:337)\n"
               "    at Object.formatSpan (https://cdn.jsdelivr.net/npm/vega-format@2.1.0/+esm:7:1253)\n")
-    error = render_refusal(reason, load_text(REFUSED, "spec.yaml"))
+    error = render_refusal(reason, refused_chart())
     assert error.message == msg.render_refused("invalid format: {nope}")
-    long = render_refusal("x" * 5000, load_text(REFUSED, "spec.yaml"))
+    long = render_refusal("x" * 5000, refused_chart())
     assert long.message == msg.render_refused("x" * 197 + "...")
 
 

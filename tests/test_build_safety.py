@@ -286,7 +286,7 @@ def test_a_manifest_file_that_is_not_a_small_regular_file_is_not_read(tmp_path, 
 
 def test_the_input_bound_lets_through_every_file_a_compile_accepts():
     from chartc.stages.load import MAX_SPEC_BYTES
-    from chartc.stages.resolve import MAX_FILE_BYTES
+    from chartc.stages.data import MAX_FILE_BYTES
 
     assert MAX_INPUT_BYTES >= max(MAX_SPEC_BYTES, MAX_FILE_BYTES)
 

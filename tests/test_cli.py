@@ -212,15 +212,17 @@ def test_version(monkeypatch, capsys):
 
 
 def test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack(run, tmp_path):
-    # Vega-Lite compiles this filter; Vega refuses the bare name `x` only when drawing.
+    # Vega-Lite compiles this label expression; Vega refuses the bare name `x` only when drawing. (A bare
+    # name in a filter or calculate is refused earlier, by the parse stage: tests/test_ir.py.)
     spec = tmp_path / "bare.yaml"
-    spec.write_text('data: {values: [{a: 1, b: 2}]}\ntransform:\n  - filter: "x"\nmark: point\n'
-                    "encoding: {x: a, y: b}\n")
+    spec.write_text('data: {values: [{a: 1, b: 2}]}\nmark: point\nencoding: {x: a, y: b}\n'
+                    'vega_lite: {encoding: {x: {axis: {labelExpr: "x"}}}}\n')
     out = tmp_path / "bare.svg"
     code, stdout, err = run("compile", str(spec), "-o", str(out))
     from chartc import errors as msg
 
     reason = 'Unrecognized signal name: "x"'
-    expected = f"{spec}:3:5: error: transform[0].filter: {msg.render_refused(reason)} ({msg.render_refused_hint()})\n"
+    expected = (f"{spec}:4:35: error: vega_lite.encoding.x.axis.labelExpr: {msg.render_refused(reason)} "
+                f"({msg.render_refused_hint()})\n")
     assert (code, stdout, err) == (cli.EXIT_INVALID, "", expected)
     assert not out.exists() and list(tmp_path.iterdir()) == [spec]

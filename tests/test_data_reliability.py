@@ -30,9 +30,9 @@ from chartc.infra import table
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
 from chartc.stages.load import load_spec
-from chartc.ir.model import parse_chart
+from chartc.stages.parse import parse_chart
 from chartc.pipeline import compile_spec, validate_spec
-from chartc.stages.resolve import read_columns, resolve_data
+from chartc.stages.data import read_columns, read_rows
 from chartc.infra.shapes import SHAPE_NAMES, shape_choices
 from chartc.infra.table import (MAX_CELLS, MAX_COLUMNS, MAX_NAME_LENGTH, TableError, column_names, from_records,
                                 read_delimited, read_header)
@@ -69,9 +69,8 @@ def validate_problems(path: Path) -> list[str]:
 
 def columns_both_ways(spec_path: Path) -> tuple[list[str], list[str]]:
     """(the light check's column names, the full read's column names) of a spec's data."""
-    document = load_spec(spec_path)
-    spec = parse_chart(document.data)
-    return read_columns(spec, document), resolve_data(spec, document).names
+    chart, _ = parse_chart(load_spec(spec_path))
+    return read_columns(chart.data), read_rows(chart.data).names
 
 
 # ================================================================== 1. wide or odd files

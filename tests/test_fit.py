@@ -85,7 +85,7 @@ def trend_views(compiled) -> dict[tuple, dict]:
         return data["values"] if "values" in data else datasets[data["name"]]
 
     found, index = {}, 0
-    for layer in compiled.spec.layers:
+    for layer in compiled.chart.layers:
         if layer.trend is None:
             index += 1
             continue
@@ -460,13 +460,13 @@ def test_without_a_legend_plan_the_trend_draws_its_own_style(tmp_path):
 
     from chartc.stages.fit import fit_chart
     from chartc.pipeline import check_spec
-    from chartc.stages.resolve import resolve_data
+    from chartc.stages.data import flow_data, read_rows
     from chartc.stages.translate.trend_layers import translate_trend_layers
 
     path = write(tmp_path, cars_spec([{"method": "linear", "label": "Trend",
                                        "style": {"color": "red", "dash": [4, 2]}}]))
     spec, document = check_spec(path)
-    fits = fit_chart(spec, resolve_data(spec, document), document)
+    fits = fit_chart(spec, flow_data(spec, read_rows(spec.data)))
     (chart,) = translate_trend_layers(spec.layers[1], fits[("layers", 1)], alt)
     view = chart.to_dict(validate=False)
     assert set(view["encoding"]) == {"x", "y", "tooltip"}

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from chartc import errors as msg
-from chartc.stages import resolve
+from chartc.stages.data import read as resolve
 from chartc.errors import SpecError, SpecWarning
 from chartc.render.export import render
 from chartc.pipeline import compile_spec
@@ -577,7 +577,7 @@ def test_themed_charts_are_valid_vega_lite(project, theme):
 # ------------------------------------------------------------------ sanitize, unit by unit
 
 def test_scrub_text_replaces_exactly_the_unsafe_characters():
-    from chartc.stages.verify import scrub_text
+    from chartc.stages.data import scrub_text
 
     unsafe = "".join(map(chr, [*range(0, 9), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0),
                                0xD800, 0xDFFF, 0xFDD0, 0xFDEF, 0xFFFE, 0xFFFF, 0x1FFFE, 0x10FFFF]))
@@ -588,36 +588,44 @@ def test_scrub_text_replaces_exactly_the_unsafe_characters():
 
 def test_scrub_table_leaves_clean_data_alone_and_never_merges_columns():
     from chartc.stages.load import load_text
-    from chartc.stages.verify import scrub_table
+    from chartc.stages.parse import parse_chart
+    from chartc.stages.data import scrub_table
     from chartc.infra.table import from_records
 
-    doc = load_text("data: {path: x.csv}\nmark: point\n", "spec.yaml")
+    chart, _ = parse_chart(load_text("data: {path: x.csv}\nmark: point\n", "spec.yaml"))
     clean = from_records([{"a": "x", "b": 1.0}, {"a": "y", "b": None}])
-    assert scrub_table(clean, doc) == (clean, [])
+    assert scrub_table(clean, chart.data) == (clean, [])
     dirty = from_records([{"a\x01": "x", "a\ufffd": "y\x02", "n": 1}])
-    scrubbed, warnings = scrub_table(dirty, doc)
+    scrubbed, warnings = scrub_table(dirty, chart.data)
     assert scrubbed.names == ["a\ufffd\ufffd", "a\ufffd", "n"]
     assert scrubbed["a\ufffd"] == ["y\ufffd"] and dirty.names[0] == "a\x01"  # input untouched
     assert [(w.path, w.location.line, w.location.column) for w in warnings] == [(("data", "path"), 1, 14)] * 2
 
 
-def test_spec_path_for_finds_the_longest_common_suffix():
-    from chartc.stages.load import load_text
-    from chartc.stages.translate import spec_path_for
+def test_the_origin_map_places_vega_lite_paths_at_the_nodes_that_wrote_them(project):
+    """The translator records which spec node wrote each Vega-Lite node; the rest of a path resolves inside it."""
+    from chartc.pipeline import check_spec
+    from chartc.stages.data import flow_data, read_rows
+    from chartc.stages.translate import translate_chart
 
-    doc = load_text("data: {values: [{a: 1}]}\nlayers:\n  - mark: point\n    encoding:\n"
-                    "      color: {field: a, sort: [1, 2]}\nvega_lite: {padding: {left: x}}\n", "spec.yaml")
-    assert spec_path_for(("layer", 0, "encoding", "color", "sort", 1), doc) == (
+    spec = write(project, "origins.yaml", "data: {values: [{a: 1}]}\nlayers:\n  - mark: point\n    encoding:\n"
+                 "      color: {field: a, sort: [1, 2]}\n  - mark: line\nvega_lite: {padding: {left: x}}\n")
+    chart, _ = check_spec(spec)
+    origins = translate_chart(chart, flow_data(chart, read_rows(chart.data)), {}).origins
+
+    def spec_path_for(vl_path):
+        node, child = origins.place(vl_path)
+        return node.at(*child)
+
+    assert spec_path_for(("layer", 0, "encoding", "color", "sort", 1)) == (
         "layers", 0, "encoding", "color", "sort", 1)
-    assert spec_path_for(("padding", "left"), doc) == ("vega_lite", "padding", "left")
-    assert spec_path_for(("nothing", "like", "it"), doc) == ()
+    assert spec_path_for(("padding", "left")) == ("vega_lite", "padding", "left")
+    assert spec_path_for(("nothing", "like", "it")) == ()
 
 
 @pytest.mark.parametrize("text, line, path, reason", [
     ("data: {values: [{x: 1}]}\nmark: boxplot\n", 2, ("mark",), "Need a valid continuous axis for boxplots"),
     ("data: {values: [{x: 1}]}\nlayers:\n  - mark: errorbar\n", 2, ("layers",), "No ranged axis"),
-    ("data: {values: [{x: 1}]}\nmark: bar\ntransform: [{calculate: 'datum.x >', as: z}]\n", 3,
-     ("transform", 0, "calculate"), "Unexpected end of input"),
 ])
 def test_what_vega_lite_cannot_compile_is_a_spec_error_not_a_render_crash(project, text, line, path, reason):
     problem = at(compile_error(write(project, "refused.yaml", text)), line)
@@ -631,18 +639,46 @@ def test_a_number_format_d3_cannot_read(project, fmt):
     assert (problem.path, problem.message) == (("encoding", "x", "axis", "format"), msg.bad_number_format(fmt))
 
 
-@pytest.mark.parametrize("field, test, value", [("bpb", "gte", '""'), ("model", "oneOf", "[[1, 1], MLA]")])
-def test_a_filter_that_cannot_be_evaluated_before_a_trend(project, field, test, value):
-    spec = write(project, "cmp.yaml", f"""\
-        data: {{path: data/table.csv}}
-        encoding: {{x: bpb, y: score}}
-        transform: [{{filter: {{field: {field}, {test}: {value}}}}}]
+def test_an_expression_vega_cannot_parse_is_refused_at_its_column_before_the_data_is_read(project):
+    """Once the renderer's "Unexpected end of input" at render time; now the parse stage's diagnostic."""
+    from chartc.ir import expressions
+
+    text = "data: {path: data/missing.csv}\nmark: bar\ntransform: [{calculate: 'datum.x >', as: z}]\n"
+    problem = at(compile_error(write(project, "refused.yaml", text)), 3, text.splitlines()[2].index("datum") + 10)
+    assert (problem.path, problem.message) == (("transform", 0, "calculate"),
+                                               expressions.expression_expected("an expression",
+                                                                               "the end of the expression"))
+
+
+def test_a_filter_before_a_trend_compares_as_vega_does(project):
+    """Vega-Lite compiles `gte: ""` to `datum["bpb"]>=""`: the text reads as 0, so every row passes.
+
+    (The fit once refused to compare numbers with text; the renderer does compare them.)
+    """
+    spec = write(project, "cmp.yaml", """\
+        data: {path: data/table.csv}
+        encoding: {x: bpb, y: score}
+        transform: [{filter: {field: bpb, gte: ""}}]
         layers:
           - mark: point
-          - trend: {{method: linear}}
+          - trend: {method: linear}
+        """)
+    (line,) = compile_spec(spec).fits[("layers", 1)]
+    assert line.n == 3
+
+
+def test_a_list_among_one_of_values_matches_no_row(project):
+    """`indexof` compares with ===, so a list never matches: only MLA is left, too few points to fit."""
+    spec = write(project, "cmp.yaml", """\
+        data: {path: data/table.csv}
+        encoding: {x: bpb, y: score}
+        transform: [{filter: {field: model, oneOf: [[1, 1], MLA]}}]
+        layers:
+          - mark: point
+          - trend: {method: linear}
         """)
     problem = at(compile_error(spec), 6)
-    assert problem.message == msg.filter_incomparable(field, test, "" if test == "gte" else [[1, 1], "MLA"])
+    assert problem.path == ("layers", 1, "trend")
 
 
 def test_an_empty_trend_group_field_is_a_missing_field(project):

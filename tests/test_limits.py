@@ -65,20 +65,20 @@ def test_aggregates_count_their_groups_not_their_rows(tmp_path):
     spec_file.write_text("data: {path: data/points.csv}\nmark: bar\n"
                          "encoding:\n  x: {field: g}\n  y: {field: y, aggregate: mean}\n")
     spec, doc = check_spec(spec_file)
-    from chartc.stages.resolve import resolve_data
+    from chartc.stages.data import flow_data, read_rows
 
-    frame = resolve_data(spec, doc)
-    assert limits.count_marks(spec, frame) == [((), 3)]
+    frame = read_rows(spec.data)
+    assert limits.count_marks(spec, flow_data(spec, frame)) == [((), 3)]
     binned = tmp_path / "hist.yaml"
     binned.write_text("data: {path: data/points.csv}\nmark: bar\n"
                       "encoding:\n  x: {field: x, bin: {maxbins: 20}}\n  y: {aggregate: count}\n")
     spec, doc = check_spec(binned)
-    assert limits.count_marks(spec, frame) == [((), 20)]
+    assert limits.count_marks(spec, flow_data(spec, frame)) == [((), 20)]
     folded = tmp_path / "fold.yaml"
     folded.write_text("data: {path: data/points.csv}\ntransform: [{fold: [x, y]}]\nmark: point\n"
                       "encoding:\n  x: {field: key}\n  y: {field: value}\n")
     spec, doc = check_spec(folded)
-    assert limits.count_marks(spec, frame) == [((), 600)]
+    assert limits.count_marks(spec, flow_data(spec, frame)) == [((), 600)]
 
 
 def test_the_documented_limits_are_measured_numbers():

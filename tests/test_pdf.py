@@ -44,7 +44,7 @@ def pdf(compiled):
 def test_an_independent_reader_reads_the_chart_and_its_provenance(compiled, pdf):
     reader = pypdf.PdfReader(io.BytesIO(pdf), strict=True)
     assert len(reader.pages) == 1
-    assert compiled.spec.title in reader.pages[0].extract_text()
+    assert compiled.chart.title in reader.pages[0].extract_text()
     assert reader.metadata["/Producer"] == "svg2pdf"
     block = provenance(compiled.vega_lite)
     assert block and pdf_provenance(pdf) == block

@@ -9,9 +9,11 @@ import pytest
 
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
-from chartc.stages.load import load_spec
-from chartc.ir.model import parse_chart
-from chartc.stages.resolve import check_chart, field_types, resolve_data, rows_through, transform_fields
+from chartc.stages.load import load_spec, load_text
+from chartc.stages.parse import parse_chart
+from chartc.stages.check import check_chart
+from chartc.stages.data import field_types, flow_data, read_rows
+from chartc.ir import Aggregate, AggregateOp, Calculate, Fold
 from chartc.infra.table import from_records
 
 CARS_COLUMNS = ["Name", "Miles_per_Gallon", "Cylinders", "Displacement", "Horsepower",
@@ -35,8 +37,8 @@ def write_spec(folder, text, name="spec.yaml"):
 
 def resolved(folder, text):
     doc = load_spec(write_spec(folder, text))
-    spec = parse_chart(doc.data)
-    return spec, resolve_data(spec, doc), doc
+    chart, _ = parse_chart(doc)
+    return chart, read_rows(chart.data), doc
 
 
 def data_error(folder, data_line) -> SpecError:
@@ -46,8 +48,9 @@ def data_error(folder, data_line) -> SpecError:
 
 
 def checked(folder, text):
-    spec, table, doc = resolved(folder, text)
-    return check_chart(spec, table, doc)
+    chart, table, _ = resolved(folder, text)
+    flow = flow_data(chart, table)
+    return check_chart(chart, flow.fields, flow)
 
 
 # ------------------------------------------------------------------ data sources
@@ -132,12 +135,13 @@ def test_field_types(values, kind):
 
 
 def test_transform_fields():
+    """Each transform node declares the fields after it (`fields_after`, read by every stage)."""
     fields = {"a": "quantitative", "b": "quantitative", "g": "nominal"}
-    assert transform_fields(fields, [{"calculate": "datum.a * 2", "as": "c"}])["c"] == "quantitative"
-    folded = transform_fields(fields, [{"fold": ["a", "b"], "as": ["k", "v"]}])
+    assert Calculate(None, "c").fields_after(fields)["c"] == "quantitative"
+    folded = Fold(("a", "b"), ("k", "v")).fields_after(fields)
     assert (folded["k"], folded["v"]) == ("nominal", "quantitative")
-    assert transform_fields(fields, [{"fold": ["a", "g"]}])["value"] == "nominal"
-    aggregated = transform_fields(fields, [{"aggregate": [{"op": "mean", "field": "a", "as": "m"}], "groupby": ["g"]}])
+    assert Fold(("a", "g")).fields_after(fields)["value"] == "nominal"
+    aggregated = Aggregate((AggregateOp("mean", "m", "a"),), ("g",)).fields_after(fields)
     assert aggregated == {"g": "nominal", "m": "quantitative"}
 
 
@@ -242,14 +246,23 @@ def test_log_scale_after_an_expression_filter_is_left_to_vega(project):
     assert checked(project, LOG_SPEC.format(transform=transform)) == []
 
 
+def through(table, transform: str):
+    """The rows a one-layer chart with these transforms draws (the data stage's interpreter)."""
+    chart, _ = parse_chart(load_text(f"data: {{values: [{{a: 1}}]}}\ntransform: {transform}\nmark: point\n",
+                                     "spec.yaml"))
+    return flow_data(chart, table).layers[0]
+
+
 def test_rows_through():
     table = from_records([{"a": a, "b": b} for a, b in zip([0, 1, 2, None], "wxyz")])
-    assert list(rows_through(table, [{"filter": {"field": "a", "gt": 0}}])["b"]) == ["x", "y"]
-    assert list(rows_through(table, [{"filter": {"field": "a", "range": [None, 1]}}])["b"]) == ["w", "x"]
-    assert list(rows_through(table, [{"filter": {"field": "b", "oneOf": ["w", "z"]}},
-                                     {"calculate": "1", "as": "c"}])["b"]) == ["w", "z"]
-    assert rows_through(table, [{"filter": "datum.a > 0"}]) is None
-    assert rows_through(table, [{"fold": ["a"]}]) is None
+    assert list(through(table, "[{filter: {field: a, gt: 0}}]").table["b"]) == ["x", "y"]
+    # Vega-Lite compiles a range with no lower bound to `datum.a <= 1`, and null <= 1 holds in JavaScript.
+    assert list(through(table, "[{filter: {field: a, range: [null, 1]}}]").table["b"]) == ["w", "x", "z"]
+    assert list(through(table, "[{filter: {field: b, oneOf: [w, z]}}, {calculate: '1', as: c}]").table["b"]) == [
+        "w", "z"]
+    # Expression filters and folds are interpreted too (they were left to Vega before).
+    assert list(through(table, '[{filter: "datum.a > 0"}]').table["b"]) == ["x", "y"]
+    assert len(through(table, "[{fold: [a]}]").table) == 4
 
 
 # ------------------------------------------------------------------ records

@@ -13,7 +13,7 @@ from chartc import errors as msg
 from chartc.errors import SpecError
 from chartc.render.export import render
 from chartc.pipeline import compile_spec
-from chartc.stages.resolve import MAX_ROWS
+from chartc.stages.data import MAX_ROWS
 from chartc.infra.table import SAMPLE_SEED, from_records, sample_rows
 
 ROWS = MAX_ROWS + 50_000

@@ -576,7 +576,7 @@ def test_datasets_like_their_pandas_loaders(name):
     pandas' JSON reader parses decimals imprecisely (0.6 as 0.6000000000000001),
     so floats agree to 1 ulp-ish; everything else exactly.
     """
-    from chartc.stages.resolve import load_dataset
+    from chartc.stages.data import load_dataset
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

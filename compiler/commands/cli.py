@@ -230,7 +230,7 @@ def _compile(args, fmt: str) -> int:
     except RenderRefused as refusal:
         from ..stages.verify import render_refusal  # the translate stage behind it loads numpy: only on a refusal
 
-        print(render_refusal(refusal.reason, compiled.document).diagnostic(), file=sys.stderr)
+        print(render_refusal(refusal.reason, compiled.chart).diagnostic(), file=sys.stderr)
         return EXIT_INVALID
     except OSError as error:  # a folder that cannot be written, a full disk: the system's fault, not a bug
         where = os.fsdecode(error.filename) if error.filename else args.out

@@ -227,7 +227,7 @@ def _read_side(tree: Tree, path: str) -> Side:
 def _compile_side(side: Side, tree: Tree, path: str, scratch: Path) -> None:
     """Compile a side in place (work tree) or from a copy of its files (a revision)."""
     from ..pipeline import check_spec, compile_spec  # the compiler: only when a chart changed
-    from ..stages.resolve import resolve_data
+    from ..stages.data import read_rows
 
     if tree.rev is None:
         root, prefix = tree.root, ""
@@ -249,9 +249,8 @@ def _compile_side(side: Side, tree: Tree, path: str, scratch: Path) -> None:
     except SpecError as error:
         side.errors = relabel(error)
     try:  # the rows, even when a later stage fails
-        spec, document = ((side.compiled.spec, side.compiled.document) if side.compiled
-                          else check_spec(spec_file))
-        side.rows = resolve_data(spec, document).records()
+        chart = side.compiled.chart if side.compiled else check_spec(spec_file)[0]
+        side.rows = read_rows(chart.data).records()
     except SpecError:
         side.rows = None
 

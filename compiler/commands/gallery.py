@@ -559,7 +559,7 @@ def render_chart(spec: str) -> dict:
     """
     # The compiler (YAML, numpy, Altair): loaded in the workers (`RENDER_MODULES`), never by a no-op build.
     from ..pipeline import compile_spec
-    from ..stages.resolve import data_source
+    from ..stages.data import data_source
     from ..stages.verify import render_refusal
 
     try:
@@ -568,12 +568,12 @@ def render_chart(spec: str) -> dict:
     except SpecError as error:
         return {"problems": [_error_fields(problem) for problem in error.errors]}
     except export.RenderRefused as refusal:
-        return {"problems": [_error_fields(render_refusal(refusal.reason, compiled.document))]}
+        return {"problems": [_error_fields(render_refusal(refusal.reason, compiled.chart))]}
     block = provenance(compiled.vega_lite)
-    kind, where = data_source(compiled.spec, compiled.document)
+    kind, where = data_source(compiled.chart.data)
     return {
         "outputs": outputs,
-        "title": compiled.spec.title,
+        "title": compiled.chart.title,
         "spec_hash": block["spec_hash"],
         "data": (block["data"], block["data_hash"], str(where) if kind == "path" else None),
         "vega_lite": block.get("vega_lite"),
@@ -824,7 +824,7 @@ def chart_page(compiled) -> str:
         checkout gives the same bytes.
     """
     stem = output_stem(Path(compiled.document.file))
-    title = compiled.spec.title or stem
+    title = compiled.chart.title or stem
     title = " ".join(title) if isinstance(title, (list, tuple)) else str(title)
     name = _href(stem)
     downloads = [(f"{name}.svg", "SVG"), (f"{name}.png", "PNG"), (f"{name}.vl.json", "Vega-Lite JSON")]

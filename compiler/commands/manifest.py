@@ -323,7 +323,7 @@ def project_roots(folder: Path, specs=()) -> tuple[str, ...]:
     The git work tree around the gallery folder (else the folder that holds
     the gallery), the one around the current folder (else the current folder
     itself) and the one around each spec given (else its folder): a data
-    file must be inside its spec's project anyway (`resolve.data_file`).
+    file must be inside its spec's project anyway (`stages.data.data_file`).
     """
     gallery = os.path.realpath(folder)
     starts = [(gallery, os.path.dirname(gallery)), (os.path.realpath(os.getcwd()), None)]
@@ -401,7 +401,7 @@ def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Pa
     """The inputs a manifest records for one chart, keyed relative to `folder`.
 
     The hashes are those of the bytes the chart was compiled from (see
-    `stages.resolve.data_identity`), never of the files as they are now: a file saved while
+    `stages.data.data_identity`), never of the files as they are now: a file saved while
     the chart rendered leaves the chart stale. Inline values are part of the
     spec file, so they add no entry.
     """

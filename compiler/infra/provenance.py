@@ -23,7 +23,7 @@ PROVENANCE_KEY = "chartc"  # the usermeta key; also the PNG tEXt keyword
 DATASET_DISTRIBUTION = "vega_datasets"
 VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
 # Largest input a build hashes: an input the pipeline would refuse
-# (`resolve.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all.
+# (`stages.data.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all.
 MAX_INPUT_BYTES = 50 * 1024 * 1024
 
 
@@ -79,7 +79,7 @@ def add_provenance(vega_lite: dict, spec_hash: str, data: tuple) -> dict:
     Args:
         vega_lite: the translated chart.
         spec_hash: `input_hash` of the spec bytes that were compiled.
-        data: ``(label, hash, path)`` of its rows (`stages.resolve.data_identity`),
+        data: ``(label, hash, path)`` of its rows (`stages.data.data_identity`),
             taken before they were read.
 
     Returns:

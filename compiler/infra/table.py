@@ -1,6 +1,6 @@
 """The chart's rows as plain Python columns, typed the way pandas' readers type them.
 
-A chart has at most `resolve.MAX_ROWS` rows and needs a handful of
+A chart has at most `stages.data.MAX_ROWS` rows and needs a handful of
 operations on them: read a CSV, TSV or JSON file, give each column a kind,
 filter by a field predicate, fold, count distinct groups, write JSON rows.
 pandas does all of that, but importing it alone costs a cold `chartc
@@ -527,7 +527,7 @@ def _all_exact_as_floats(values: list) -> bool:
 def record_names(rows: list[dict]) -> list[str]:
     """The columns of records (inline values, a JSON file): their keys in order of first appearance.
 
-    `from_records` and the light check (`resolve.read_columns`) both name
+    `from_records` and the light check (`stages.data.read_columns`) both name
     columns with this, so they agree.
 
     Raises:

@@ -1,7 +1,26 @@
-"""The typed chart model: what a schema-valid spec means, as frozen dataclasses.
+"""The typed chart model: what a schema-valid spec means, as frozen dataclasses that know where they were written.
 
-`ir.model` owns `ChartSpec`, `LayerSpec`, `MarkerStyle` and the parse from a
-checked document's data. Every stage reads it; it knows nothing of them.
+`ir.source` owns `Source` (a spec file's position index) and `Node` (a spec
+path, the source, and `error`/`warning`/`locate` built from them);
+`ir.nodes` the chart's nodes (`Chart`, `DataSource`, `Layer`, `Mark`,
+`Channel`, `Encoding`, `Markers`, `MarkerStyle`, `Trend`, `Legend`,
+`Facet`, `FreeForm`); `ir.transforms` one class per transform kind
+(`Filter` with a `FieldPredicate` or an `Expression`, `Calculate`, `Fold`,
+`Aggregate`), each declaring the fields it reads and `fields_after`;
+`ir.expressions` the Vega expression language (parse, evaluate). The parse
+stage (`stages.parse`) builds the model; every later stage reads it.
 
 May import: `chartc.errors` only (and the standard library).
 """
+
+from .nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer, Legend, Mark, MarkerStyle, Markers,
+                    Trend, freeze, thaw)
+from .source import Node, Source
+from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, FieldRead, Fields, Filter,
+                         Fold, Transform)
+
+__all__ = [
+    "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
+    "FieldPredicate", "FieldRead", "Fields", "Filter", "Fold", "FreeForm", "Layer", "Legend", "Mark", "MarkerStyle",
+    "Markers", "Node", "Source", "Trend", "Transform", "freeze", "thaw",
+]

@@ -1,9 +1,14 @@
-"""The compiler's stages, one module each, in the order the pipeline runs them.
+"""The compiler's stages, one module (or package) each, in the order the pipeline runs them.
 
-    load -> validate -> resolve (+ markers, limits) -> fit -> translate -> verify
+    load -> validate -> parse -> data (+ markers) -> check -> limits -> fit -> translate -> verify
 
-Each stage takes plain data and returns plain data; problems are `SpecError`s
-placed in the spec file. `translate` is the only place that knows Altair.
+`load` and `validate` read the spec file; `parse` builds the chart model
+(`chartc.ir`), and every later stage reads that model, never the document.
+`data` reads the rows and runs every layer's transforms as Vega does (the
+one interpreter); `check`, `limits` and `fit` consume its output. Each stage
+takes plain data and returns plain data; problems are `SpecError`s placed in
+the spec file through the nodes. `translate` is the only place that knows
+Altair.
 
 May import: `chartc.ir`, `chartc.trends`, `chartc.infra`, the public
 functions of `chartc.render`, `chartc.errors`, and stages that run earlier

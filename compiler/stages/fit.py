@@ -1,7 +1,10 @@
-"""Stage 4: fit every trend layer of a chart on its data.
+"""Stage 7: fit every trend layer of a chart on its data.
 
-The numbers come from `trends.fitting.fit_trend` (pure numpy); this stage picks the
-rows and fields each trend layer sees, one fit per `by` group, follows the x
+The numbers come from `trends.fitting.fit_trend` (pure numpy); the rows each
+trend layer sees come from the data stage's interpreter (every row, through
+the chart's and the layer's transforms, as Vega computes them: a trend after
+a `calculate` fits the calculated field). This stage fits one line per `by`
+group and facet panel, follows the x
 and y scales the chart declares (on any layer: layers share their axes),
 turns dates into numbers and back, and places any failure at the trend's
 position in the spec file.
@@ -17,17 +20,19 @@ import dataclasses
 import datetime
 import string
 import sys
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import errors as msg
 from ..errors import SpecError
 from ..infra.table import DATE, Table, floats, json_value, milliseconds, parse_date
-from ..ir.model import ChartSpec, LayerSpec
+from ..ir.nodes import Chart, Layer, thaw
 from ..trends.fitting import TrendLine, fit_trend, format_trend_label
-from .load import Document
+from .data import DataFlow, Rows
 from .markers import category_key
-from .resolve import IncomparableFilter, predicate_mask
+
+STAGE = "fit"
 
 # Encoding properties that make a channel show something other than the rows'
 # own values; a trend is fitted to the rows, so it cannot follow them.
@@ -39,27 +44,27 @@ FIT_TYPES = {"x": ("quantitative", "temporal"), "y": ("quantitative",)}
 # The scale a channel has when the chart declares no type.
 DEFAULT_SCALE = {"quantitative": "linear", "temporal": "time"}
 
-def fit_chart(spec: ChartSpec, table: Table, doc: Document) -> dict[tuple, list[TrendLine]]:
-    """Fit each trend layer.
+def fit_chart(chart: Chart, data: DataFlow) -> dict[tuple, list[TrendLine]]:
+    """Fit each trend layer on the rows it gets (every row, through its transforms).
 
     Args:
-        spec: the checked chart.
-        table: its rows.
-        doc: the document, for positions.
+        chart: the checked chart.
+        data: its rows through every layer's transforms (`data.flow_data`).
 
     Returns:
         Layer path -> its fitted lines (one per group), in group order.
 
     Raises:
-        SpecError: a fit is impossible (too few points, bad values, bad label).
+        SpecError: a fit is impossible (too few points, bad values, bad label,
+            rows that cannot be known before rendering).
     """
     fits = {}
     problems = []
-    for layer in spec.layers:
+    for layer, rows in zip(chart.layers, data.layers):
         if layer.trend is None:
             continue
         try:
-            fits[layer.path] = fit_layer(layer, spec, table, doc)
+            fits[layer.path] = fit_layer(layer, chart, rows)
         except SpecError as error:
             problems.extend(error.errors)
     if problems:
@@ -67,14 +72,13 @@ def fit_chart(spec: ChartSpec, table: Table, doc: Document) -> dict[tuple, list[
     return fits
 
 
-def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) -> list[TrendLine]:
+def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
     """The fitted lines of one trend layer, labels filled in.
 
     Args:
         layer: a layer with a `trend`.
-        spec: the chart (for its transforms, facet and the other layers' scales).
-        table: the chart's rows.
-        doc: the document, for positions.
+        chart: the chart (for its facet and the other layers' scales).
+        rows: the layer's rows, from the data stage's interpreter.
 
     Returns:
         One `TrendLine` per `by` group (one in all without `by`): groups that a
@@ -82,47 +86,54 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
         the rest in sorted order.
 
     Raises:
-        SpecError: the first problem, at the trend key it concerns.
+        SpecError: the first problem, at the trend key it concerns; rows that
+            cannot be known, at the transform that makes them so.
     """
     trend = layer.trend
-    where = layer.path + ("trend",)
 
     def fail(message, relative=(), hint=None, group=None, panel=()):
-        path = where + tuple(relative)
+        relative = tuple(relative)
         # The key at fault if the file has it, else the trend's own key.
-        location = (doc.positions.get(path) if relative else None) or doc.locate(where, key=True)
+        written = trend.source.positions.get(trend.at(*relative)) if relative and trend.source else None
         if trend.by is not None and group is not None:
             message = msg.trend_in_group(trend.by, group, message)
         if panel:
             message = msg.trend_in_panel(panel, message)
-        return SpecError(message, path, location=location, stage="fit", hint=hint)
+        return trend.error(message, *relative, stage=STAGE, hint=hint, location=written or trend.locate(key=True))
 
-    facet_fields = _facet_fields(spec, doc)
+    facet_fields = _facet_fields(chart)
     if facet_fields and annotation(trend)[0] is not None:
         raise fail(msg.trend_annotate_with_facet(), ("annotate",), msg.trend_annotate_with_facet_hint())
-    for channel in ("x", "y"):
-        if "field" not in layer.encoding.get(channel, {}):
-            raise fail(msg.trend_needs_xy(channel))
+    channels = {}
+    for name in ("x", "y"):
+        channel = layer.encoding.get(name)
+        if channel is None or isinstance(channel, tuple) or channel.field is None:
+            raise fail(msg.trend_needs_xy(name))
         for prop in DERIVED_PROPERTIES:
-            if layer.encoding[channel].get(prop):
-                path = layer.channel_paths[channel] + (prop,)
-                raise SpecError(msg.trend_channel_derived(channel, prop), path,
-                                location=doc.locate(path), stage="fit",
-                                hint=msg.trend_channel_derived_hint(channel, prop))
-    rows = _apply_transforms(table, (*spec.transform, *layer.transform), layer, doc)
-    x_field, y_field = layer.encoding["x"]["field"], layer.encoding["y"]["field"]
+            if channel.get(prop):
+                raise channel.error(msg.trend_channel_derived(name, prop), prop, stage=STAGE,
+                                    hint=msg.trend_channel_derived_hint(name, prop))
+        channels[name] = channel
+    if rows.table is None:  # a transform the fit cannot follow: say which
+        raise rows.unknowable.error(msg.trend_rows_unknown(rows.unknowable.reason), stage=STAGE,
+                                    hint=msg.trend_rows_unknown_hint())
+    x_field, y_field = channels["x"].field, channels["y"].field
+    for field in (x_field, y_field, trend.by, *facet_fields):
+        if field in rows.unknown:
+            why = rows.unknown[field]
+            raise why.error(msg.trend_rows_unknown(why.reason), stage=STAGE, hint=msg.trend_rows_unknown_hint())
+    table = rows.table
     kinds = {}
-    for channel, field in (("x", x_field), ("y", y_field)):
-        kind = layer.encoding[channel].get("type") or rows.measurement(field)
-        if rows.kinds[field] == DATE:
+    for name, field in (("x", x_field), ("y", y_field)):
+        kind = channels[name].type or table.measurement(field)
+        if table.kinds[field] == DATE:
             kind = "temporal"
-        if kind not in FIT_TYPES[channel]:
-            path = layer.channel_paths[channel]
-            raise SpecError(msg.trend_channel_type(channel, field, kind, FIT_TYPES[channel]), path,
-                            location=doc.locate(path), stage="fit", hint=msg.trend_channel_type_hint())
-        kinds[channel] = kind
-    temporal = rows.kinds[x_field] == DATE
-    scales = {channel: _axis_scale(spec, layer, channel) for channel in ("x", "y")}
+        if kind not in FIT_TYPES[name]:
+            raise channels[name].error(msg.trend_channel_type(name, field, kind, FIT_TYPES[name]), stage=STAGE,
+                                       hint=msg.trend_channel_type_hint())
+        kinds[name] = kind
+    temporal = table.kinds[x_field] == DATE
+    scales = {name: _axis_scale(chart, layer, name) for name in ("x", "y")}
     try:
         extent = _extent(trend.extent, scales["x"], temporal)
     except SpecError as error:
@@ -135,8 +146,8 @@ def fit_layer(layer: LayerSpec, spec: ChartSpec, table: Table, doc: Document) ->
         x_exponent=scales["x"].get("exponent", 1.0), y_exponent=scales["y"].get("exponent", 1.0),
     )
     lines = []
-    for panel, panel_rows in _panels(rows, facet_fields):
-        groups = _groups(panel_rows, trend.by, spec)
+    for panel, panel_rows in _panels(table, facet_fields):
+        groups = _groups(panel_rows, trend.by, chart)
         if not groups:  # every row's `by` value is missing
             raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint(), panel=panel)
         for group, part in groups:
@@ -193,7 +204,7 @@ def _fit(x, y, method: str, group, options: dict) -> TrendLine:
                         hint=msg.trend_x_span_subnormal_hint()) from None
 
 
-def _facet_fields(spec: ChartSpec, doc: Document) -> tuple[str, ...]:
+def _facet_fields(chart: Chart) -> tuple[str, ...]:
     """The fields the chart is faceted by (row, then column); a trend is fitted once per panel.
 
     Raises:
@@ -201,16 +212,12 @@ def _facet_fields(spec: ChartSpec, doc: Document) -> tuple[str, ...]:
             its panels are not the rows' own values, so no fit can follow them.
     """
     fields = []
-    for channel in ("row", "column"):
-        definition = (spec.facet or {}).get(channel)
-        if not isinstance(definition, dict):
-            continue
+    for channel in (chart.facet.channels() if chart.facet is not None else ()):
         for prop in DERIVED_PROPERTIES:
-            if definition.get(prop):
-                path = ("facet", channel, prop)
-                raise SpecError(msg.trend_facet_derived(channel, prop), path, location=doc.locate(path),
-                                stage="fit", hint=msg.trend_facet_derived_hint())
-        fields.append(definition["field"])
+            if channel.get(prop):
+                raise channel.error(msg.trend_facet_derived(channel.name, prop), prop, stage=STAGE,
+                                    hint=msg.trend_facet_derived_hint())
+        fields.append(channel.field)
     return tuple(fields)
 
 
@@ -230,7 +237,7 @@ def annotation(trend) -> tuple[str | None, str | None]:
     """A trend's `annotate` as (corner, text template): (None, None) for none;
     a text of None prints each line's label, else its equation."""
     value = trend.annotate
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         corner, text = value.get("position"), value.get("text")
     else:
         corner, text = value, None
@@ -248,13 +255,15 @@ def label_uses_group(template: str | None) -> bool:
         return False
 
 
-def _axis_scale(spec: ChartSpec, layer: LayerSpec, channel: str) -> dict:
+def _axis_scale(chart: Chart, layer: Layer, channel: str) -> dict:
     """The scale a layer's channel is drawn with: its own declaration first,
     then the other layers' (Vega-Lite shares one x and one y scale)."""
-    scale = dict(layer.encoding.get(channel, {}).get("scale") or {})
-    for other in spec.layers:
-        if other is not layer and isinstance(other.encoding.get(channel), dict):
-            for key, value in (other.encoding[channel].get("scale") or {}).items():
+    own = layer.encoding.get(channel)
+    scale = dict(own.get("scale") or {}) if own is not None and not isinstance(own, tuple) else {}
+    for other in chart.layers:
+        theirs = other.encoding.get(channel)
+        if other is not layer and theirs is not None and not isinstance(theirs, tuple):
+            for key, value in (theirs.get("scale") or {}).items():
                 scale.setdefault(key, value)
     return scale
 
@@ -265,7 +274,7 @@ def _extent(extent, scale: dict, temporal: bool):
         return None
     if extent == "axis":
         domain = scale.get("domain")
-        if not isinstance(domain, list) or len(domain) < 2:
+        if not isinstance(domain, (list, tuple)) or len(domain) < 2:
             raise SpecError(msg.trend_extent_axis(), hint=msg.trend_extent_axis_hint())
         values = [_bound(v, temporal) for v in domain]
         if any(v is None for v in values):
@@ -276,6 +285,7 @@ def _extent(extent, scale: dict, temporal: bool):
 
 def _bound(value, temporal: bool):
     """One extent or domain value in fitting units (dates as milliseconds)."""
+    value = thaw(value)
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -305,13 +315,13 @@ def _datetime_parts(value: dict) -> dict:
     return parts
 
 
-def _groups(rows: Table, by: str | None, spec: ChartSpec) -> list[tuple]:
+def _groups(rows: Table, by: str | None, chart: Chart) -> list[tuple]:
     """(group value, its rows) pairs: one pair of (None, all rows) without `by`."""
     if by is None:
         return [(None, rows)]
     keys = [json_value(v) for v in rows[by]]  # dates as text, NaN as None
     present = list(dict.fromkeys(k for k in keys if k is not None))
-    declared = [value for layer in spec.layers if layer.markers is not None
+    declared = [value for layer in chart.layers if layer.markers is not None
                 and layer.markers.field == by for value, _ in layer.markers.styles]
     rank = {key: index for index, key in enumerate(dict.fromkeys(declared))}
 
@@ -323,27 +333,3 @@ def _groups(rows: Table, by: str | None, spec: ChartSpec) -> list[tuple]:
     except TypeError:  # a column of mixed types: compare their text
         present.sort(key=lambda v: order(v, text=True))
     return [(value, rows.select([k == value for k in keys])) for value in present]
-
-
-def _apply_transforms(rows: Table, transforms, layer: LayerSpec, doc: Document) -> Table:
-    for step in transforms:
-        if "filter" in step and isinstance(step["filter"], dict):
-            # Evaluated here so the fitted numbers describe exactly the points drawn.
-            predicate = step["filter"]
-            try:
-                keep = predicate_mask(rows, predicate)
-            except IncomparableFilter as error:  # numbers against text: refused here where Vega would coerce
-                where = layer.path + ("trend",)
-                raise SpecError(msg.filter_incomparable(predicate["field"], error.test, error.value), where,
-                                location=doc.locate(where, key=True), stage="fit",
-                                hint=msg.filter_incomparable_hint()) from None
-            rows = rows.select(keep)
-        elif "fold" in step:
-            key, value = step.get("as", ["key", "value"])
-            rows = rows.fold(list(step["fold"]), key, value)
-        else:
-            kind = "filter" if "filter" in step else "calculate" if "calculate" in step else "aggregate"
-            where = layer.path + ("trend",)
-            raise SpecError(msg.trend_unsupported_transform(kind), where,
-                            location=doc.locate(where, key=True), stage="fit", hint=msg.trend_transform_hint())
-    return rows

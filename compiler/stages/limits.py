@@ -26,8 +26,10 @@ from __future__ import annotations
 import dataclasses
 
 from .. import errors as msg
-from ..errors import SpecError
+from ..ir.nodes import Chart, Layer, freeze
+from .data import DataFlow, Rows
 
+STAGE = "check"
 MAX_MARKS = 200_000
 ARIA_MARKS = 10_000
 # Each facet panel is a Vega group with its own axes and scales: a few
@@ -38,39 +40,39 @@ AGGREGATING_MARKS = frozenset({"boxplot", "errorbar", "errorband"})
 DEFAULT_MAXBINS = 10  # Vega-Lite's
 
 
-def count_marks(spec, table) -> list[tuple[tuple, int]]:
+def count_marks(chart: Chart, data: DataFlow) -> list[tuple[tuple, int]]:
     """How many marks each (non-trend) layer draws, at most.
 
-    An upper bound from the rows: filters are assumed to keep every row, a
-    fold multiplies them, and an aggregate (a transform, an encoding's
-    `aggregate` or `bin`, a boxplot) leaves one mark per distinct group when
-    the group fields are columns of the data.
+    The rows each layer draws come from the data stage's interpreter: exact
+    when they are known, else its upper bound (filters keep every row, a
+    fold multiplies them, an aggregate leaves at most its groups). An
+    aggregating layer (an encoding's `aggregate` or `bin`, a boxplot) draws
+    one mark per distinct group of its rows, times the bins.
 
     Args:
-        spec: the parsed chart.
-        table: its rows (from the resolve stage).
+        chart: the parsed chart.
+        data: its rows through every layer's transforms (`data.flow_data`).
 
     Returns:
         ``(layer path, marks)`` per mark layer, in layer order.
     """
     counts = []
-    for layer in spec.layers:
+    for layer, rows in zip(chart.layers, data.drawn_layers):
         if layer.trend is not None or layer.mark is None:
             continue
-        rows, columns = _through(len(table), table, (*spec.transform, *layer.transform))
-        if rows and _aggregates(layer):
-            rows = _groups(layer, table, columns, rows)
-        counts.append((layer.path, rows))
+        marks = rows.bound
+        if marks and _aggregates(layer):
+            marks = _groups(layer, rows, marks)
+        counts.append((layer.path, marks))
     return counts
 
 
-def apply_mark_limits(spec, table, doc):
+def apply_mark_limits(chart: Chart, data: DataFlow) -> Chart:
     """Refuse a chart with too many marks; turn per-mark ARIA labels off for a large one.
 
     Args:
-        spec: the parsed, checked chart.
-        table: its rows.
-        doc: its document, to place the error.
+        chart: the parsed, checked chart.
+        data: its rows (`data.flow_data`).
 
     Returns:
         The chart, with ``config.mark.aria: false`` added above `ARIA_MARKS`
@@ -79,84 +81,60 @@ def apply_mark_limits(spec, table, doc):
     Raises:
         SpecError: more than `MAX_MARKS` marks, at the mark of the largest layer.
     """
-    _check_facet_panels(spec, table, doc)
-    counts = count_marks(spec, table)
+    _check_facet_panels(chart, data)
+    counts = count_marks(chart, data)
     total = sum(marks for _, marks in counts)
     if total > MAX_MARKS:
         path, _ = max(counts, key=lambda item: item[1])
-        where = path + ("mark",)
-        if where not in doc.positions:
-            where = ("data",)
-        raise SpecError(msg.too_many_marks(total, MAX_MARKS, len(counts)), where,
-                        location=doc.locate(where), stage="check", hint=msg.too_many_marks_hint())
-    if total > ARIA_MARKS and not _sets_aria(spec.config):
-        config = dict(spec.config)
+        layer = next(layer for layer in chart.layers if layer.path == path)
+        node = layer.mark if layer.mark.source is not None and layer.mark.source.has(layer.mark.path) else chart.data
+        raise node.error(msg.too_many_marks(total, MAX_MARKS, len(counts)), stage=STAGE, hint=msg.too_many_marks_hint())
+    if total > ARIA_MARKS and not _sets_aria(chart.config):
+        config = chart.config.plain()
         config["mark"] = {**dict(config.get("mark") or {}), "aria": False}
-        spec = dataclasses.replace(spec, config=config)
-    return spec
+        chart = dataclasses.replace(chart, config=dataclasses.replace(chart.config, value=freeze(config)))
+    return chart
 
 
-def _check_facet_panels(spec, table, doc) -> None:
+def _check_facet_panels(chart: Chart, data: DataFlow) -> None:
     """Refuse a facet whose row and column fields make more than `MAX_FACET_PANELS` panels."""
     # A binned or time-unit facet has fewer panels than values (a year of dates
     # is one panel): only plain fields are counted.
-    fields = [d["field"] for c, d in (spec.facet or {}).items()
-              if c in ("row", "column") and isinstance(d, dict) and d.get("field") in table
-              and not d.get("timeUnit") and not d.get("bin")]
-    panels = _distinct(table, fields) if fields else 1
+    table = data.drawn
+    channels = chart.facet.channels() if chart.facet is not None else ()
+    fields = [channel.field for channel in channels if channel.field in table
+              and not channel.get("timeUnit") and not channel.get("bin")]
+    panels = table.distinct(fields) if fields else 1
     if panels > MAX_FACET_PANELS:
-        where = ("facet",)
-        raise SpecError(msg.too_many_panels(panels, MAX_FACET_PANELS), where, location=doc.locate(where, key=True),
-                        stage="check", hint=msg.too_many_panels_hint())
+        raise chart.facet.error(msg.too_many_panels(panels, MAX_FACET_PANELS), stage=STAGE, key=True,
+                                hint=msg.too_many_panels_hint())
 
 
-def _sets_aria(config: dict) -> bool:
+def _sets_aria(config) -> bool:
     mark = config.get("mark")
-    return "aria" in config or (isinstance(mark, dict) and "aria" in mark)
+    return "aria" in config or (hasattr(mark, "keys") and "aria" in mark)
 
 
-def _through(rows: int, table, transforms) -> tuple[int, set | None]:
-    """Rows after the transforms (an upper bound), and the data columns still usable as groups."""
-    columns: set | None = set(table.names)
-    for step in transforms:
-        if "fold" in step:
-            rows *= max(1, len(step["fold"]))
-            columns = None  # the folded key and value are new fields
-        elif "aggregate" in step:
-            groups = step.get("groupby", [])
-            if columns is not None and all(g in columns for g in groups):
-                rows = min(rows, _distinct(table, groups))
-            columns = set()  # only the aggregate's own fields remain
-        elif "calculate" in step and columns is not None:
-            columns.discard(step["as"])  # a calculated field shadows a column of the same name
-    return rows, columns
-
-
-def _aggregates(layer) -> bool:
-    if layer.mark.get("type") in AGGREGATING_MARKS:
+def _aggregates(layer: Layer) -> bool:
+    if layer.mark.type in AGGREGATING_MARKS:
         return True
-    return any(isinstance(d, dict) and (d.get("aggregate") or d.get("bin"))
-               for d in layer.encoding.values())
+    return any(channel.aggregate or channel.get("bin") for channel in layer.encoding.each())
 
 
-def _groups(layer, table, columns: set | None, rows: int) -> int:
+def _groups(layer: Layer, rows: Rows, marks: int) -> int:
     """Marks of an aggregated layer: distinct values of its grouping channels, times the bins."""
     fields, bins = [], 1
-    for definition in layer.encoding.values():
-        items = definition if isinstance(definition, list) else [definition]
-        for item in items:
-            if not isinstance(item, dict) or "field" not in item or item.get("aggregate"):
+    for channel in layer.encoding.each():
+        if channel.field is None or channel.aggregate:
+            continue
+        binning = channel.get("bin")
+        if binning:
+            binning = binning if hasattr(binning, "keys") else {}
+            bins *= int(binning.get("maxbins", DEFAULT_MAXBINS)) if "step" not in binning else 1
+            if "step" not in binning:
                 continue
-            if item.get("bin"):
-                binning = item["bin"] if isinstance(item["bin"], dict) else {}
-                bins *= int(binning.get("maxbins", DEFAULT_MAXBINS)) if "step" not in binning else 1
-                if "step" not in binning:
-                    continue
-            fields.append(item["field"])
-    if columns is None or not all(f in columns for f in fields):
-        return rows  # a group field made by a transform: no better bound than the rows
-    return min(rows, _distinct(table, sorted(set(fields))) * bins)
-
-
-def _distinct(table, fields) -> int:
-    return table.distinct(fields) if fields else 1
+        fields.append(channel.field)
+    if not all(rows.known(field) for field in fields) or (rows.table is None and fields):
+        return marks  # groups of values that cannot be known: no better bound than the rows
+    distinct = rows.table.distinct(sorted(set(fields))) if rows.table is not None else 1
+    return min(marks, distinct * bins)

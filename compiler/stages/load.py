@@ -32,7 +32,7 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ruamel.yaml import YAML
@@ -82,12 +82,16 @@ class Document:
         positions: spec path -> position of the value at that path (mapping
             values and sequence items; the root is ``()``).
         key_positions: spec path -> position of the key of that mapping entry.
+        text_starts: spec path -> position of the first character of a string
+            written verbatim on one line (plain, or quoted without escapes):
+            a column inside it (an expression's error) is that plus an offset.
     """
 
     data: Any
     file: str
     positions: dict[tuple, Location]
     key_positions: dict[tuple, Location]
+    text_starts: dict[tuple, Location] = field(default_factory=dict)
 
     def locate(self, path, *, key: bool = False) -> Location | None:
         """The file position of a spec path.
@@ -290,10 +294,10 @@ def _not_a_mapping(kind: str, file: str, spec_format: str) -> SpecError:
                      hint=msg.not_a_mapping_hint(spec_format))
 
 
-def _document(data: Any, file: str, spec_format: str, positions, key_positions) -> Document:
+def _document(data: Any, file: str, spec_format: str, positions, key_positions, text_starts) -> Document:
     if not isinstance(data, dict):
         raise _not_a_mapping(_KINDS.get(type(data), "a scalar"), file, spec_format)
-    return Document(data, file, positions, key_positions)
+    return Document(data, file, positions, key_positions, text_starts)
 
 
 # ------------------------------------------------------------------ YAML
@@ -380,9 +384,9 @@ def _load_yaml(text: str, file: str) -> Document:
         raise _yaml_error(error, text, file) from None
     if root is None:  # only comments, or a bare '---'
         raise _not_a_mapping("an empty document", file, "yaml")
-    builder = _YamlBuilder(file)
+    builder = _YamlBuilder(file, text)
     data = builder.build(root, (), 1)
-    return _document(data, file, "yaml", builder.positions, builder.key_positions)
+    return _document(data, file, "yaml", builder.positions, builder.key_positions, builder.text_starts)
 
 
 def _mark_location(mark: Any, file: str) -> Location:
@@ -486,10 +490,11 @@ def _show_tag(tag: str) -> str:
 class _YamlBuilder:
     """Walks ruamel's node graph into plain data, recording positions."""
 
-    def __init__(self, file: str):
-        self.file = file
+    def __init__(self, file: str, text: str = ""):
+        self.file, self.text = file, text
         self.positions: dict[tuple, Location] = {}
         self.key_positions: dict[tuple, Location] = {}
+        self.text_starts: dict[tuple, Location] = {}
 
     def error(self, message: str, path: tuple, node: Node, hint: str | None = None) -> SpecError:
         return SpecError(message, path, location=self.at(node), stage=STAGE, hint=hint)
@@ -514,7 +519,10 @@ class _YamlBuilder:
             if node.tag != _TAG + "seq":
                 raise self.error(msg.unsupported_tag(_show_tag(node.tag)), path, node, msg.unsupported_tag_hint())
             return [self.build(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
-        return self.scalar(node, path)
+        value = self.scalar(node, path)
+        if isinstance(value, str):
+            self.verbatim(node, value, path)
+        return value
 
     def scalar(self, node: ScalarNode, path: tuple) -> Any:
         reader = _SCALAR_READERS.get(node.tag)
@@ -535,6 +543,16 @@ class _YamlBuilder:
         if isinstance(value, str):
             _check_string(value, path, self.at(node))
         return value
+
+    def verbatim(self, node: ScalarNode, value: str, path: tuple) -> None:
+        """Record where the string's first character is, when its text is written as is on one line."""
+        start, end = node.start_mark, node.end_mark
+        if start.line != end.line or node.style not in (None, "'", '"'):
+            return
+        raw = self.text[start.index:end.index]
+        inner = raw if node.style is None else raw[1:-1]
+        if inner == value and (node.style is None or raw[:1] == raw[-1:] == node.style):
+            self.text_starts[path] = Location(self.file, start.line + 1, start.column + 1 + (node.style is not None))
 
     def key(self, node: Node, path: tuple) -> str:
         """A mapping key as a string: numbers as written, strings as they are."""
@@ -615,7 +633,7 @@ def _load_json(text: str, file: str) -> Document:
     except (IndexError, ValueError) as error:  # not expected after json.loads accepted the text
         raise SpecError(msg.invalid_json(_first_line(error) or "malformed text"), (),
                         location=Location(file, 1, 1), stage=STAGE) from None
-    return _document(data, file, "json", reader.positions, reader.key_positions)
+    return _document(data, file, "json", reader.positions, reader.key_positions, reader.text_starts)
 
 
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
@@ -632,6 +650,7 @@ class _JsonReader:
         self.starts = _line_starts(text)  # one scan, then a bisect per node
         self.positions: dict[tuple, Location] = {}
         self.key_positions: dict[tuple, Location] = {}
+        self.text_starts: dict[tuple, Location] = {}
 
     def at(self, offset: int) -> Location:
         return Location(self.file, *_line_column(self.text, offset, self.starts))
@@ -653,6 +672,8 @@ class _JsonReader:
         if char == '"':
             string, end = json.decoder.scanstring(text, offset + 1, True)
             _check_string(string, path, self.at(offset))
+            if text[offset + 1:end - 1] == string:  # no escapes: each character is one column
+                self.text_starts[path] = self.at(offset + 1)
             return string, end
         for name in _JSON_NON_FINITE:
             if text.startswith(name, offset):

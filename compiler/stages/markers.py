@@ -12,7 +12,9 @@ Style keys are strings (YAML mapping keys); data values may be numbers
 and the data-typed value is what scale domains carry, so the compiled scale
 matches the rows Vega-Lite sees.
 
-How the styles become scales that merge into one legend is `legend.py`'s job.
+How the styles become scales that merge into one legend is `translate.legend`'s
+job; the check stage (`check.check_markers`) reports unstyled and absent
+categories.
 """
 
 from __future__ import annotations
@@ -20,11 +22,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from .. import errors as msg
-from ..errors import SpecError, SpecWarning
-from ..infra.shapes import resolve_shape
 from ..infra.table import json_value
-from ..ir.model import LayerSpec, MarkerStyle
+from ..ir.nodes import Layer, Markers, MarkerStyle
 
 DEFAULT_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
@@ -45,9 +44,9 @@ MARK_KINDS = {
 }
 
 
-def mark_kind(layer: LayerSpec) -> str:
+def mark_kind(layer: Layer) -> str:
     """`marker`, `line` or `area`: how the layer's mark draws a category."""
-    return MARK_KINDS.get((layer.mark or {}).get("type"), "marker")
+    return MARK_KINDS.get(layer.mark.type if layer.mark is not None else None, "marker")
 
 
 def category_key(value) -> str:
@@ -65,13 +64,13 @@ def category_key(value) -> str:
     return str(value)
 
 
-def data_categories(layer: LayerSpec, table) -> list | None:
-    """The distinct non-null values of the layer's marker field, in data order.
+def data_categories(markers: Markers, table) -> list | None:
+    """The distinct non-null values of a marker map's field in the data's rows, in data order.
 
     None when the field is not a column of the data (a transform makes it),
     so nothing can be said about which categories occur.
     """
-    field = layer.markers.field
+    field = markers.field
     if table is None or field not in table:
         return None
     return [json_value(v) for v in table.unique(field)]
@@ -86,7 +85,7 @@ def merge_style(base: MarkerStyle | None, style: MarkerStyle) -> MarkerStyle:
     return dataclasses.replace(base, **own)
 
 
-def layer_categories(layer: LayerSpec, table) -> list[tuple[object, MarkerStyle]]:
+def layer_categories(layer: Layer, table) -> list[tuple[object, MarkerStyle]]:
     """(domain value, effective style) of every category, in legend order.
 
     Declared styles first (built on `default`), then data values without an
@@ -94,7 +93,7 @@ def layer_categories(layer: LayerSpec, table) -> list[tuple[object, MarkerStyle]
     the data when it occurs there.
     """
     markers = layer.markers
-    present = data_categories(layer, table) or []
+    present = data_categories(markers, table) or []
     typed = {}
     for value in present:
         typed.setdefault(category_key(value), value)
@@ -104,52 +103,3 @@ def layer_categories(layer: LayerSpec, table) -> list[tuple[object, MarkerStyle]
         declared = {key for key, _ in markers.styles}
         result += [(value, markers.default) for key, value in typed.items() if key not in declared]
     return result
-
-
-def check_markers(layer: LayerSpec, table, doc) -> list[SpecError]:
-    """Problems with a layer's marker map against its data (stage "check").
-
-    Args:
-        layer: a layer with `markers`.
-        table: the chart's rows, from `resolve_data`.
-        doc: the document, for positions.
-
-    Returns:
-        An error for unknown shapes and for data values without a style (and
-        no `default`); a `SpecWarning` for each styled value absent from the
-        data.
-    """
-    markers = layer.markers
-    where = layer.path + ("markers",)
-    problems: list[SpecError] = []
-    styled = [(("styles", key), style) for key, style in markers.styles]
-    if markers.default is not None:
-        styled.append((("default",), markers.default))
-    for suffix, style in styled:
-        if style.shape is None:
-            continue
-        path = where + suffix + ("shape",)
-        try:
-            resolve_shape(style.shape)
-        except SpecError as error:
-            problems.append(SpecError(error.message, path, location=doc.locate(path),
-                                      stage="check", hint=error.hint))
-    present = data_categories(layer, table)
-    if present is None:
-        return problems
-    keys = {category_key(v): v for v in present}
-    declared = [key for key, _ in markers.styles]
-    missing = [keys[k] for k in keys if k not in declared]
-    if missing and markers.default is None:
-        path = where + ("styles",)
-        problems.append(SpecError(
-            msg.marker_unstyled(markers.field, missing), path,
-            location=doc.locate(path, key=True), stage="check",
-            hint=msg.marker_unstyled_hint(missing)))
-    for key in declared:
-        if key not in keys:
-            path = where + ("styles", key)
-            problems.append(SpecWarning(
-                msg.marker_absent(markers.field, key), path,
-                location=doc.locate(path, key=True), stage="check"))
-    return problems

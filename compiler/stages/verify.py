@@ -1,50 +1,40 @@
-"""Stage 6: make what reaches the renderer safe: text in the data, and the Vega-Lite itself.
+"""Stage 9: make the compiled Vega-Lite safe for the renderer, and place what it refuses in the spec.
 
-Two guards sit between the data stage and the exports, and one after them:
-
-- `scrub_table` (resolve stage): the loader rejects control characters and
-  non-characters in the spec's own text, but a data file (CSV, TSV, JSON) can
-  carry them, and vl-convert *aborts the Python process* (SIGABRT,
-  vl-convert#220) when one reaches any text it renders: a label, a tick, a
-  legend entry. Such characters in data values and column names are replaced
-  with U+FFFD, and each field that had any gets one `SpecWarning` naming it
-  and the count: a documented, warned fix-up rather than a rejected data file.
 - `check_vega_lite` (after translate): the compiled chart is validated
-  against Vega-Lite's own JSON schema, so a value the chart schema lets
-  through but Vega-Lite refuses (through `config`, `vega_lite` or a loosely
-  typed key such as `scale.range`) ends as a `SpecError` at its spot in the
-  spec, not as a blank chart or a renderer error.
+  against Vega-Lite's own JSON schema and its compiler, so a value the chart
+  schema lets through but Vega-Lite refuses (through `config`, `vega_lite`
+  or a loosely typed key such as `scale.range`) ends as a `SpecError` at its
+  spot in the spec, not as a blank chart or a renderer error. Numbers and
+  texts that hang or exhaust the renderer are refused the same way.
 - `render_refusal` (after render): a chart Vega refused to draw
-  (`render.export.RenderRefused`), placed where the spec most likely caused it.
+  (`render.export.RenderRefused`), placed at the node whose expression or
+  free-form text the reason names, else at the marks.
+
+Every problem is placed through the translator's `Origins` map: the longest
+recorded prefix of the Vega-Lite path gives the IR node that wrote it, and
+the rest of the path is resolved inside that node (a key of `config` or
+`vega_lite`, a channel's ``axis.format``). (Text in the data that would abort
+the renderer is scrubbed earlier, by the data stage.)
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .. import errors as msg
-from ..errors import SpecError, SpecWarning
-from ..infra.table import TEXT, Table, to_number
+from ..errors import SpecError
+from ..infra.table import Table, to_number
+from ..ir.nodes import Chart, FreeForm
+from ..ir.source import Node
+from ..ir.transforms import Expression
 from ..render.export import compile_to_vega, renderer_reason
-from .load import Document
-from .translate import spec_path_for, vega_lite_schema
+from .data import MAX_SAFE_INTEGER
+from .translate import Translation, vega_lite_schema
 
-REPLACEMENT = "\ufffd"
-# Integers past 2⁵³ are not exact in JavaScript, and past 2⁶⁴ the renderer
-# cannot read its input at all.
-MAX_SAFE_INTEGER = 2**53
-
-# What the renderer must never see: C0 controls except tab, LF and CR, DEL and
-# the C1 controls, unpaired surrogates (a JSON file can spell "\ud800"), and
-# the Unicode non-characters (U+FDD0..U+FDEF and the last two code points of
-# every plane). The same set the spec loader rejects.
-RENDERER_UNSAFE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
-    + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
-    + "]"
-)
+STAGE = "translate"
 
 
 # Numbers past which the renderer hangs beyond any Python signal or runs out
@@ -76,95 +66,6 @@ TEXT_LIMITS = {"title": 1_000, "subtitle": 1_000, "text": 1_000, "description": 
 # (21 for g, p, r, s) on its own. The chart schema documents both limits.
 D3_MAX_WIDTH = 50
 D3_MAX_PRECISION = 20
-
-
-# ------------------------------------------------------------------ data text
-
-def scrub_text(text: str) -> tuple[str, int]:
-    """`text` with every renderer-unsafe character replaced by U+FFFD, and how many."""
-    return RENDERER_UNSAFE.subn(REPLACEMENT, text)
-
-
-def _scrub_value(value: Any) -> tuple[Any, int, int]:
-    """A data value (text, or a mapping or list from a JSON file) scrubbed throughout.
-
-    Returns:
-        The clean value, how many characters were replaced, and how many
-        integers too large for the renderer were made floats.
-    """
-    if isinstance(value, str):
-        return (*scrub_text(value), 0)
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INTEGER:
-        return float(value), 0, 1
-    if isinstance(value, dict):
-        chars = ints = 0
-        clean = {}
-        for key, item in value.items():
-            key, in_key = scrub_text(key) if isinstance(key, str) else (key, 0)
-            clean[key], in_item, big = _scrub_value(item)
-            chars, ints = chars + in_key + in_item, ints + big
-        return (clean, chars, ints) if chars or ints else (value, 0, 0)
-    if isinstance(value, (list, tuple)):
-        triples = [_scrub_value(item) for item in value]
-        chars, ints = sum(t[1] for t in triples), sum(t[2] for t in triples)
-        return (type(value)(t[0] for t in triples), chars, ints) if chars or ints else (value, 0, 0)
-    return value, 0, 0
-
-
-def scrub_table(table: Table, doc: Document) -> tuple[Table, list[SpecWarning]]:
-    """Replace renderer-unsafe characters in a chart's data with U+FFFD.
-
-    Args:
-        table: the rows from `resolve.resolve_data`.
-        doc: the spec's document, to place the warnings at its `data` entry.
-
-    Returns:
-        The table (the same object when nothing needed replacing) and one
-        `SpecWarning` per column whose name or values had such characters.
-    """
-    warnings: list[SpecWarning] = []
-    where = _data_path(doc)
-    location = doc.locate(where)
-    renamed: dict = {}
-    replaced: dict = {}
-    taken = set(table.names)
-    for column in table.names:
-        name = column
-        clean_name, in_name = scrub_text(name)
-        if in_name:
-            while clean_name in taken:  # never merge two columns
-                clean_name += REPLACEMENT
-            taken.add(clean_name)
-            renamed[column] = clean_name
-            warnings.append(SpecWarning(msg.data_column_scrubbed(name, clean_name, in_name), where,
-                                        location=location, stage="resolve", hint=msg.data_scrubbed_hint()))
-        if table.kinds[column] not in (TEXT, None):  # numbers, booleans and dates hold no text
-            continue
-        if table.kinds[column] == TEXT and not RENDERER_UNSAFE.search("\n".join(v for v in table[column] if v)):
-            continue  # one scan of the whole column finds nothing: the common case
-        triples = [_scrub_value(v) for v in table[column]]
-        chars, ints = sum(t[1] for t in triples), sum(t[2] for t in triples)
-        if chars or ints:
-            replaced[column] = [t[0] for t in triples]
-        if chars:
-            warnings.append(SpecWarning(msg.data_text_scrubbed(renamed.get(column, name), chars), where,
-                                        location=location, stage="resolve", hint=msg.data_scrubbed_hint()))
-        if ints:
-            warnings.append(SpecWarning(msg.data_integers_rounded(renamed.get(column, name), ints), where,
-                                        location=location, stage="resolve", hint=msg.data_integers_hint()))
-    if not renamed and not replaced:
-        return table, []
-    for column, values in replaced.items():
-        table = table.replace(column, values)
-    return table.rename(renamed), warnings
-
-
-def _data_path(doc: Document) -> tuple:
-    data = doc.data.get("data") if isinstance(doc.data, dict) else None
-    for key in ("path", "values", "dataset"):
-        if isinstance(data, dict) and key in data:
-            return ("data", key)
-    return ("data",)
 
 
 # ------------------------------------------------------------------ Vega-Lite
@@ -214,7 +115,7 @@ def vega_lite_problem(vega_lite: dict):
     return max((leaf for error in errors for leaf in _leaves(error)), key=lambda e: len(e.absolute_path))
 
 
-def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) -> list[SpecError]:
+def check_vega_lite(translation: Translation, chart: Chart, table: Table | None = None) -> list[SpecError]:
     """Check compiled Vega-Lite before it reaches the renderer.
 
     Refuses any URL (the renderer fetches nothing, so it would draw a blank
@@ -222,20 +123,21 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
     a `bin.step` that makes more than `MAX_BINS` bins over `table`), titles
     past `TEXT_LIMITS`, number formats d3-format cannot read or that ask for
     a width or precision past `D3_MAX_WIDTH` / `D3_MAX_PRECISION`, and
-    anything Vega-Lite's JSON schema refuses.
+    anything Vega-Lite's JSON schema or its compiler refuses.
 
     Args:
-        vega_lite: the compiled chart.
-        doc: its spec document, to place a problem in the file.
+        translation: the compiled chart and the origin of each of its nodes.
+        chart: the chart model (a compiler refusal names an expression in it).
         table: the chart's rows, to count the bins a `bin.step` makes.
 
     Returns:
-        One `SpecError` for the first problem, at the spec path that set it;
+        One `SpecError` for the first problem, at the spec node that wrote it;
         an empty list when the chart is fine.
     """
+    vega_lite = translation.vega_lite
+
     def error(message, vl_path, hint):
-        where = spec_path_for(vl_path, doc)
-        return [SpecError(message, where, location=doc.locate(where), stage="translate", hint=hint)]
+        return [place(translation, chart, vl_path, message, hint)]
 
     fetched = list(_urls(vega_lite))
     if fetched:  # data: the renderer fetches nothing, a blank chart; images: the PNG rasteriser would fetch them
@@ -256,35 +158,39 @@ def check_vega_lite(vega_lite: dict, doc: Document, table: Table | None = None) 
         return error(msg.number_out_of_range(str(number)), vl_path, msg.integer_range_hint())
     leaf = vega_lite_problem(vega_lite)
     if leaf is not None:
-        where = spec_path_for(tuple(leaf.absolute_path), doc)
-        return [SpecError(msg.vega_lite_invalid(_reason(leaf)), where, location=doc.locate(where),
-                          stage="translate", hint=msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path)))]
+        return error(msg.vega_lite_invalid(_reason(leaf)), tuple(leaf.absolute_path),
+                     msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path)))
     reason = vega_compile_problem(vega_lite)
     if reason is not None:  # valid by the schema, yet Vega-Lite's compiler refuses it
         reason = _first_line(reason)
-        where = _refused_at(reason, doc)
-        return [SpecError(msg.vega_lite_refused(reason), where, location=doc.locate(where, key=True),
-                          stage="translate")]
+        node, child = refused_at(reason, chart)
+        return [node.error(msg.vega_lite_refused(reason), *child, stage=STAGE, key=True)]
     return []
 
 
-def render_refusal(reason: str, doc: Document) -> SpecError:
+def place(translation: Translation, chart: Chart, vl_path, message: str, hint: str | None) -> SpecError:
+    """A problem at a Vega-Lite path, placed at the spec node the translator recorded as its origin."""
+    found = translation.origins.place(vl_path)
+    node, child = found if found is not None else (chart, ())
+    return node.error(message, *child, stage=STAGE, hint=hint)
+
+
+def render_refusal(reason: str, chart: Chart) -> SpecError:
     """A chart Vega refused to draw (`export.RenderRefused`), placed where the spec most likely caused it.
 
     Args:
         reason: the renderer's reason (`export.renderer_reason`); only its
             first meaningful line is kept, never a JavaScript stack.
-        doc: the spec's document.
+        chart: the chart model.
 
     Returns:
         The diagnostic: at the expression a parse or name error concerns,
-        else at the value the reason quotes, else at the marks.
+        else at the text the reason quotes, else at the marks.
     """
     reason = _first_line(reason)
-    where = _refused_at(reason, doc)
+    node, child = refused_at(reason, chart)
     hint = msg.render_refused_hint() if EXPRESSION_ERROR.search(reason) else msg.render_refused_other_hint()
-    return SpecError(msg.render_refused(reason), where, location=doc.locate(where, key=True), stage="render",
-                     hint=hint)
+    return node.error(msg.render_refused(reason), *child, stage="render", hint=hint, key=True)
 
 
 EXPRESSION_ERROR = re.compile(r"Unexpected|Expression|Unrecognized|Illegal|Unterminated|Invalid regular", re.I)
@@ -304,34 +210,66 @@ def _first_line(reason: str) -> str:
     return line if len(line) <= REASON_LENGTH else line[:REASON_LENGTH - 3] + "..."
 
 
-def _refused_at(reason: str, doc: Document) -> tuple:
-    """Where to point for a compile or render error.
+def texts(chart: Chart) -> Iterator[tuple[Node, tuple, str]]:
+    """(node, child path, text) of every expression and every text in a free-form mapping of the chart."""
+    stack: list[Any] = [chart]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Expression):
+            yield value, (), value.text
+        elif isinstance(value, FreeForm):
+            yield from ((value, where, text) for where, text in value.entries() if isinstance(text, str))
+        elif isinstance(value, Node):
+            attributes = [(name, getattr(value, name)) for name in _node_fields(type(value))]
+            yield from ((value, (name,), item) for name, item in attributes if isinstance(item, str))
+            stack.extend(reversed([item for _, item in attributes if not isinstance(item, str)]))
+        elif isinstance(value, tuple):
+            stack.extend(reversed(value))
+
+
+@functools.cache
+def _node_fields(kind: type) -> tuple[str, ...]:
+    import dataclasses
+
+    return tuple(f.name for f in dataclasses.fields(kind) if f.name not in ("path", "source"))
+
+
+def refused_at(reason: str, chart: Chart) -> tuple[Node, tuple]:
+    """The node (and child path) to point at for a compile or render error.
 
     An expression for a parse or name error (the one holding the name or
-    text the reason gives, else the first in the file); else a spec value the
-    reason quotes; else the marks.
+    text the reason gives, else the first in the file); else a text of the
+    spec the reason quotes; else the marks.
     """
-    def in_file_order(paths):
-        return sorted(paths, key=lambda path: (doc.positions[path].line, doc.positions[path].column))
+    found = [(node, child, text) for node, child, text in texts(chart) if node.locate(*child) is not None]
 
-    texts = {path: value for path in doc.positions
-             if isinstance(value := _value_at(doc.data, path), str)}
+    def in_file_order(items):
+        return sorted(items, key=lambda item: (item[0].locate(*item[1]).line, item[0].locate(*item[1]).column))
+
+    def written(items):
+        return [item for item in items if item[0].source.has(item[0].at(*item[1]))]
+
+    found = written(found)
     if EXPRESSION_ERROR.search(reason):
-        expressions = in_file_order(path for path in texts if path and isinstance(path[-1], str)
-                                    and (path[-1] in EXPRESSION_KEYS or path[-1].endswith("Expr")))
+        expressions = in_file_order(item for item in found if isinstance(item[0], Expression) or (
+            item[1] and isinstance(item[1][-1], str) and (item[1][-1] in EXPRESSION_KEYS or item[1][-1].endswith("Expr"))))
         named = NAMED_IN_REASON.search(reason)
         if named and expressions:
             word = re.compile(rf"(?<![\w.]){re.escape(named.group(1))}(?!\w)")
-            exact = [path for path in expressions if texts[path].strip() == named.group(1).strip()]
-            return (exact or [path for path in expressions if word.search(texts[path])] or expressions)[0]
+            exact = [item for item in expressions if item[2].strip() == named.group(1).strip()]
+            best = (exact or [item for item in expressions if word.search(item[2])] or expressions)[0]
+            return best[0], best[1]
         if expressions:
-            return expressions[0]
+            return expressions[0][0], expressions[0][1]
     quoted = {a or b for a, b in QUOTED_IN_REASON.findall(reason)}
     quoted |= {named.group(1)} if (named := NAMED_IN_REASON.search(reason)) else set()
-    mentioned = in_file_order(path for path, text in texts.items() if text in quoted)
+    mentioned = in_file_order(item for item in found if item[2] in quoted)
     if mentioned:
-        return mentioned[0]
-    return next((path for path in (("mark",), ("layers",)) if path in doc.positions), ())
+        return mentioned[0][0], mentioned[0][1]
+    if chart.layered:
+        return chart, ("layers",)
+    mark = chart.layers[0].mark if chart.layers else None
+    return (mark, ()) if mark is not None else (chart, ())
 
 
 def _value_at(data: Any, path: tuple) -> Any:

@@ -1,85 +1,212 @@
-"""Stage 5: a checked `ChartSpec` (plus its data and fits) -> Altair -> Vega-Lite.
+"""Stage 8: the checked chart model (plus its rows and fits) -> Altair -> Vega-Lite, and where each part came from.
 
 Only this package knows Altair: `legend` plans the chart's one legend,
 `trend_layers` draws the fitted lines, `vega` holds the channel and
-expression helpers all of them share. The result is a plain dict: the same
-spec and data always give the same bytes from `infra.jsonout.canonical_json`.
+expression helpers all of them share. `TRANSFORMS` emits each transform
+kind (one function per `ir.transforms` class). The result is a plain dict:
+the same spec and data always give the same bytes from
+`infra.jsonout.canonical_json`.
 
-Altair's own errors (it checks some objects as it builds them) end here, as
-`SpecError`s placed in the spec (`spec_path_for`); the verify stage checks
-the whole chart against Vega-Lite's schema, which `vega_lite_schema` gives it.
-Altair is imported when a chart is translated, never when this module is.
+Beside the dict, `translate_chart` returns an `Origins` map, recorded while
+emitting: every Vega-Lite node it writes (each view and layer, its mark,
+each encoding channel, each transform, the title, the config subtrees, the
+escape hatch's merged keys) -> the IR node that caused it. The verify stage
+places every problem the renderer's schema or compiler finds through it.
+Altair's own errors (it checks some objects as it builds them) are placed
+at the node being emitted. Altair is imported when a chart is translated,
+never when this module is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
-from datetime import datetime
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ... import errors as msg
-from ...errors import SpecError
+from ...errors import SpecPath
 from ...infra.colors import resolve_color, resolve_free_form
-from ...ir.model import ChartSpec, LayerSpec
+from ...ir.nodes import Channel, Chart, FreeForm, Layer
+from ...ir.source import Node
+from ...ir.transforms import Aggregate, Calculate, Expression, Filter, Fold
 from ...render.export import vega_themes
-from ..load import Document
-from ..resolve import field_types, transform_fields
-from .legend import legend_config, plan_legend
+from ..data import DataFlow, emitted_predicate
+from .legend import KIND_CHANNELS, legend_config, plan_legend
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
 
+STAGE = "translate"
 
-def translate_chart(spec: ChartSpec, table, fits: dict, doc: Document) -> dict:
-    """Build the Altair chart for a spec and return its Vega-Lite dict.
+
+class Origins:
+    """Vega-Lite path -> (IR node, child path below it) that caused it, recorded as the translator emits.
+
+    `place` finds the longest recorded prefix of a path, then resolves the
+    rest inside the node as far as the file writes it (a key of `config` or
+    `vega_lite`, a channel's ``scale.range``).
+    """
+
+    def __init__(self):
+        self.entries: dict[tuple, tuple[Node, SpecPath]] = {}
+
+    def record(self, vl_path: tuple, node: Node | None, *child) -> None:
+        if node is not None:
+            self.entries[tuple(vl_path)] = (node, tuple(child))
+
+    def record_free_form(self, vl_path: tuple, free: FreeForm) -> None:
+        """Every key of a free-form mapping merged at `vl_path` (and the mapping itself, when written below the root)."""
+        if vl_path and free.source is not None and free.source.has(free.path):
+            self.record(vl_path, free)
+        for relative, _ in free.entries():
+            self.record(tuple(vl_path) + relative, free, *relative)
+
+    def place(self, vl_path) -> tuple[Node, SpecPath] | None:
+        """The node and the child path under it that a Vega-Lite path came from; None when nothing was recorded."""
+        vl_path = tuple(vl_path)
+        for end in range(len(vl_path), -1, -1):
+            found = self.entries.get(vl_path[:end])
+            if found is not None:
+                node, child = found
+                return node, node.within(child + vl_path[end:])
+        return None
+
+
+@dataclass(frozen=True)
+class Translation:
+    """The chart's Vega-Lite, and the origin of each of its nodes."""
+
+    vega_lite: dict
+    origins: Origins = field(default_factory=Origins)
+
+
+def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
+    """Build the Altair chart for a chart model and return its Vega-Lite dict and origins.
 
     Args:
-        spec: the checked chart.
-        table: its rows (from `resolve_data`).
+        chart: the checked chart.
+        data: its rows (`data.flow_data`): the rows drawn, and the field types.
         fits: layer path -> list of fitted `TrendLine` (from the fit stage).
-        doc: the spec's document, to place what Altair refuses.
 
     Returns:
-        The Vega-Lite specification as a plain dict.
+        The Vega-Lite specification as a plain dict, and where each part came from.
 
     Raises:
         SpecError: Altair refused an object as it built it (a scale, an
-            axis), at the spec path that most likely set it.
+            axis), at the node being emitted.
     """
     import altair as alt  # ~0.3 s: only when a chart is compiled
+
+    origins = Origins()
+    return Translation(_translate(chart, data, fits, alt, origins), origins)
+
+
+@contextlib.contextmanager
+def emitting(node: Node, *child):
+    """Place an error Altair raises while building part of `node` (at the key its path names, below `child`)."""
     from altair.utils.schemapi import SchemaValidationError
 
     try:
-        return _translate(spec, table, fits, alt)
-    except SchemaValidationError as error:  # Altair checks some objects as it builds them
-        raise SpecError.collect(altair_problems(error, doc)) from None
+        yield
+    except SchemaValidationError as error:
+        relative = (*child, *getattr(error, "chartc_key", ()), *error.absolute_path)
+        reason = str(getattr(error, "_original_message", "") or error.message).splitlines()[0]
+        raise node.error(msg.vega_lite_invalid(reason[:160]), *node.within(relative), stage=STAGE,
+                         hint=msg.vega_lite_invalid_hint(msg.format_path(tuple(error.absolute_path)))) from None
 
 
-def _translate(spec: ChartSpec, table, fits: dict, alt) -> dict:
-    base_types = transform_fields(field_types(table), spec.transform)
-    plan = plan_legend(spec, table, fits)  # one legend across every layer
-    views, trend_views = [], []
-    for layer in spec.layers:
+def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> dict:
+    table = data.drawn
+    plan = plan_legend(chart, table, fits)  # one legend across every layer
+    views, trend_views, sources = [], [], []
+    for index, layer in enumerate(chart.layers):
         if layer.trend is not None:
-            charts = translate_trend(layer, fits.get(layer.path, []), alt, plan)
+            with emitting(layer.trend):
+                charts = translate_trend(layer, fits.get(layer.path, []), alt, plan)
             views.extend(charts)
             trend_views.extend(charts)
+            sources.extend(layer for _ in charts)
         else:
-            views.append(translate_layer(layer, spec, base_types, alt, plan))
+            views.append(translate_layer(layer, chart, data.fields.layers[index], alt, plan))
+            sources.append(layer)
     rows = table.records()
-    if spec.facet is not None and trend_views:
+    faceted_trends = chart.facet is not None and bool(trend_views)
+    if faceted_trends:
         views, rows = _facet_trend_rows(views, trend_views, rows, alt)
-    data = inline_data(alt, rows)
-    chart = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
+    inline = inline_data(alt, rows)
+    top = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
     # A facet carries the data itself; trend layers carry their own curves, so
     # a chart of trends alone embeds no raw rows (its size does not grow with them).
-    if spec.facet is None and any(layer.trend is None for layer in spec.layers):
-        chart.data = data
-    chart = _decorate(chart, spec, data, alt, base_types)
-    vega_lite = chart.to_dict(validate=False)
-    vega_lite["config"] = _config(spec, vega_lite.get("config", {}))
-    return deep_merge(vega_lite, resolve_free_form(spec.vega_lite))
+    if chart.facet is None and any(layer.trend is None for layer in chart.layers):
+        top.data = inline
+    top = _decorate(top, chart, inline, alt, data.fields.shared)
+    vega_lite = top.to_dict(validate=False)
+    vega_lite["config"] = _config(chart, vega_lite.get("config", {}))
+    vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
+    _record(origins, chart, sources, len(views), faceted_trends)
+    return vega_lite
+
+
+def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_trends: bool) -> None:
+    """Where each part of the Vega-Lite came from: views, marks, channels, transforms, title, config, escape hatch."""
+    origins.record((), chart)
+    for key in ("data", "datasets"):
+        origins.record((key,), chart.data)
+    origins.record(("title",), chart, "title")
+    origins.record(("title", "text"), chart, "title")
+    origins.record(("title", "subtitle"), chart, "subtitle")
+    outer = ("spec",) if chart.facet is not None else ()
+    for key in ("description", "width", "height"):
+        origins.record((key,), chart, key)
+        origins.record(outer + (key,), chart, key)
+    if chart.facet is not None:
+        origins.record(("facet",), chart.facet)
+        for channel in chart.facet.channels():
+            origins.record(("facet", channel.name), channel)
+        origins.record(("columns",), chart.facet, "columns")
+    offset = 1 if faceted_trends else 0
+    for index, layer in enumerate(sources):
+        prefix = outer + (("layer", index) if count > 1 else ())
+        if layer.trend is not None:
+            _record_trend(origins, prefix, layer)
+        else:
+            _record_layer(origins, prefix, chart, layer, offset)
+        if faceted_trends:
+            origins.record(prefix + ("transform", 0), chart.facet)
+    if chart.theme != "default":
+        origins.record(("config",), chart, "theme")
+    if chart.legend:
+        origins.record(("config", "legend"), chart.legend)
+    origins.record_free_form(("config",), chart.config)
+    origins.record_free_form((), chart.vega_lite)
+
+
+def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, offset: int) -> None:
+    origins.record(prefix, layer)
+    origins.record(prefix + ("mark",), layer.mark)
+    if layer.markers is not None:  # the legend plan's channels on the marker field
+        for name in {name for names in KIND_CHANNELS.values() for name in names}:
+            origins.record(prefix + ("encoding", name), layer.markers)
+    for name, value in layer.encoding.items():
+        if isinstance(value, tuple):
+            origins.record(prefix + ("encoding", name), value[0] if value else layer)
+            for index, item in enumerate(value):
+                origins.record(prefix + ("encoding", name, index), item)
+        else:
+            origins.record(prefix + ("encoding", name), value)
+    for index, step in enumerate(chart.transforms(layer)):
+        origins.record(prefix + ("transform", index + offset), step)
+
+
+def _record_trend(origins: Origins, prefix: tuple, layer: Layer) -> None:
+    origins.record(prefix, layer.trend)
+    for name in ("x", "y"):
+        channel = layer.encoding.get(name)
+        if isinstance(channel, Channel):
+            origins.record(prefix + ("encoding", name), channel)
 
 
 # In a faceted chart, which layer a row of the shared data belongs to (absent on data rows).
@@ -114,7 +241,7 @@ def _facet_trend_rows(views: list, trend_views: list, rows: list[dict], alt) -> 
 def inline_data(alt, rows: list[dict]):
     """Rows as Altair inline data, without Altair checking each row against Vega-Lite's schema.
 
-    The rows are flat JSON records already (the resolve stage refuses nested
+    The rows are flat JSON records already (the data stage refuses nested
     values), and that check cost 2.7 s for 20,000 rows, 40% of a compile of
     a few hundred.
     """
@@ -122,33 +249,45 @@ def inline_data(alt, rows: list[dict]):
         return alt.InlineData(values=rows)
 
 
-def translate_layer(layer: LayerSpec, spec: ChartSpec, base_types: dict, alt, plan=None):
+def _channel_definition(value):
+    return [item.definition() for item in value] if isinstance(value, tuple) else value.definition()
+
+
+def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None):
     """One mark layer: mark, encodings, marker styles and transforms.
 
-    `plan` (from `legend.plan_legend`) gives a layer with `markers` the
-    encodings that draw its categories and join the chart's one legend.
+    Args:
+        layer: the layer.
+        chart: the chart (its transforms come first).
+        types: field -> measurement type after the layer's transforms.
+        alt: the altair module.
+        plan: the chart's `legend.LegendPlan`: a layer with `markers` takes
+            the encodings that draw its categories and join the one legend.
     """
-    types = transform_fields(base_types, layer.transform)
     styled = layer.markers is not None and plan is not None
-    mark = {**(plan.mark_properties(layer) if styled else {}), **layer.mark}
+    mark = {**(plan.mark_properties(layer) if styled else {}), **layer.mark.definition()}
     kind = mark.pop("type")
     if "strokeDash" in mark:
         mark["strokeDash"] = list(mark["strokeDash"])
     if "color" in mark:
         mark["color"] = resolve_color(mark["color"])
-    chart = getattr(alt.Chart(), f"mark_{kind}")(**mark)
+    with emitting(layer.mark):
+        view = getattr(alt.Chart(), f"mark_{kind}")(**mark)
     encodings = {}
-    for channel, definition in layer.encoding.items():
-        encodings[channel] = translate_channel(channel, definition, types, alt)
+    for name, value in layer.encoding.items():
+        with emitting(value[0] if isinstance(value, tuple) else value):
+            encodings[name] = translate_channel(name, _channel_definition(value), types, alt)
     if styled:
-        encodings.update(plan.mark_encodings(layer, types, alt))
-    chart = chart.encode(**encodings)
-    for step in (*spec.transform, *layer.transform):
-        chart = _transform(chart, step, alt, types)
-    return chart
+        with emitting(layer.markers):
+            encodings.update(plan.mark_encodings(layer, types, alt))
+    view = view.encode(**encodings)
+    for step in chart.transforms(layer):
+        with emitting(step):
+            view = TRANSFORMS[type(step)](view, step, alt, types)
+    return view
 
 
-def translate_trend(layer: LayerSpec, lines, alt, plan=None) -> list:
+def translate_trend(layer: Layer, lines, alt, plan=None) -> list:
     """Fitted trend lines -> line (and band) layers over their own inline data.
 
     A labelled trend joins the chart's legend through `plan`.
@@ -156,79 +295,69 @@ def translate_trend(layer: LayerSpec, lines, alt, plan=None) -> list:
     return translate_trend_layers(layer, lines, alt, plan=plan)
 
 
-def _transform(chart, step: dict, alt, types: dict):
-    if "filter" in step:
-        predicate = step["filter"]  # expression text or field predicate
-        if isinstance(predicate, dict) and types.get(predicate["field"]) == "temporal":
-            predicate = _date_predicate(predicate)
-        return chart.transform_filter(predicate)
-    if "calculate" in step:
-        return chart.transform_calculate(**{step["as"]: step["calculate"]})
-    if "fold" in step:
-        return chart.transform_fold(step["fold"], as_=step.get("as", ["key", "value"]))
-    if "aggregate" in step:
-        return chart.transform_aggregate(
-            [alt.AggregatedFieldDef(**a) for a in step["aggregate"]], groupby=step.get("groupby", []))
-    raise AssertionError(f"unknown transform {step}")  # the schema admits no other
+# ------------------------------------------------------------------ one function per transform kind
+
+def emit_filter(view, step: Filter, alt, types: dict):
+    """``filter``: the expression text unchanged, or the field predicate (dates as DateTime on a temporal field)."""
+    predicate = step.predicate
+    if isinstance(predicate, Expression):
+        return view.transform_filter(predicate.text)
+    return view.transform_filter(emitted_predicate(predicate, types.get(predicate.field) == "temporal"))
 
 
-PREDICATE_VALUES = ("equal", "lt", "lte", "gt", "gte")
+def emit_calculate(view, step: Calculate, alt, types: dict):
+    """``calculate``: the expression text unchanged."""
+    return view.transform_calculate(**{step.as_: step.expression.text})
 
 
-def _date_predicate(predicate: dict) -> dict:
-    """Date strings in a field predicate -> Vega-Lite DateTime objects.
-
-    Vega-Lite compares a date field with a string as text (keeping no rows),
-    while the fit stage compares dates; DateTime objects make both agree.
-    """
-    converted = dict(predicate)
-    for key in PREDICATE_VALUES:
-        if isinstance(converted.get(key), str):
-            converted[key] = _date_time(converted[key])
-    for key in ("range", "oneOf"):
-        if isinstance(converted.get(key), list):
-            converted[key] = [_date_time(v) if isinstance(v, str) else v for v in converted[key]]
-    return converted
+def emit_fold(view, step: Fold, alt, types: dict):
+    """``fold``: the folded fields and the key and value names."""
+    return view.transform_fold(list(step.fields), as_=list(step.as_))
 
 
-def _date_time(text: str):
-    """ISO text -> a Vega-Lite DateTime (wall-clock, like the data); other text unchanged."""
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return text
-    value = {"year": moment.year, "month": moment.month, "date": moment.day}
-    for key, part in (("hours", moment.hour), ("minutes", moment.minute), ("seconds", moment.second)):
-        if part:
-            value[key] = part
-    return value
+def emit_aggregate(view, step: Aggregate, alt, types: dict):
+    """``aggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields."""
+    ops = [alt.AggregatedFieldDef(**{"op": op.op, **({"field": op.field} if op.field is not None else {}),
+                                     "as": op.as_}) for op in step.ops]
+    return view.transform_aggregate(ops, groupby=list(step.groupby))
 
 
-def _decorate(chart, spec: ChartSpec, data, alt, types: dict | None = None):
+# Transform class -> how it is emitted (one entry per `ir.transforms` kind).
+TRANSFORMS: dict[type, Callable[..., object]] = {
+    Filter: emit_filter,
+    Calculate: emit_calculate,
+    Fold: emit_fold,
+    Aggregate: emit_aggregate,
+}
+
+
+def _decorate(view, chart: Chart, data, alt, types: dict | None = None):
     """Title, size and facet: properties of the whole chart."""
-    if spec.facet is not None:
+    if chart.facet is not None:
         facet_args = {}
-        for channel in ("row", "column"):
-            if channel in spec.facet:
-                props = dict(spec.facet[channel])
-                if "type" not in props:  # inferred from the data, as for every other channel
-                    props["type"] = channel_type(props, types or {})
-                facet_args[channel] = getattr(alt, channel.capitalize())(**props)
-        if spec.width is not None or spec.height is not None:
-            chart = chart.properties(**_size(spec))
-        chart = chart.facet(data=data, columns=spec.facet.get("columns", alt.Undefined), **facet_args)
+        for channel in chart.facet.channels():
+            props = channel.definition()
+            if "type" not in props:  # inferred from the data, as for every other channel
+                props["type"] = channel_type(props, types or {})
+            with emitting(channel):
+                facet_args[channel.name] = getattr(alt, channel.name.capitalize())(**props)
+        if chart.width is not None or chart.height is not None:
+            view = view.properties(**_size(chart))
+        columns = chart.facet.columns if chart.facet.columns is not None else alt.Undefined
+        view = view.facet(data=data, columns=columns, **facet_args)
     else:
-        chart = chart.properties(**_size(spec))
-    if spec.title is not None:
-        chart = chart.properties(title=alt.TitleParams(
-            text=spec.title, **({"subtitle": spec.subtitle} if spec.subtitle else {})))
-    if spec.description is not None:
-        chart = chart.properties(description=spec.description)
-    return chart
+        view = view.properties(**_size(chart))
+    if chart.title is not None:
+        with emitting(chart, "title"):
+            view = view.properties(title=alt.TitleParams(
+                text=chart.title, **({"subtitle": chart.subtitle} if chart.subtitle else {})))
+    if chart.description is not None:
+        view = view.properties(description=chart.description)
+    return view
 
 
-def _size(spec: ChartSpec) -> dict:
-    return {k: v for k, v in (("width", spec.width), ("height", spec.height)) if v is not None}
+def _size(chart: Chart) -> dict:
+    return {k: v for k, v in (("width", chart.width), ("height", chart.height)) if v is not None}
 
 
 # Vega config keys in the renderer's themes that Vega-Lite's schema has no place
@@ -237,18 +366,18 @@ def _size(spec: ChartSpec) -> dict:
 VEGA_THEME_KEYS = {"group": "view", "path": None, "shape": None, "symbol": None}
 
 
-def _config(spec: ChartSpec, altair_config: dict) -> dict:
+def _config(chart: Chart, altair_config: dict) -> dict:
     """Theme, then the chart's legend settings, then the user's config."""
     # The themes come from a disk cache: no renderer engine is started to compile.
-    config = copy.deepcopy(vega_themes()[spec.theme]) if spec.theme != "default" else {}
+    config = copy.deepcopy(vega_themes()[chart.theme]) if chart.theme != "default" else {}
     for key, target in VEGA_THEME_KEYS.items():  # keep the output valid Vega-Lite
         value = config.pop(key, None)
         if target and value:
             config[target] = deep_merge(value, config.get(target, {}))
     config = deep_merge(altair_config, config)
-    if spec.legend:
-        config = deep_merge(config, {"legend": legend_config(spec.legend)})
-    return deep_merge(config, resolve_free_form(spec.config))
+    if chart.legend:
+        config = deep_merge(config, {"legend": legend_config(chart.legend)})
+    return deep_merge(config, resolve_free_form(chart.config.plain()))
 
 
 # ------------------------------------------------------------------ Vega-Lite's schema
@@ -265,54 +394,3 @@ def vega_lite_schema() -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-# ------------------------------------------------------------------ placing problems
-
-def spec_path_for(vl_path: tuple, doc: Document) -> tuple:
-    """The spec path that most likely set a Vega-Lite path.
-
-    Spec and Vega-Lite share key names (``encoding.color.sort``,
-    ``config.axis``, ``mark``), so the spec path with the longest common
-    suffix is the one; what comes from the ``vega_lite`` escape hatch is
-    found under it by the full path.
-
-    Args:
-        vl_path: a path in the compiled Vega-Lite (or in an object Altair built).
-        doc: the spec's document.
-
-    Returns:
-        A path of `doc` (``()`` when nothing matches).
-    """
-    vl_path = tuple(vl_path)
-    escape = ("vega_lite",) + vl_path
-    for end in range(len(escape), 1, -1):
-        if escape[:end] in doc.positions:
-            return escape[:end]
-    best, best_length = (), 0
-    for path in doc.positions:
-        length = 0
-        while length < min(len(path), len(vl_path)) and path[-1 - length] == vl_path[-1 - length]:
-            length += 1
-        if length > best_length:
-            best, best_length = path, length
-    if best_length:
-        return best
-    # No common suffix (an index in a list the spec spells differently): the
-    # nearest named key of the Vega-Lite path that the spec also has.
-    for key in reversed(vl_path):
-        for path in doc.positions:
-            if path and path[-1] == key:
-                return path
-    return ()
-
-
-def altair_problems(error, doc: Document) -> list[SpecError]:
-    """An Altair ``SchemaValidationError`` (raised as it builds a chart) as `SpecError`s.
-
-    Altair checks some objects (a scale, an axis) when they are made; its
-    error path is relative to that object (``range`` of a scale), which the
-    longest-suffix match places in the spec all the same.
-    """
-    where = spec_path_for(tuple(error.absolute_path), doc)
-    reason = str(getattr(error, "_original_message", "") or error.message).splitlines()[0]
-    return [SpecError(msg.vega_lite_invalid(reason[:160]), where, location=doc.locate(where),
-                      stage="translate", hint=msg.vega_lite_invalid_hint(msg.format_path(tuple(error.absolute_path))))]

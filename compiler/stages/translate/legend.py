@@ -30,7 +30,7 @@ from dataclasses import dataclass, field as dataclass_field
 
 from ...infra.colors import resolve_color
 from ...infra.shapes import resolve_shape
-from ...ir.model import ChartSpec, LayerSpec, MarkerStyle
+from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
 from ...trends.fitting import format_trend_label
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                        DEFAULT_SIZE, category_key, layer_categories, mark_kind, merge_style)
@@ -121,7 +121,7 @@ class LegendPlan:
             return {}
         return self._encodings(self.field, KIND_CHANNELS["trend"], alt)
 
-    def mark_encodings(self, layer: LayerSpec, types: dict, alt) -> dict:
+    def mark_encodings(self, layer: Layer, types: dict, alt) -> dict:
         """Channel -> Altair encoding for a mark layer with `markers`.
 
         Args:
@@ -141,7 +141,7 @@ class LegendPlan:
         channels = [c for c in KIND_CHANNELS[mark_kind(layer)] if c not in declared]
         return self._encodings(layer.markers.field, channels, alt)
 
-    def mark_properties(self, layer: LayerSpec) -> dict:
+    def mark_properties(self, layer: Layer) -> dict:
         """Fixed mark properties a marker layer needs (merged under the user's)."""
         if mark_kind(layer) == "marker":
             return {"opacity": 1}  # else Vega-Lite fades points (and legend symbols) to 0.7
@@ -184,12 +184,12 @@ class LegendPlan:
         return result
 
 
-def plan_legend(spec: ChartSpec, table, fits: dict) -> LegendPlan | None:
+def plan_legend(chart: Chart, table, fits: dict) -> LegendPlan | None:
     """Plan the chart's legend from its marker maps and labelled trends.
 
     Args:
-        spec: the checked chart.
-        table: its rows (from `resolve_data`).
+        chart: the checked chart.
+        table: the rows drawn (the data stage's).
         fits: layer path -> list of `TrendLine` (from the fit stage).
 
     Returns:
@@ -200,7 +200,7 @@ def plan_legend(spec: ChartSpec, table, fits: dict) -> LegendPlan | None:
     fields = []
     titles = []
     trend_labels = {}
-    for layer in spec.layers:
+    for layer in chart.layers:
         if layer.markers is not None:
             fields.append(layer.markers.field)
             if layer.markers.has_title:
@@ -225,9 +225,9 @@ def plan_legend(spec: ChartSpec, table, fits: dict) -> LegendPlan | None:
         return None
     field = fields[0] if fields else TREND_FIELD
     title = titles[0] if titles else (field if fields else None)
-    if "title" in spec.legend:
-        title = spec.legend["title"]
-    plan = LegendPlan(field=field, title=title, hidden=spec.legend.get("position") == "none",
+    if chart.legend.has_title:
+        title = chart.legend.title
+    plan = LegendPlan(field=field, title=title, hidden=chart.legend.position == "none",
                       trend_labels=trend_labels)
     plan.entries = [_entry(info, styles[key], index) for index, (key, info) in enumerate(entries.items())]
     return plan
@@ -238,7 +238,7 @@ def _fill_in(first: MarkerStyle, later: MarkerStyle) -> MarkerStyle:
     return merge_style(later, first)
 
 
-def _trend_style(layer: LayerSpec, line, styles: dict) -> MarkerStyle:
+def _trend_style(layer: Layer, line, styles: dict) -> MarkerStyle:
     """A trend line's look, from its `style`; a per-group line without a colour
     takes its group's marker colour, so line and points match."""
     style = layer.trend.style
@@ -286,25 +286,25 @@ def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
         opacity=style.opacity if style.opacity is not None else 1)
 
 
-def legend_config(legend: dict) -> dict:
+def legend_config(legend: Legend) -> dict:
     """Vega-Lite `config.legend` for the chart's `legend` settings.
 
     Args:
-        legend: the spec's top-level `legend` mapping.
+        legend: the chart's `legend`.
 
     Returns:
         orient (or disable), columns, and a background inside the plot.
     """
     settings = {}
-    position = legend.get("position")
+    position = legend.position
     if position == "none":
         settings["disable"] = True
     elif position:
         settings["orient"] = position
         if position in INSIDE_POSITIONS:
             settings.update(INSIDE_LEGEND)
-    if "columns" in legend:
-        settings["columns"] = legend["columns"]
-    if "title" in legend and legend["title"] is None:
+    if legend.columns is not None:
+        settings["columns"] = legend.columns
+    if legend.has_title and legend.title is None:
         settings["title"] = None
     return settings

@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ...infra.colors import resolve_color
-from ...ir.model import LayerSpec
+from ...ir.nodes import Channel, Layer
 from ...trends.fitting import format_trend_label
 from ..fit import annotation, label_uses_group
 from ..markers import category_key
@@ -52,7 +52,7 @@ ANNOTATE_CORNERS = {
 }
 
 
-def translate_trend_layers(layer: LayerSpec, lines, alt, plan=None) -> list:
+def translate_trend_layers(layer: Layer, lines, alt, plan=None) -> list:
     """Band, line and annotation charts for the fitted lines of one trend layer.
 
     Args:
@@ -73,11 +73,11 @@ def translate_trend_layers(layer: LayerSpec, lines, alt, plan=None) -> list:
         return _trend_charts(layer, lines, alt, plan)
 
 
-def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
+def _trend_charts(layer: Layer, lines, alt, plan) -> list:
     trend = layer.trend
     style = {**DEFAULT_STYLE, **trend.style}
-    x_field = layer.encoding["x"]["field"]
-    y_field = layer.encoding["y"]["field"]
+    x_field = layer.encoding["x"].field
+    y_field = layer.encoding["y"].field
     legend_field = plan.field if plan is not None else None
     legend_values = [plan.trend_value(layer.path, line) if plan is not None else None for line in lines]
     legend_encodings = plan.trend_encodings(layer.path, alt) if plan is not None else {}
@@ -150,13 +150,13 @@ def _trend_charts(layer: LayerSpec, lines, alt, plan) -> list:
     return charts
 
 
-def _line_colors(layer: LayerSpec, lines, style: dict, plan, legend_values) -> list[str] | None:
+def _line_colors(layer: Layer, lines, style: dict, plan, legend_values) -> list[str] | None:
     """One colour per line, as the renderer draws it, or None when the group field's colour encoding decides."""
     colors = _declared_line_colors(layer, lines, style, plan, legend_values)
     return None if colors is None else [resolve_color(color) for color in colors]
 
 
-def _declared_line_colors(layer: LayerSpec, lines, style: dict, plan, legend_values) -> list[str] | None:
+def _declared_line_colors(layer: Layer, lines, style: dict, plan, legend_values) -> list[str] | None:
     declared = layer.trend.style.get("color")
     if plan is not None and any(v is not None for v in legend_values):
         # The legend draws the lines; the band and annotations use its colours.
@@ -186,11 +186,11 @@ def _entry_color(entry) -> str | None:
     return entry.stroke
 
 
-def _color_encoding(colors, by_field, layer: LayerSpec, alt) -> dict:
+def _color_encoding(colors, by_field, layer: Layer, alt) -> dict:
     if by_field is not None:
         own = layer.encoding.get("color")
-        if isinstance(own, dict) and own.get("field") == by_field:
-            return {"color": translate_channel("color", own, {by_field: "nominal"}, alt)}
+        if isinstance(own, Channel) and own.field == by_field:
+            return {"color": translate_channel("color", own.definition(), {by_field: "nominal"}, alt)}
         return {"color": alt.Color(field=by_field, type="nominal")}
     if colors is not None and len(set(colors)) > 1:
         # The rows carry the colour itself: no scale, so no legend and no
@@ -199,20 +199,20 @@ def _color_encoding(colors, by_field, layer: LayerSpec, alt) -> dict:
     return {}
 
 
-def _position_channels(layer: LayerSpec, lines, alt):
+def _position_channels(layer: Layer, lines, alt):
     """x and y channels sharing the chart's axes (same fields, same types)."""
     temporal = lines[0].x_type == "temporal"
     keep = ("field", "type", "title", "scale", "axis")
-    x_def = {k: v for k, v in layer.encoding["x"].items() if k in keep}
-    y_def = {k: v for k, v in layer.encoding["y"].items() if k in keep}
+    x_def = {k: v for k, v in layer.encoding["x"].definition().items() if k in keep}
+    y_def = {k: v for k, v in layer.encoding["y"].definition().items() if k in keep}
     if x_def.get("type") not in ("quantitative", "temporal"):
         x_def["type"] = "temporal" if temporal else "quantitative"
     y_def["type"] = "quantitative"
     return translate_channel("x", x_def, {}, alt), translate_channel("y", y_def, {}, alt)
 
 
-def _title(layer: LayerSpec, channel: str):
-    definition = layer.encoding[channel]
+def _title(layer: Layer, channel: str):
+    definition = layer.encoding[channel].definition()
     if "title" in definition:
         return definition["title"]
     axis = definition.get("axis")
@@ -225,10 +225,10 @@ def _x_type(lines) -> str:
     return "temporal" if lines[0].x_type == "temporal" else "quantitative"
 
 
-def _tip_title(layer: LayerSpec, channel: str) -> str:
+def _tip_title(layer: Layer, channel: str) -> str:
     """The channel's title as a tooltip shows it: its field when the axis has no title."""
     title = _title(layer, channel)
-    return layer.encoding[channel]["field"] if title is None else str(title)
+    return layer.encoding[channel].field if title is None else str(title)
 
 
 def _x_values(line) -> list:
@@ -240,7 +240,7 @@ def _x_values(line) -> list:
             for ms in line.x]
 
 
-def annotation_texts(layer: LayerSpec, lines) -> list[str]:
+def annotation_texts(layer: Layer, lines) -> list[str]:
     """What `annotate` prints per line: its own text, else its label, else its
     equation.
 
@@ -261,7 +261,7 @@ def annotation_texts(layer: LayerSpec, lines) -> list[str]:
     return texts
 
 
-def _annotations(layer: LayerSpec, lines, colors, by_field, alt) -> list:
+def _annotations(layer: Layer, lines, colors, by_field, alt) -> list:
     """One text mark per line, stacked in the plot's corner."""
     x_value, align, y_value, baseline = ANNOTATE_CORNERS[annotation(layer.trend)[0]]
     texts = annotation_texts(layer, lines)

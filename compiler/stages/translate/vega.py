@@ -17,6 +17,10 @@ import copy
 import json
 
 from ...infra.colors import resolve_color
+from ..data import channel_type
+
+__all__ = ["FORMAT_PRESETS", "POW10_EXPR", "CHANNEL_CLASSES", "apply_format", "channel_type", "deep_merge",
+           "expression_string", "translate_channel"]
 
 # Axis / legend `format` presets: d3-format strings, or a label expression.
 POW10_EXPR = (
@@ -71,15 +75,29 @@ def translate_channel(channel: str, definition, types: dict, alt):
     if channel in UNTYPED_CHANNELS:
         props.pop("type", None)
     if "scale" in props:
-        props["scale"] = alt.Scale(**props["scale"])
+        props["scale"] = _build(alt.Scale, "scale", props["scale"])
     for key, params in (("axis", alt.Axis), ("legend", alt.Legend)):
         if key in props:
-            props[key] = None if props[key] is None else params(**apply_format(dict(props[key])))
+            props[key] = None if props[key] is None else _build(params, key, apply_format(dict(props[key])))
     if "format" in props:
         props.update(apply_format({"format": props.pop("format")}, label_key=None))
     if isinstance(props.get("bin"), dict):
-        props["bin"] = alt.Bin(**props["bin"])
+        props["bin"] = _build(alt.Bin, "bin", props["bin"])
     return cls(**props)
+
+
+def _build(cls, key: str, props: dict):
+    """An Altair object for one property of a channel; an error Altair raises building it names that key.
+
+    Altair checks a scale, axis, legend or bin as it builds it, with a path
+    relative to that object: `chartc_key` says which key of the channel it is.
+    """
+    try:
+        return cls(**props)
+    except Exception as error:  # Altair's SchemaValidationError; the translator places it
+        if hasattr(error, "absolute_path"):
+            error.chartc_key = (key,)
+        raise
 
 
 def _resolve_channel_colors(props: dict) -> dict:
@@ -90,15 +108,6 @@ def _resolve_channel_colors(props: dict) -> dict:
     if isinstance(scale, dict) and isinstance(scale.get("range"), list):
         props["scale"] = {**scale, "range": [resolve_color(c) if isinstance(c, str) else c for c in scale["range"]]}
     return props
-
-
-def channel_type(props: dict, types: dict) -> str:
-    """The declared type, else the one the data (or the aggregate) implies."""
-    if props.get("aggregate") in ("count", "distinct", "valid", "missing") or props.get("bin"):
-        return "quantitative"
-    if "timeUnit" in props:
-        return "temporal" if types.get(props.get("field")) == "temporal" else "ordinal"
-    return types.get(props.get("field"), "nominal")
 
 
 def apply_format(props: dict, label_key: str | None = "labelExpr") -> dict:

@@ -1,0 +1,120 @@
+"""Stage 4: the chart's rows: read, scrubbed, sampled, and through every layer's transforms as Vega computes them.
+
+    DataSource -read_rows-> Table -scrub_table-> Table (+ warnings) -sample_rows-> the rows drawn
+    Chart + Table -follow_fields-> FieldFlow (the fields before and after each transform)
+    Chart + Tables -flow_data-> DataFlow (per layer: the rows its marks get, or why they cannot be known)
+
+`read` finds and reads the rows (inline values, a file beside the spec, an
+offline vega-datasets table) and hashes their source for provenance;
+`scrub` replaces text that would abort the renderer; `interpret` is the one
+interpreter of transforms (a table from transform class to function) and
+`vega` what Vega-Lite and Vega do to rows on the way (field predicates,
+implicit parsing, aggregate ops). Every later stage (the checks, the mark
+limits, the fits, the translator's field types) reads the `DataFlow` and
+nothing else about rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...infra.table import Table
+from ...ir.nodes import Chart
+from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
+from .read import (DELIMITERS, MAX_FILE_BYTES, MAX_ROWS, MAX_SAMPLED_ROWS, READERS, data_file, data_identity,
+                   data_source, load_dataset, project_root, read_columns, read_rows, row_place)
+from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
+from .vega import channel_type, emitted_predicate
+
+__all__ = [
+    "DELIMITERS", "DataFlow", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_ROWS", "MAX_SAFE_INTEGER",
+    "MAX_SAMPLED_ROWS", "READERS", "RENDERER_UNSAFE", "Rows", "Unknowable", "channel_type", "data_file",
+    "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
+    "load_dataset", "project_root", "read_columns", "read_rows", "row_place", "scrub_table", "scrub_text",
+]
+
+
+def field_types(table: Table) -> dict[str, str]:
+    """Column -> the measurement type its values imply."""
+    return {name: table.measurement(name) for name in table.names}
+
+
+@dataclass(frozen=True)
+class FieldFlow:
+    """The fields (name -> measurement type) along the transforms, from each node's `fields_after`.
+
+    Known without the rows (`chartc validate` follows it from the column
+    names alone), and the same for every stage.
+
+    Attributes:
+        base: the data's columns.
+        shared: after the chart's transforms.
+        layers: per layer, after the chart's and its own transforms.
+        before: transform path -> the fields just before it.
+    """
+
+    base: dict
+    shared: dict
+    layers: tuple
+    before: dict
+
+
+def follow_fields(chart: Chart, base: dict[str, str]) -> FieldFlow:
+    """Follow the fields through every transform of a chart.
+
+    Args:
+        chart: the chart.
+        base: the data's columns and their measurement types.
+
+    Returns:
+        The fields before each transform and after each layer's.
+    """
+    before: dict = {}
+
+    def through(steps, fields):
+        for step in steps:
+            before[step.path] = fields
+            fields = step.fields_after(fields)
+        return fields
+
+    shared = through(chart.transform, dict(base))
+    layers = tuple(through(layer.transform, shared) for layer in chart.layers)
+    return FieldFlow(dict(base), shared, layers, before)
+
+
+@dataclass(frozen=True)
+class DataFlow:
+    """A chart's rows, and what each layer gets of them.
+
+    Attributes:
+        table: every row read (scrubbed): what the checks and the fits see.
+        drawn: the rows the chart draws (a `data.sample` of `table`, or all of it).
+        fields: the fields along the transforms.
+        layers: per layer, every row through its transforms (checks, fits).
+        drawn_layers: per layer, the drawn rows through them (mark limits).
+    """
+
+    table: Table
+    drawn: Table
+    fields: FieldFlow
+    layers: tuple
+    drawn_layers: tuple
+
+
+def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlow:
+    """Run every layer's transforms on the rows, as Vega will.
+
+    Args:
+        chart: the chart.
+        table: every row read (scrubbed).
+        drawn: the rows drawn, when a sample is (default: `table`).
+
+    Returns:
+        The flow: the field types, and each layer's rows (or why they
+        cannot be known).
+    """
+    drawn = table if drawn is None else drawn
+    fields = follow_fields(chart, field_types(table))
+    layers = interpret_layers(chart, table, fields.layers, fields.shared)
+    drawn_layers = layers if drawn is table else interpret_layers(chart, drawn, fields.layers, fields.shared)
+    return DataFlow(table, drawn, fields, layers, drawn_layers)

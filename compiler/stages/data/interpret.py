@@ -1,0 +1,432 @@
+"""The one interpreter of transforms: each layer's rows through the chart's and its own transforms, as Vega computes them.
+
+`INTERPRETERS` maps each transform class to the function that runs it on
+the rows (a new kind is one entry here). They work on the JavaScript values
+Vega holds (`vega.js_cell` of each cell, after Vega-Lite's implicit parses,
+`vega.parse_plans`) and keep the table's Python cells beside them, so every
+consumer (the checks, the mark limits, the fits) reads plain rows.
+
+What cannot be known without running Vega is said, never guessed: an
+expression the evaluator marks `Unsupported`, a random aggregate op
+(``ci0``/``ci1``), a field name Vega reads as a nested path. A field whose
+values are unknowable is listed in `Rows.unknown` (the rows themselves are
+still known); when the rows are (a filter, a group by such a field),
+`Rows.table` is None and `Rows.unknowable` says why, with an upper bound on
+their number. Where JavaScript would throw, Vega draws nothing from the
+rows: `Unknowable.thrown`, which the check stage reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ... import errors as msg
+from ...errors import SpecError
+from ...infra.table import TEXT, Table
+from ...ir import expressions as ex
+from ...ir.nodes import Chart, Layer
+from ...ir.source import Node
+from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Transform
+from . import vega
+
+
+@dataclass(frozen=True)
+class Unknowable:
+    """Why some rows, or one field's values, cannot be known without running Vega.
+
+    Attributes:
+        node: the transform (or its expression or predicate) that makes it so.
+        reason: why, for people (a message function of `errors`).
+        offset: where in the expression's text, when `node` is an expression.
+        thrown: JavaScript throws here, so Vega draws nothing from these rows.
+    """
+
+    node: Node
+    reason: str
+    offset: int | None = None
+    thrown: bool = False
+
+    def error(self, message: str, *, stage: str, hint: str | None = None) -> SpecError:
+        """A `SpecError` placed at the node (at the expression's column where it can)."""
+        location = None
+        if self.offset is not None and isinstance(self.node, Expression):
+            location = self.node.locate_offset(self.offset)
+        return self.node.error(message, stage=stage, hint=hint, location=location)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The rows that reach one layer's marks, through the chart's and the layer's transforms.
+
+    Attributes:
+        layer: the layer.
+        fields: field -> measurement type after the transforms (declared by
+            each transform's `fields_after`; known even when the rows are not).
+        table: the rows, or None when they cannot be known (`unknowable`).
+        origin: per row, the index of the data row it came from (None for a
+            row an aggregate made); None when the rows are the data's own.
+        unknown: fields of `table` whose values cannot be known, and why.
+        unknowable: why `table` is None.
+        bound: the number of rows, or an upper bound on it when unknowable.
+    """
+
+    layer: Layer
+    fields: dict
+    table: Table | None
+    origin: tuple | None = None
+    unknown: Mapping[str, Unknowable] = field(default_factory=dict)
+    unknowable: Unknowable | None = None
+    bound: int = 0
+
+    def source_row(self, index: int) -> int | None:
+        """The data row row `index` came from (None for an aggregate's)."""
+        return index if self.origin is None else self.origin[index]
+
+    def known(self, name: str) -> bool:
+        """Whether the rows and this field's values in them are known."""
+        return self.table is not None and name in self.table and name not in self.unknown
+
+
+class _Stop(Exception):
+    """The rows cannot be known past this transform."""
+
+    def __init__(self, unknowable: Unknowable):
+        super().__init__(unknowable.reason)
+        self.unknowable = unknowable
+
+
+class _State:
+    """The rows between two transforms: Python cells, and the JavaScript values Vega holds (filled in lazily)."""
+
+    __slots__ = ("table", "origin", "js", "unknown", "parses", "source")
+
+    def __init__(self, table: Table, origin, js: dict, unknown: dict, parses: dict, source: set):
+        self.table = table
+        self.origin = origin        # list of data rows, or None for the data's own rows
+        self.js = js                # field -> JavaScript values per row (derived fields, and views computed)
+        self.unknown = unknown      # field -> Unknowable
+        self.parses = parses        # source field -> Vega-Lite parses applied to it, in order
+        self.source = source        # fields whose values are still the data's cells (views computed from them)
+
+    def names(self) -> list[str]:
+        return list(dict.fromkeys([*self.table.names, *self.js]))
+
+    def view(self, name: str, node: Node) -> list:
+        """The JavaScript value of a field in each row (undefined for a field the rows lack).
+
+        Raises:
+            _Stop: a field whose values cannot be known (with why).
+        """
+        if name in self.unknown:
+            raise _Stop(self.unknown[name])
+        if name in self.js:
+            return self.js[name]
+        if name not in self.table:
+            return [ex.UNDEFINED] * len(self.table)
+        values = [vega.js_cell(cell) for cell in self.table[name]]
+        try:
+            for kind in self.parses.get(name, ()):
+                values = vega.parse_cells(values, kind)
+        except ex.Unsupported as error:
+            unknowable = Unknowable(node, msg.rows_unknowable_unsupported(str(error)))
+            self.unknown[name] = unknowable
+            raise _Stop(unknowable) from None
+        self.js[name] = values
+        return values
+
+    def select(self, keep: list[bool]) -> "_State":
+        """The rows whose flag is true."""
+        origin = [row for row, kept in zip(self.origin or range(len(keep)), keep) if kept]
+        js = {name: [value for value, kept in zip(values, keep) if kept] for name, values in self.js.items()}
+        return _State(self.table.select(keep), origin, js, dict(self.unknown), self.parses, set(self.source))
+
+
+@dataclass
+class _Context:
+    """What the interpreters of one layer's chain share: the predicates as emitted, and parsed expressions."""
+
+    emitted: dict = field(default_factory=dict)      # filter path -> the field predicate the translator emits
+    trees: dict = field(default_factory=dict)        # expression text -> parsed tree
+
+    def tree(self, text: str):
+        if text not in self.trees:
+            self.trees[text] = ex.parse(text)
+        return self.trees[text]
+
+
+def _rows_for(state: _State, reads, node: Node) -> list[dict]:
+    """Each row as the JavaScript object an expression sees (only the fields it reads, when those are known)."""
+    names = state.names() if reads is None else [name for name in reads]
+    columns = [(name, state.view(name, node)) for name in names]
+    return [{name: values[index] for name, values in columns} for index in range(len(state.table))]
+
+
+def _evaluate(tree, rows: list[dict], node: Node):
+    """An expression's value in each row.
+
+    Raises:
+        _Stop: the evaluator cannot compute it as Vega does, or JavaScript throws.
+    """
+    run = ex.evaluator(tree)
+    try:
+        return [run(row) for row in rows]
+    except ex.Unsupported as error:
+        raise _Stop(Unknowable(node, msg.rows_unknowable_unsupported(str(error)))) from None
+    except ex.EvaluationError as error:
+        raise _Stop(Unknowable(node, msg.expression_throws(error.message), offset=error.start, thrown=True)) from None
+    except RecursionError:
+        raise _Stop(Unknowable(node, msg.rows_unknowable_unsupported("an expression nested too deeply"))) from None
+
+
+# ------------------------------------------------------------------ one function per kind
+
+def interpret_filter(context: _Context, state: _State, step: Filter) -> _State:
+    """``filter``: keep the rows whose predicate (a Vega-Lite field predicate, or an expression) is truthy."""
+    predicate = step.predicate
+    if isinstance(predicate, FieldPredicate):
+        if not predicate.field or not vega.flat(predicate.field):
+            raise _Stop(Unknowable(predicate, msg.rows_unknowable_nested(predicate.field), ))
+        tree = context.tree(vega.filter_expression(context.emitted[step.path]))
+        node = predicate
+    else:
+        if predicate.tree is None:
+            raise _Stop(Unknowable(predicate, msg.rows_unknowable_unparsed()))
+        tree, node = predicate.tree, predicate
+    values = _evaluate(tree, _rows_for(state, ex.fields_read(tree), node), node)
+    return state.select([ex.truthy(value) for value in values])
+
+
+def interpret_calculate(context: _Context, state: _State, step: Calculate) -> _State:
+    """``calculate``: a new field from an expression; when it cannot be known, the field alone is unknown."""
+    expression = step.expression
+    result = _State(state.table, state.origin, dict(state.js), dict(state.unknown), state.parses, set(state.source))
+    result.source.discard(step.as_)
+    result.unknown.pop(step.as_, None)
+    try:
+        if expression.tree is None:
+            raise _Stop(Unknowable(expression, msg.rows_unknowable_unparsed()))
+        values = _evaluate(expression.tree, _rows_for(state, ex.fields_read(expression.tree), expression), expression)
+    except _Stop as stop:
+        if stop.unknowable.thrown:
+            raise
+        result.unknown[step.as_] = stop.unknowable
+        result.js.pop(step.as_, None)
+        result.table = _with_column(state.table, step.as_, [None] * len(state.table))
+        return result
+    result.js[step.as_] = values
+    result.table = _with_column(state.table, step.as_, [vega.python_cell(value) for value in values])
+    return result
+
+
+def _with_column(table: Table, name: str, cells: list, kind: str | None = "infer") -> Table:
+    kinds = {**table.kinds, name: vega.column_kind(cells) if kind == "infer" else kind}
+    return Table({**table.columns, name: cells}, kinds)
+
+
+def interpret_fold(context: _Context, state: _State, step: Fold) -> _State:
+    """``fold``: per row, one row per folded field (row by row, as Vega), its name and value added; every field kept."""
+    for name in step.fields:
+        if not vega.flat(name):
+            raise _Stop(Unknowable(step, msg.rows_unknowable_nested(name)))
+    key, value = step.as_
+    count, width = len(state.table), len(step.fields)
+
+    def repeat(values):
+        return [item for item in values for _ in range(width)]
+
+    columns = {name: repeat(cells) for name, cells in state.table.columns.items()}
+    kinds = dict(state.table.kinds)
+    unknown = dict(state.unknown)
+    folded_unknown = next((unknown[name] for name in step.fields if name in unknown), None)
+    views = None
+    if folded_unknown is None:
+        try:
+            views = [state.view(name, step) for name in step.fields]
+        except _Stop as stop:
+            folded_unknown = stop.unknowable
+    cells = [state.table[name] if name in state.table else [None] * count for name in step.fields]
+    columns[key] = [name for _ in range(count) for name in step.fields]
+    kinds[key] = TEXT
+    columns[value] = [cells[j][i] for i in range(count) for j in range(width)]
+    folded_kinds = {state.table.kinds.get(name) for name in step.fields}
+    kinds[value] = folded_kinds.pop() if len(folded_kinds) == 1 else None
+    js = {name: repeat(values) for name, values in state.js.items()}
+    js[key] = list(columns[key])
+    unknown.pop(key, None)
+    if views is None:
+        unknown[value] = folded_unknown
+        js.pop(value, None)
+    else:
+        unknown.pop(value, None)
+        js[value] = [views[j][i] for i in range(count) for j in range(width)]
+    origin = repeat(state.origin or range(count))
+    return _State(Table(columns, kinds), origin, js, unknown, state.parses, state.source - {key, value})
+
+
+def interpret_aggregate(context: _Context, state: _State, step: Aggregate) -> _State:
+    """``aggregate``: one row per group of `groupby` values (in order of first appearance), each op as Vega computes it."""
+    for name in step.groupby:
+        if not vega.flat(name):
+            raise _Stop(Unknowable(step, msg.rows_unknowable_nested(name)))
+    keys_by_field = [state.view(name, step) for name in step.groupby]
+    groups: dict[str, list[int]] = {}
+    for row in range(len(state.table)):
+        groups.setdefault(vega.group_key([values[row] for values in keys_by_field]), []).append(row)
+    firsts = [rows[0] for rows in groups.values()]
+    columns, kinds, js, unknown = {}, {}, {}, {}
+    for name, values in zip(step.groupby, keys_by_field):
+        columns[name] = [state.table[name][row] if name in state.table else None for row in firsts]
+        kinds[name] = state.table.kinds.get(name) if name in state.table else None
+        js[name] = [values[row] for row in firsts]
+    records = None
+    for op in step.ops:
+        why = _unknown_measure(state, step, op)
+        try:
+            values = state.view(op.field, step) if op.field is not None else [None] * len(state.table)
+            if why is None and op.op in ("argmin", "argmax") and records is None:
+                views = {name: state.view(name, step) for name in state.names()}
+                records = lambda row, views=views: {name: column[row] for name, column in views.items()}  # noqa: E731
+        except _Stop as stop:
+            why = why or stop.unknowable
+        if why is not None:
+            unknown[op.as_] = why
+            columns[op.as_], kinds[op.as_] = [None] * len(groups), None
+            js.pop(op.as_, None)
+            continue
+        results = [vega.measure(op.op, [values[row] for row in rows], rows, records) for rows in groups.values()]
+        unknown.pop(op.as_, None)
+        js[op.as_] = results
+        columns[op.as_] = [vega.python_cell(value) for value in results]
+        kinds[op.as_] = vega.column_kind(columns[op.as_])
+    return _State(Table(columns, kinds), [None] * len(groups), js, unknown, {}, set())
+
+
+def _unknown_measure(state: _State, step: Aggregate, op) -> Unknowable | None:
+    """Why one measure of an aggregate cannot be known, or None."""
+    reason = vega.unknowable_op(op)
+    if reason is not None:
+        return Unknowable(op, reason)
+    if op.field is not None and not vega.flat(op.field):
+        return Unknowable(op, msg.rows_unknowable_nested(op.field))
+    if op.field is not None and op.field in state.unknown:
+        return state.unknown[op.field]
+    if op.op in ("argmin", "argmax") and state.unknown:
+        return next(iter(state.unknown.values()))  # the row it returns holds every field
+    return None
+
+
+# Transform class -> how the data stage runs it (one entry per `ir.transforms` kind).
+INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
+    Filter: interpret_filter,
+    Calculate: interpret_calculate,
+    Fold: interpret_fold,
+    Aggregate: interpret_aggregate,
+}
+
+
+# ------------------------------------------------------------------ bounds past an unknowable transform
+
+def bound_after(step: Transform, rows: int, table: Table | None) -> int:
+    """An upper bound on the rows after a transform, given a bound on those before it."""
+    if isinstance(step, Fold):
+        return rows * max(1, len(step.fields))
+    if isinstance(step, Aggregate) and table is not None and all(name in table for name in step.groupby):
+        return min(rows, table.distinct(step.groupby)) if step.groupby else min(rows, 1)
+    return rows
+
+
+# ------------------------------------------------------------------ layers
+
+def _layer_plan(chart: Chart, layer: Layer, types: dict):
+    """The predicates a layer's filters are emitted as, per transform (None for the others)."""
+    emitted = []
+    for step in chart.transforms(layer):
+        if vega.is_filter_predicate(step):
+            emitted.append(vega.emitted_predicate(step.predicate, types.get(step.predicate.field) == "temporal"))
+        else:
+            emitted.append(None)
+    return emitted
+
+
+def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...], shared_fields: dict) -> tuple:
+    """Every layer's rows through the chart's transforms and its own, as Vega computes them.
+
+    Args:
+        chart: the chart.
+        table: the rows read (or drawn).
+        layer_fields: per layer, its fields after its transforms (`FieldFlow.layers`).
+        shared_fields: the fields after the chart's transforms (the facet's types).
+
+    Returns:
+        One `Rows` per layer, in layer order.
+    """
+    emitted = [_layer_plan(chart, layer, types) for layer, types in zip(chart.layers, layer_fields)]
+    facet = vega.facet_parse(chart, shared_fields)
+    plans = [vega.layer_parses(chart, layer, plan, types, facet)
+             for layer, plan, types in zip(chart.layers, emitted, layer_fields)]
+    common, conflicting = vega.merge_tops([plan[0] for layer, plan in zip(chart.layers, plans)
+                                           if layer.mark is not None])
+    cache: dict = {}
+    result = []
+    for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):
+        chain = chart.transforms(layer)
+        top = {**common, **({} if layer.mark is not None else gaps[0])}
+        parses: dict[str, tuple] = {}
+        for name, kind in (*facet.items(), *top.items()):
+            if kind != "flatten":
+                parses[name] = (*parses.get(name, ()), kind)
+        unknown = {name: Unknowable(layer, msg.rows_unknowable_parse_conflict(name))
+                   for name in (conflicting if layer.mark is not None else ())}
+        unknown.update({name: Unknowable(layer, msg.rows_unknowable_nested(name))
+                        for name, kind in (*facet.items(), *top.items()) if kind == "flatten"})
+        key: tuple = (tuple(sorted(parses.items())), tuple(sorted(unknown)))
+        state = cache.setdefault(key, _State(table, None, {}, dict(unknown), parses, set(table.names)))
+        context = _Context({step.path: predicate for step, predicate in zip(chain, plan) if predicate is not None})
+        rows, stop = len(table), None
+        for index, step in enumerate(chain):
+            if stop is not None:
+                rows = bound_after(step, rows, None)
+                continue
+            variant = vega.filter_expression(plan[index]) if plan[index] is not None else None
+            before = tuple(sorted(gaps[index].items())) if index else ()
+            key = (*key, (step.path, variant, before))
+            done = cache.get(key)
+            if done is None:
+                try:
+                    done = _step(context, state, step, gaps[index] if index else {})
+                except _Stop as error:
+                    done = error
+                cache[key] = done
+            if isinstance(done, _Stop):
+                stop = done.unknowable
+                known = Table({name: values for name, values in state.table.columns.items()
+                               if name not in state.unknown}, state.table.kinds)
+                rows = bound_after(step, rows, known)
+                continue
+            state = done
+            rows = len(state.table)
+        result.append(_rows(layer, types, None if stop is not None else state, stop, rows))
+    return tuple(result)
+
+
+def _step(context: _Context, state: _State, step: Transform, parses: dict) -> _State:
+    """One transform on the rows, after the parses Vega-Lite left just before it."""
+    if parses:
+        state = _State(state.table, state.origin, dict(state.js), dict(state.unknown), state.parses, set(state.source))
+        for name, kind in parses.items():
+            if kind == "flatten":
+                state.unknown[name] = Unknowable(step, msg.rows_unknowable_nested(name))
+                continue
+            try:
+                state.js[name] = vega.parse_cells(state.view(name, step), kind)
+            except ex.Unsupported as error:
+                state.unknown[name] = Unknowable(step, msg.rows_unknowable_unsupported(str(error)))
+    return INTERPRETERS[type(step)](context, state, step)
+
+
+def _rows(layer: Layer, types: dict, state: _State | None, stop: Unknowable | None, bound: int) -> Rows:
+    if state is None:
+        return Rows(layer, dict(types), None, None, {}, stop, bound)
+    origin = None if state.origin is None else tuple(state.origin)
+    return Rows(layer, dict(types), state.table, origin, dict(state.unknown), None, len(state.table))

@@ -1,0 +1,207 @@
+"""Stage 3: a schema-valid `Document` -> the typed chart model (`ir.Chart`), every node placed in the file.
+
+`parse_chart` normalises as the rest of the compiler expects: shorthand
+channels (`x: bpb`) become mappings (the `Channel` remembers it was
+shorthand), a single `mark` becomes one layer, and each layer's encoding
+is the chart's encoding overridden channel by channel. Every node gets its
+spec path and the file's position index (`ir.Source`), so no later stage
+needs the document.
+
+Every Vega expression (`calculate`, an expression `filter`) is parsed here,
+once; one that Vega would refuse is a diagnostic at its exact column, before
+any data is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ..errors import SpecError, SpecPath
+from ..ir import expressions
+from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer, Legend, Mark, MarkerStyle,
+                        Markers, Trend, freeze)
+from ..ir.source import Source
+from ..ir.transforms import Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Transform
+from .load import Document
+
+STAGE = "parse"
+# Channels whose value may be a list of channels.
+LIST_CHANNELS = ("tooltip", "detail")
+
+
+class _Parser:
+    """One document's parse: the shared `Source`, and the expression problems found on the way."""
+
+    def __init__(self, document: Document):
+        self.source = Source(document.file, document.positions, document.key_positions, document.text_starts)
+        self.problems: list[SpecError] = []
+
+    def free(self, value: Mapping | None, path: SpecPath) -> FreeForm:
+        return FreeForm(freeze(value or {}), path=path, source=self.source)
+
+    # -------------------------------------------------------------- chart
+
+    def chart(self, data: Mapping) -> Chart:
+        shared = self.encoding(data.get("encoding", {}), ("encoding",))
+        if "layers" in data:
+            layers = tuple(self.layer(layer, ("layers", index), index, shared)
+                           for index, layer in enumerate(data["layers"]))
+        else:  # a single-mark chart is one layer declared at the top level
+            own = {"mark": data["mark"], **({"markers": data["markers"]} if "markers" in data else {})}
+            layers = (self.layer(own, (), 0, shared),)
+        legend = data.get("legend", {})
+        return Chart(
+            data=self.data_source(data["data"]),
+            layers=layers,
+            transform=self.transforms(data.get("transform", ()), ("transform",)),
+            title=data.get("title"),
+            subtitle=data.get("subtitle"),
+            description=data.get("description"),
+            width=data.get("width"),
+            height=data.get("height"),
+            legend=Legend(position=legend.get("position"), title=legend.get("title"), has_title="title" in legend,
+                          columns=legend.get("columns"), path=("legend",), source=self.source),
+            facet=self.facet(data["facet"]) if "facet" in data else None,
+            config=self.free(data.get("config"), ("config",)),
+            theme=data.get("theme", "default"),
+            vega_lite=self.free(data.get("vega_lite"), ("vega_lite",)),
+            layered="layers" in data,
+            path=(), source=self.source,
+        )
+
+    def data_source(self, data: Mapping) -> DataSource:
+        return DataSource(
+            values=freeze(data["values"]) if "values" in data else None,
+            file=data.get("path"), dataset=data.get("dataset"), format=data.get("format"), sample=data.get("sample"),
+            path=("data",), source=self.source)
+
+    def facet(self, facet: Mapping) -> Facet:
+        channels = {name: self.channel(name, facet[name], ("facet", name)) for name in ("row", "column")
+                    if name in facet}
+        return Facet(row=channels.get("row"), column=channels.get("column"), columns=facet.get("columns"),
+                     path=("facet",), source=self.source)
+
+    # -------------------------------------------------------------- layers
+
+    def layer(self, layer: Mapping, path: SpecPath, index: int, shared: dict) -> Layer:
+        own = self.encoding(layer.get("encoding", {}), path + ("encoding",))
+        return Layer(
+            index=index,
+            mark=self.mark(layer["mark"], path + ("mark",)) if layer.get("mark") is not None else None,
+            encoding=Encoding(tuple({**shared, **own}.items())),
+            markers=self.markers(layer["markers"], path + ("markers",)) if "markers" in layer else None,
+            trend=self.trend(layer["trend"], path + ("trend",)) if "trend" in layer else None,
+            transform=self.transforms(layer.get("transform", ()), path + ("transform",)),
+            name=layer.get("name"),
+            path=path, source=self.source,
+        )
+
+    def mark(self, mark, path: SpecPath) -> Mark:
+        if isinstance(mark, str):
+            return Mark(mark, self.free({}, path), shorthand=True, path=path, source=self.source)
+        properties = {key: value for key, value in mark.items() if key != "type"}
+        return Mark(mark["type"], self.free(properties, path), path=path, source=self.source)
+
+    def encoding(self, encoding: Mapping, path: SpecPath) -> dict:
+        """channel name -> Channel (or a tuple of them), in written order."""
+        return {name: self.channel(name, value, path + (name,)) for name, value in encoding.items()}
+
+    def channel(self, name: str, value, path: SpecPath):
+        if isinstance(value, list):
+            return tuple(self.channel(name, item, path + (index,)) for index, item in enumerate(value))
+        if isinstance(value, str):  # `x: bpb` names the field
+            return Channel(name, self.free({"field": value}, path), shorthand=True, path=path, source=self.source)
+        return Channel(name, self.free(value, path), path=path, source=self.source)
+
+    def style(self, style: Mapping, path: SpecPath) -> MarkerStyle:
+        values = dict(style)
+        if "dash" in values:
+            values["dash"] = tuple(values["dash"])
+        return MarkerStyle(**values, path=path, source=self.source)
+
+    def markers(self, markers: Mapping, path: SpecPath) -> Markers:
+        return Markers(
+            field=markers["field"],
+            styles=tuple((str(key), self.style(value, path + ("styles", key)))
+                         for key, value in markers["styles"].items()),
+            default=self.style(markers["default"], path + ("default",)) if "default" in markers else None,
+            title=markers.get("title"),
+            has_title="title" in markers,
+            path=path, source=self.source,
+        )
+
+    def trend(self, trend: Mapping, path: SpecPath) -> Trend:
+        values = dict(trend)
+        if isinstance(values.get("extent"), list):
+            values["extent"] = tuple(values["extent"])
+        if isinstance(values.get("annotate"), Mapping):
+            values["annotate"] = freeze(values["annotate"])
+        values["style"] = self.free(values.get("style"), path + ("style",))
+        return Trend(**values, path=path, source=self.source)
+
+    # -------------------------------------------------------------- transforms
+
+    def transforms(self, steps, path: SpecPath) -> tuple[Transform, ...]:
+        result = []
+        for index, step in enumerate(steps):
+            kind = next(key for key in TRANSFORM_PARSERS if key in step)  # the schema admits exactly one
+            result.append(TRANSFORM_PARSERS[kind](self, step, path + (index,)))
+        return tuple(result)
+
+    def expression(self, text: str, path: SpecPath) -> Expression:
+        """An expression string, parsed; one Vega would refuse is reported at its column (its tree is then None)."""
+        try:
+            tree = expressions.parse(text)
+        except expressions.ExpressionError as error:
+            node = Expression(text, None, path=path, source=self.source)
+            self.problems.append(node.error(error.message, stage=STAGE, hint=error.hint,
+                                            location=node.locate_offset(min(error.offset, len(text)))))
+            return node
+        return Expression(text, tree, path=path, source=self.source)
+
+    def filter(self, step: Mapping, path: SpecPath) -> Filter:
+        predicate = step["filter"]
+        if isinstance(predicate, str):
+            node = self.expression(predicate, path + ("filter",))
+        else:
+            node = FieldPredicate(predicate["field"], tuple((key, freeze(value)) for key, value in predicate.items()
+                                                            if key != "field"),
+                                  path=path + ("filter",), source=self.source)
+        return Filter(node, path=path, source=self.source)
+
+    def calculate(self, step: Mapping, path: SpecPath) -> Calculate:
+        return Calculate(self.expression(step["calculate"], path + ("calculate",)), step["as"],
+                         path=path, source=self.source)
+
+    def fold(self, step: Mapping, path: SpecPath) -> Fold:
+        return Fold(tuple(step["fold"]), tuple(step.get("as", ("key", "value"))), path=path, source=self.source)
+
+    def aggregate(self, step: Mapping, path: SpecPath) -> Aggregate:
+        ops = tuple(AggregateOp(op["op"], op["as"], op.get("field"), path=path + ("aggregate", index),
+                                source=self.source) for index, op in enumerate(step["aggregate"]))
+        return Aggregate(ops, tuple(step.get("groupby", ())), path=path, source=self.source)
+
+
+# The key that names a transform's kind -> how to parse it (one entry per `ir.transforms` class).
+TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] = {
+    "filter": _Parser.filter,
+    "calculate": _Parser.calculate,
+    "fold": _Parser.fold,
+    "aggregate": _Parser.aggregate,
+}
+
+
+def parse_chart(document: Document) -> tuple[Chart, list[SpecError]]:
+    """Build the chart model of a schema-valid document.
+
+    Args:
+        document: the loaded spec, already valid against the chart schema.
+
+    Returns:
+        The chart, and the problems of its expressions (each at its exact
+        column; such an expression keeps its text, with no tree), in file order.
+    """
+    parser = _Parser(document)
+    chart = parser.chart(document.data)
+    problems = sorted(parser.problems, key=lambda p: (p.location.line, p.location.column) if p.location else (0, 0))
+    return chart, problems
