@@ -202,13 +202,10 @@ def test_listens_on_loopback_only(served):
 def test_saving_a_spec_rebuilds_that_chart_and_bumps_the_version(served):
     server, specs = served
     version = server.status()["version"]
-    started = time.monotonic()
     write_later(specs / "bars.yaml", BARS.replace("title: Bars", "title: Bars, edited"))
-    server.wait_version(version, timeout=10)
-    elapsed = time.monotonic() - started
+    server.wait_version(version, timeout=10)  # how fast: benchmarks/bench_reload.py
     assert "Bars, edited" in server.get("bars.html")
     assert "Bars, edited" in server.get("/")
-    assert elapsed < 1.0, f"rebuilt in {elapsed:.2f} s"
 
 
 @pytest.mark.slow
