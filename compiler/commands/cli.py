@@ -212,6 +212,7 @@ def _bundle_cached() -> bool:
 def _compile(args, fmt: str) -> int:
     from ..pipeline import compile_spec
     from ..render.export import RenderRefused, render
+    from ..render.pdf import UnexpectedPdf
 
     try:
         compiled = compile_spec(args.spec)
@@ -231,6 +232,10 @@ def _compile(args, fmt: str) -> int:
         from ..stages.verify import render_refusal  # the translate stage behind it loads numpy: only on a refusal
 
         print(render_refusal(refusal.reason, compiled.chart).diagnostic(), file=sys.stderr)
+        return EXIT_INVALID
+    except UnexpectedPdf as error:  # a PDF qpdf cannot read cleanly is not written: it would not be reproducible
+        print(SpecError(str(error), (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
+              file=sys.stderr)
         return EXIT_INVALID
     except OSError as error:  # a folder that cannot be written, a full disk: the system's fault, not a bug
         where = os.fsdecode(error.filename) if error.filename else args.out
