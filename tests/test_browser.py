@@ -1,11 +1,13 @@
 """The gallery and `chartc serve` in a real browser: Debian's headless Chromium.
 
-Chromium is started once for the module and driven over the Chrome DevTools
-Protocol (one websocket, one tab). Every chart page of the gallery must draw
-an SVG with marks and log no console error, load nothing from the network,
-show tooltips on hover; a served page must reload by itself when its spec is
-saved and show the diagnostics of a broken spec.
+Chromium is started once for the module and driven by Playwright (one page).
+Every chart page of the gallery must draw an SVG with marks and log no
+console error, load nothing from the network, show tooltips on hover; a
+served page must reload by itself when its spec is saved and show the
+diagnostics of a broken spec.
 
+Playwright drives the system's Chromium (``executable_path``): it never
+downloads a browser of its own (``playwright install`` is not needed).
 ``scripts/setup-test-env`` installs Chromium (the README's test command runs
 it). Without Chromium these tests fail in CI (``CI=true``) and are skipped
 elsewhere.
@@ -13,10 +15,10 @@ elsewhere.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
@@ -28,8 +30,9 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
+# Playwright adds --headless and a profile of its own; the window size is the page's viewport.
 CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
     "--disable-extensions", "--mute-audio", "--window-size=1280,1024",
 )
@@ -52,88 +55,50 @@ def chromium_path() -> str | None:
     return None
 
 
-class CDPError(RuntimeError):
+class BrowserError(RuntimeError):
     pass
 
 
 class Browser:
-    """Headless Chromium with one tab, driven over the DevTools protocol."""
+    """Debian's headless Chromium with one page, driven by Playwright."""
 
-    def __init__(self, executable: str, profile: Path):
-        import websocket  # websocket-client, a test dependency
+    def __init__(self, executable: str):
+        from playwright.sync_api import Error, sync_playwright  # a test dependency, loaded only to drive Chromium
 
-        self.proc = subprocess.Popen(
-            [executable, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-port=0", "about:blank"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        active = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (active.exists() and len(active.read_text().splitlines()) >= 2):
-            if time.monotonic() > deadline or self.proc.poll() is not None:
-                self.close()
-                raise CDPError("Chromium did not open its DevTools port")
-            time.sleep(0.05)
-        port, path = active.read_text().splitlines()[:2]
-        self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}{path}", timeout=30, suppress_origin=True)
-        self.timeout_error = websocket.WebSocketTimeoutException
-        self.next_id = 0
-        self.events: list[dict] = []
-        target = self.call("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
-            self.call(f"{domain}.enable", session=True)
-
-    # ------------------------------------------------------------ protocol
-
-    def call(self, method: str, *, session: bool = False, timeout: float = 30, **params) -> dict:
-        self.next_id += 1
-        message = {"id": self.next_id, "method": method, "params": params}
-        if session:
-            message["sessionId"] = self.session
-        self.ws.send(json.dumps(message))
-        deadline = time.monotonic() + timeout
-        while True:
-            reply = self.receive(deadline - time.monotonic())
-            if reply is None:
-                raise CDPError(f"{method}: no reply in {timeout} s")
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise CDPError(f"{method}: {reply['error']}")
-                return reply.get("result", {})
-            self.events.append(reply)
-
-    def receive(self, seconds: float) -> dict | None:
-        self.ws.settimeout(max(seconds, 0.01))
+        self.error = Error  # what Playwright raises: a navigation under way, an exception in the page
+        self.playwright = sync_playwright().start()
         try:
-            return json.loads(self.ws.recv())
-        except self.timeout_error:
-            return None
+            self.browser = self.playwright.chromium.launch(executable_path=executable, args=list(CHROMIUM_FLAGS),
+                                                          headless=True, timeout=30_000)
+        except Exception:
+            self.playwright.stop()
+            raise
+        self.page = self.browser.new_page(no_viewport=True)  # the window's size, as --window-size says
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("request", lambda request: self.requests.append(request.url))
 
-    def pump(self, seconds: float) -> None:
-        """Collect events for a while."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            event = self.receive(deadline - time.monotonic())
-            if event is not None:
-                self.events.append(event)
+    def _console(self, message) -> None:
+        # Failed loads reach Playwright as console errors too (Chromium's Log domain).
+        if message.type in ("error", "assert"):
+            self.errors.append(f"{message.text} {message.location.get('url', '')}".strip())
 
     # ------------------------------------------------------------ pages
 
     def open(self, url: str, timeout: float = 30) -> None:
-        """Navigate the tab and wait for the load event."""
-        self.events.clear()
-        self.call("Page.navigate", session=True, url=url)
-        deadline = time.monotonic() + timeout
-        while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
-            if time.monotonic() > deadline:
-                raise CDPError(f"{url}: no load event in {timeout} s")
-            self.pump(0.05)
+        """Navigate the page and wait for the load event."""
+        self.errors.clear()
+        self.requests.clear()
+        self.page.goto(url, wait_until="load", timeout=timeout * 1000)
+
+    def pump(self, seconds: float) -> None:
+        """Let the page run (and its events arrive) for a while."""
+        self.page.wait_for_timeout(seconds * 1000)
 
     def evaluate(self, expression: str):
-        result = self.call("Runtime.evaluate", session=True, expression=expression,
-                           returnByValue=True, awaitPromise=True)
-        if "exceptionDetails" in result:
-            raise CDPError(f"{expression[:60]}: {result['exceptionDetails']}")
-        return result["result"].get("value")
+        return self.page.evaluate(expression)
 
     def wait_for(self, expression: str, timeout: float = 10, interval: float = 0.02):
         """Evaluate until truthy; returns the value (or raises after `timeout`)."""
@@ -141,56 +106,43 @@ class Browser:
         while True:
             try:
                 value = self.evaluate(expression)
-            except CDPError:  # the page is navigating: its context is gone for a moment
+            except self.error:  # the page is navigating: its context is gone for a moment
                 value = None
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise CDPError(f"timed out waiting for {expression[:80]}")
+                raise BrowserError(f"timed out waiting for {expression[:80]}")
             self.pump(interval)
 
     def console_errors(self) -> list[str]:
         """Console errors, uncaught exceptions and failed loads since the last `open`."""
-        found = []
-        for event in self.events:
-            method, params = event.get("method"), event.get("params", {})
-            if method == "Runtime.exceptionThrown":
-                details = params["exceptionDetails"]
-                found.append(details.get("exception", {}).get("description") or details.get("text", ""))
-            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                found.append(" ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
-            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
-                found.append(f"{params['entry'].get('text')} {params['entry'].get('url', '')}")
-        return found
+        return list(self.errors)
 
     def requested_urls(self) -> list[str]:
-        return [e["params"]["request"]["url"] for e in self.events if e.get("method") == "Network.requestWillBeSent"]
+        return list(self.requests)
 
     def hover(self, x: float, y: float) -> None:
-        for kind in ("mouseMoved",):
-            self.call("Input.dispatchMouseEvent", session=True, type=kind, x=x, y=y)
+        self.page.mouse.move(x, y)
 
     def close(self) -> None:
         try:
-            self.ws.close()
-        except Exception:
-            pass
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.browser.close()
+        finally:
+            self.playwright.stop()
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def browser():
     executable = chromium_path()
     if executable is None:
         if os.environ.get("CI") == "true":
             pytest.fail("Chromium is missing: scripts/setup-test-env installs it (apt-get install chromium)")
         pytest.skip("Chromium is not installed (run scripts/setup-test-env)")
-    browser = Browser(executable, tmp_path_factory.mktemp("chromium-profile"))
+    if importlib.util.find_spec("playwright") is None:  # the test extra: pip install -c requirements/lock.txt -e '.[test]'
+        if os.environ.get("CI") == "true":
+            pytest.fail("Playwright is missing: install the test extra from requirements/lock.txt")
+        pytest.skip("Playwright is not installed (the test extra)")
+    browser = Browser(executable)
     yield browser
     browser.close()
 
