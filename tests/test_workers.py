@@ -193,6 +193,21 @@ def test_pool_outcomes_in_task_order_with_crashes_timeouts_and_exceptions():
     assert again[0].value == 10
 
 
+@pytest.mark.slow
+def test_a_worker_killed_while_idle_is_replaced_and_the_pool_runs_on():
+    """`chartc serve` keeps its pool between builds: a worker the OOM killer takes meanwhile is no failure."""
+    import signal
+
+    with WorkerPool(2, warm=None) as pool:
+        pool.run([(double, (1,)), (double, (2,))])
+        killed = pool.workers[0].process
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.join(10)
+        outcomes = pool.run([(double, (3,)), (double, (4,)), (double, (5,))])
+        assert [o.value for o in outcomes] == [6, 8, 10]
+        assert killed not in [worker.process for worker in pool.workers]
+
+
 def test_workers_end_with_the_pool():
     pool = WorkerPool(2, warm=None)
     pool.run([(double, (1,)), (double, (2,))])
