@@ -558,17 +558,15 @@ def render_chart(spec: str) -> dict:
     warnings as diagnostic lines, or its problems as `SpecError` fields.
     """
     # The compiler (YAML, numpy, Altair): loaded in the workers (`RENDER_MODULES`), never by a no-op build.
-    from ..pipeline import compile_spec
+    from ..pipeline import compile_spec, refusals_as_errors
     from ..stages.data import data_source
-    from ..stages.verify import render_refusal
 
     try:
         compiled = compile_spec(spec)
-        outputs = chart_outputs(compiled)
+        with refusals_as_errors(compiled):
+            outputs = chart_outputs(compiled)
     except SpecError as error:
         return {"problems": [_error_fields(problem) for problem in error.errors]}
-    except export.RenderRefused as refusal:
-        return {"problems": [_error_fields(render_refusal(refusal.reason, compiled.chart))]}
     block = provenance(compiled.vega_lite)
     kind, where = data_source(compiled.chart.data)
     return {
