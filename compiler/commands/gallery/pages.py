@@ -4,8 +4,9 @@ A chart's page is the interactive chart (vega-embed, tooltips on), its spec
 source beside it, the fitted trends as a table and download links. The pages
 share one ``vega-bundle.js`` (Vega, Vega-Lite and vega-embed, ~0.9 MB) and
 one stylesheet by relative path instead of embedding them each: still
-offline, no CDN, and the gallery stays small in git. Pure functions of
-their input: the same chart gives the same bytes.
+offline, no CDN, and the gallery stays small in git. Every page's head is
+`infra.html.page`'s. Pure functions of their input: the same chart gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from ...errors import format_path
+from ...infra.html import page
 from ...infra.jsonout import html_safe_json
 from ...infra.provenance import provenance
-from ...render.export import html_provenance
+from ...render.export import provenance_meta
 from ..manifest import BUNDLE_NAME, STYLE_NAME, ChartRecord
 
 PAGE_STYLE = """\
@@ -43,58 +45,12 @@ PAGE_STYLE = """\
 """
 
 
-INDEX_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>chartc gallery</title>
-<link rel="stylesheet" href="{style}">
-</head>
-<body>
-<h1>chartc gallery</h1>
-<p>{count}</p>
-<div class="grid">
-{figures}
-</div>
-</body>
-</html>
-"""
-
-CHART_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-{meta}<title>{title} - chartc gallery</title>
-<link rel="stylesheet" href="{style}">
-</head>
-<body>
-<nav><a href="index.html">&larr; gallery</a></nav>
-<h1>{title}</h1>
-<p class="downloads">Download: {downloads}</p>
-<main class="chart-page">
-<section class="chart">
-<div id="chart"></div>
-<pre id="chart-error"></pre>
-</section>
-<section class="source">
-<h2>Spec <code>{spec_name}</code></h2>
-<pre><code>{source}</code></pre>
-</section>
-</main>
-{fits}<script src="{bundle}"></script>
-<script>
+CHART_EMBED = """
   vegaEmbed("#chart", {spec}, {{"actions": false, "renderer": "svg"}})
     .catch(function (error) {{
       document.getElementById("chart-error").textContent = String(error);
       console.error(error);
     }});
-</script>
-</body>
-</html>
 """
 
 
@@ -129,7 +85,8 @@ def index_page(entries) -> str:
             f'<figcaption><a href="{href}.html"><strong>{html.escape(title)}</strong></a><br>{links}</figcaption>'
             "</figure>")
     count = f"{len(entries)} chart{'s' if len(entries) != 1 else ''}"
-    return INDEX_PAGE.format(style=STYLE_NAME, count=count, figures="\n".join(figures))
+    body = f'<h1>chartc gallery</h1>\n<p>{count}</p>\n<div class="grid">\n' + "\n".join(figures) + "\n</div>\n"
+    return page("chartc gallery", body, icon=True, stylesheets=(STYLE_NAME,))
 
 
 def _href(stem: str) -> str:
@@ -158,17 +115,20 @@ def chart_page(compiled) -> str:
     downloads = [(f"{name}.svg", "SVG"), (f"{name}.png", "PNG"), (f"{name}.vl.json", "Vega-Lite JSON")]
     if compiled.fits:
         downloads.append((f"{name}.fits.json", "fits JSON"))
-    return CHART_PAGE.format(
-        meta=html_provenance(provenance(compiled.vega_lite)),
-        title=html.escape(title),
-        style=STYLE_NAME,
-        downloads=" ".join(f'<a href="{href}" download>{label}</a>' for href, label in downloads),
-        spec_name=html.escape(Path(compiled.document.file).name),
-        source=html.escape(_spec_source(compiled.source), quote=False),
-        fits=fits_table(compiled),
-        bundle=BUNDLE_NAME,
-        spec=html_safe_json(with_hover_tooltips(compiled.vega_lite)),
-    )
+    links = " ".join(f'<a href="{href}" download>{label}</a>' for href, label in downloads)
+    body = (
+        '<nav><a href="index.html">&larr; gallery</a></nav>\n'
+        f"<h1>{html.escape(title)}</h1>\n"
+        f'<p class="downloads">Download: {links}</p>\n'
+        '<main class="chart-page">\n<section class="chart">\n<div id="chart"></div>\n<pre id="chart-error"></pre>\n'
+        '</section>\n<section class="source">\n'
+        f"<h2>Spec <code>{html.escape(Path(compiled.document.file).name)}</code></h2>\n"
+        f"<pre><code>{html.escape(_spec_source(compiled.source), quote=False)}</code></pre>\n"
+        "</section>\n</main>\n"
+        f"{fits_table(compiled)}")
+    return page(f"{title} - chartc gallery", body, icon=True, stylesheets=(STYLE_NAME,),
+                meta=provenance_meta(provenance(compiled.vega_lite)), script_files=(BUNDLE_NAME,),
+                scripts=(CHART_EMBED.format(spec=html_safe_json(with_hover_tooltips(compiled.vega_lite))),))
 
 
 def fits_json(compiled) -> str:
