@@ -320,8 +320,8 @@ def test_diagnostics_page_escapes_everything():
     assert evil not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     # only its own styles and scripts (the reload script, asking this server) run
-    assert ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-            "script-src 'unsafe-inline'; connect-src 'self'\">") in page
+    assert ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'\">") in page
 
 
 def test_reload_script_polls_the_version_endpoint():

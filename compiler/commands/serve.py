@@ -116,8 +116,9 @@ PAGE_STYLES = """\
   pre.source { background: #f6f8fa; border: 1px solid #ddd; padding: 8px; overflow: auto; }
   .mark { background: #ffe9a8; }
 """
-# serve's own pages load nothing: their styles, and the reload script asking this server for the version.
-PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'"
+# serve's own pages load nothing: their styles, their empty icon, and the reload script asking this server
+# for the version.
+PAGE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'"
 
 
 def serve_page(title: str, body: str) -> str:
