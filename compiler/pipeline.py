@@ -16,16 +16,18 @@ were written), never the document. Problems from every stage are
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import SpecError, SpecWarning
+from .errors import Location, SpecError, SpecWarning
 from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
 from .infra.table import sample_rows
 from .ir.nodes import Chart
-from .render.export import export_format, render, use_utc
+from .render.export import RenderRefused, export_format, render, use_utc
+from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
 from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
 from .stages.limits import apply_mark_limits
@@ -144,8 +146,52 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
                     tuple(p for p in problems if isinstance(p, SpecWarning)), source)
 
 
+@contextlib.contextmanager
+def refusals_as_errors(compiled: Compiled):
+    """Inside it, a chart Vega refuses to draw is a positioned `SpecError`, not `export.RenderRefused`.
+
+    The one place a refusal becomes a diagnostic (`verify.render_refusal`:
+    at the expression or text it names, with a hint), for `export_chart`,
+    `chartc compile` and the gallery's workers alike.
+
+    Args:
+        compiled: the chart being rendered.
+
+    Raises:
+        SpecError: the renderer refused the chart, or gave a PDF that
+            cannot be written reproducibly.
+    """
+    try:
+        yield
+    except RenderRefused as refusal:
+        from .stages.verify import render_refusal  # the translate stage behind it loads numpy: only on a refusal
+
+        raise render_refusal(refusal.reason, compiled.chart) from None
+    except UnexpectedPdf as error:  # a PDF qpdf cannot read cleanly is not written: it would not be reproducible
+        raise SpecError(str(error), (), location=Location(compiled.chart.source.file, 1, 1), stage="render") from None
+
+
+def export_bytes(compiled: Compiled, fmt: str) -> bytes:
+    """The bytes of one export format of a compiled chart.
+
+    Args:
+        compiled: from `compile_spec`.
+        fmt: "vl.json", "svg", "png", "pdf" or "html".
+
+    Returns:
+        The file content.
+
+    Raises:
+        SpecError: the renderer refused the chart, at the spec node that caused it.
+    """
+    with refusals_as_errors(compiled):
+        return render(compiled.vega_lite, fmt)
+
+
 def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:
     """Render a compiled chart to a file; the format follows the suffix.
+
+    Nothing is written unless the whole render succeeds (and then atomically).
 
     Args:
         compiled: from `compile_spec`.
@@ -155,10 +201,14 @@ def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:
         The path written.
 
     Raises:
-        ValueError: the suffix names no export format.
+        SpecError: the renderer refused the chart (say, a name Vega does not
+            know in a label expression), at the spec node that caused it; the
+            only error a chart itself causes here.
+        ValueError: the suffix names no export format (a caller's mistake, before anything is rendered).
+        OSError: the file cannot be written.
     """
     fmt = export_format(out)
     if fmt is None:
         raise ValueError(f"cannot tell the export format of {str(out)!r}")
-    write_atomic(out, render(compiled.vega_lite, fmt))
+    write_atomic(out, export_bytes(compiled, fmt))
     return Path(out)

@@ -10,7 +10,8 @@ the layering docs/how-it-works.md describes:
 
 and a few rules that keep the boundaries honest: which third-party libraries
 each layer may import, no cycles, no reaching into another module's private
-names or globals, and a docstring on every module that says what it owns.
+names or globals, a docstring on every module that says what it owns, and
+one module that writes the head of every HTML page.
 """
 
 from __future__ import annotations
@@ -382,3 +383,12 @@ def test_the_graph_is_read_from_every_module():
     assert {"chartc.pipeline", "chartc.errors"} <= set(modules())
     assert any(item.local for item in internal_imports())
     assert all(item.source in modules() for item in imports())
+
+
+# ------------------------------------------------------------------ 6. one page skeleton
+
+def test_one_module_writes_the_head_of_every_html_page():
+    """The export, the gallery's pages, the diff report and serve's pages all get their head from `infra.html`."""
+    writers = sorted(name for name, path in modules().items()
+                     if any(tag in path.read_text(encoding="utf-8").lower() for tag in ("<!doctype", "<head>")))
+    assert writers == ["chartc.infra.html"], f"modules writing an HTML head of their own: {writers}"

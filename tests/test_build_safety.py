@@ -385,16 +385,16 @@ def project(built_in_process, tmp_path, monkeypatch):
 
 def during_render(monkeypatch, stem: str, action) -> None:
     """Run `action` once, after chart `stem` is compiled (its files read) and before it is recorded."""
-    import chartc.commands.gallery as gallery
+    import chartc.commands.gallery.run as run  # where the worker's `render_chart` looks it up
 
-    chart_outputs = gallery.chart_outputs
+    chart_outputs = run.chart_outputs
 
     def render_then_act(compiled):
         outputs = chart_outputs(compiled)
         if Path(compiled.document.file).name.startswith(stem + "."):
             action()
         return outputs
-    monkeypatch.setattr(gallery, "chart_outputs", render_then_act)
+    monkeypatch.setattr(run, "chart_outputs", render_then_act)
 
 
 @pytest.mark.slow
@@ -487,11 +487,11 @@ def changed_project(tmp_path: Path) -> tuple[Path, dict, dict]:
 
 PAUSE_LOCKED = """\
 import pathlib, time
-import chartc.commands.gallery as _gallery
+import chartc.commands.gallery.run as _run
 def _pause(*args, **kwargs):
     pathlib.Path({marker!r}).touch()
     time.sleep(60)
-_gallery._plan = _pause
+_run.plan_charts = _pause
 """
 
 PAUSE_AFTER_FIRST_RENAME = """\

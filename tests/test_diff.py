@@ -239,6 +239,9 @@ def test_html_report_is_self_contained_with_before_and_after(repo, tmp_path, cap
     page = page_file.read_text()
     assert page.count('src="data:image/svg+xml;base64,') == 2
     assert "<script" not in page and "http://" not in page.replace("http://www.w3.org", "")
+    # and a browser holds it to that: no script runs, nothing loads but its own styles and data: images
+    assert ("<meta http-equiv=\"Content-Security-Policy\" "
+            "content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">") in page
     assert "layers[1].trend.style.color: gray -&gt; red" in page
 
 

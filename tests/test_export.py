@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from chartc import compile_spec, export_chart
+from chartc import errors as msg
+from chartc.errors import Location, SpecError
 from chartc.infra.files import write_all, write_atomic
 from chartc.infra.jsonout import canonical_json, html_safe_json
 from chartc.render.export import export_format, normalize_svg_ids, render
@@ -125,6 +127,27 @@ def test_export_chart_writes_the_format_its_suffix_names(compiled, outputs, tmp_
         assert out.read_bytes() == outputs[fmt]
     with pytest.raises(ValueError):
         export_chart(compiled, tmp_path / "chart.txt")
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".pdf"])
+def test_export_chart_raises_a_positioned_spec_error_when_the_renderer_refuses(tmp_path, suffix):
+    # Vega-Lite compiles this label expression; Vega refuses the bare name `x` only when drawing
+    # (as tests/test_cli.py::test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack).
+    spec = tmp_path / "bare.yaml"
+    spec.write_text('data: {values: [{a: 1, b: 2}]}\nmark: point\nencoding: {x: a, y: b}\n'
+                    'vega_lite: {encoding: {x: {axis: {labelExpr: "x"}}}}\n')
+    chart = compile_spec(spec)
+    out = tmp_path / f"bare{suffix}"
+    with pytest.raises(SpecError) as raised:
+        export_chart(chart, out)
+    assert type(raised.value) is SpecError  # not the renderer's own exception, which the API does not name
+    reason = 'Unrecognized signal name: "x"'
+    assert raised.value.diagnostic() == (
+        f"{spec}:4:35: error: vega_lite.encoding.x.axis.labelExpr: {msg.render_refused(reason)} "
+        f"({msg.render_refused_hint()})")
+    assert (raised.value.location, raised.value.path, raised.value.stage) == (
+        Location(str(spec), 4, 35), ("vega_lite", "encoding", "x", "axis", "labelExpr"), "render")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bare.yaml"]  # no file, no temporary one
 
 
 def test_write_atomic_replaces_and_leaves_no_temp_files(tmp_path):

@@ -507,3 +507,50 @@ def test_pre_commit_hooks_offer_validate_and_check():
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert hook["files"].startswith("^")
+
+
+# ------------------------------------------------------- across the process boundary
+
+TWO_PROBLEMS = """\
+title: Bars
+data:
+  values: [{kind: a, v: 1}, {kind: b, v: 3}]
+mark: bar
+encoding: {x: kinf, y: vv}
+"""
+
+
+def every_field(problem) -> dict:
+    """All of a problem's attributes, its type included (`errors` lists the problem itself: checked apart)."""
+    assert problem.errors == [problem]
+    return {"type": type(problem), **{key: value for key, value in vars(problem).items() if key != "errors"}}
+
+
+def a_warning():
+    """A task for a worker: a SpecWarning with no field left at its default."""
+    from chartc.errors import Location, SpecWarning
+
+    return SpecWarning("text replaced", ("data", "values", 0, "k"), location=Location("w.yaml", 3, 9),
+                       stage="data", hint="a control character")
+
+
+@pytest.mark.slow
+def test_a_charts_problems_cross_from_a_worker_process_with_every_field(tmp_path):
+    from chartc.commands.gallery import RENDER_MODULES, render_chart
+    from chartc.errors import Location
+    from chartc.render.workers import WorkerPool
+
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(TWO_PROBLEMS)
+    with WorkerPool(1, warm=None, preload=RENDER_MODULES) as pool:
+        rendered, warning = pool.run([(render_chart, (str(spec),)), (a_warning, ())])
+    assert rendered.kind == "ok" and warning.kind == "ok"
+    assert rendered.value.outputs == {}
+    sent = [every_field(problem) for problem in rendered.value.problems]
+    assert sent == [every_field(problem) for problem in render_chart(str(spec)).problems]  # as made in this process
+    assert [(p["location"], p["path"], p["message"]) for p in sent] == [
+        (Location(str(spec), 5, 15), ("encoding", "x"), msg.field_not_found("kinf", ["kind", "v"])),
+        (Location(str(spec), 5, 24), ("encoding", "y"), msg.field_not_found("vv", ["kind", "v"]))]
+    assert all(p["hint"] and p["stage"] == "check" and p["severity"] == "error" for p in sent)
+    assert every_field(warning.value) == every_field(a_warning())
+    assert warning.value.diagnostic() == "w.yaml:3:9: warning: data.values[0].k: text replaced (a control character)"

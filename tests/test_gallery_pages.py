@@ -11,7 +11,8 @@ import shutil
 import pytest
 
 from chartc import errors as msg
-from chartc.commands.gallery import BUNDLE_NAME, build_gallery, check_gallery
+from chartc.commands.gallery import build_gallery, check_gallery
+from chartc.commands.manifest import BUNDLE_NAME
 from chartc.commands.manifest import read_manifest
 
 HOSTILE = """\

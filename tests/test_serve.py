@@ -316,6 +316,9 @@ def test_diagnostics_page_escapes_everything():
     page = diagnostics_page(f"x{evil}.yaml", "x", [problem], previous=True)
     assert evil not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    # only its own styles and scripts (the reload script, asking this server) run
+    assert ("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'\">") in page
 
 
 def test_reload_script_polls_the_version_endpoint():
@@ -720,24 +723,24 @@ def test_the_watcher_survives_a_failing_poll_and_reports_it_once(tmp_path, monke
 @pytest.mark.slow
 def test_serve_waits_out_another_build_of_its_folder_then_builds(tmp_path, monkeypatch):
     """A `chartc build` holding the folder's lock: serve says so once and builds when it is released."""
-    from chartc.commands import gallery
+    from chartc.commands.gallery.lock import release_lock, take_lock
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "specs").mkdir()
     (tmp_path / "specs" / "bars.yaml").write_text(BARS)
     out = tmp_path / "out"
     out.mkdir()
-    held = gallery._lock(out)  # as another build would
+    held = take_lock(out)  # as another build would
     try:
         with watching(out, monkeypatch, {}) as (state, url, builds, lines):
             time.sleep(1.0)
             assert state.version == 0 and not (out / "bars.html").exists()
             waiting = [line for line in lines if msg.build_locked(str(out.resolve()), str(os.getpid())) in line]
             assert len(waiting) == 1, lines  # said once, not at every poll
-            gallery._unlock(out, held)
+            release_lock(out, held)
             held = None
             wait_quiet(state)
             assert "Bars" in fetch(url + "bars.html")
     finally:
         if held is not None:
-            gallery._unlock(out, held)
+            release_lock(out, held)

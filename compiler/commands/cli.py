@@ -210,9 +210,7 @@ def _bundle_cached() -> bool:
 
 
 def _compile(args, fmt: str) -> int:
-    from ..pipeline import compile_spec
-    from ..render.export import RenderRefused, render
-    from ..render.pdf import UnexpectedPdf
+    from ..pipeline import compile_spec, export_bytes
 
     try:
         compiled = compile_spec(args.spec)
@@ -222,20 +220,14 @@ def _compile(args, fmt: str) -> int:
     for warning in compiled.warnings:
         print(warning.diagnostic(), file=sys.stderr)
     try:
-        files = {} if args.out == "-" else {args.out: render(compiled.vega_lite, fmt)}
+        files = {} if args.out == "-" else {args.out: export_bytes(compiled, fmt)}
         if args.fits:
             from .gallery import fits_json
 
             files[args.fits] = fits_json(compiled).encode("utf-8")
         write_all(files)  # the chart and its fits, or neither
-    except RenderRefused as refusal:
-        from ..stages.verify import render_refusal  # the translate stage behind it loads numpy: only on a refusal
-
-        print(render_refusal(refusal.reason, compiled.chart).diagnostic(), file=sys.stderr)
-        return EXIT_INVALID
-    except UnexpectedPdf as error:  # a PDF qpdf cannot read cleanly is not written: it would not be reproducible
-        print(SpecError(str(error), (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
-              file=sys.stderr)
+    except SpecError as refused:  # the renderer refused the chart: placed on the spec like every problem
+        print(refused.diagnostic(), file=sys.stderr)
         return EXIT_INVALID
     except OSError as error:  # a folder that cannot be written, a full disk: the system's fault, not a bug
         where = os.fsdecode(error.filename) if error.filename else args.out

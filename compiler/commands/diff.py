@@ -35,6 +35,7 @@ from pathlib import Path
 
 from .. import errors as msg
 from ..errors import SpecError, format_path
+from ..infra.html import page
 from ..render.export import render
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -601,33 +602,21 @@ def _title(before: Side, after: Side, path: str) -> str:
 
 # --------------------------------------------------------------------- html
 
-REPORT_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>chartc diff: {before} .. {after}</title>
-<style>
-  body {{ font-family: system-ui, sans-serif; margin: 24px; color: #222; }}
-  section {{ border-top: 1px solid #ddd; padding: 12px 0 24px; }}
-  h2 {{ font-size: 1.1em; margin: 0 0 6px; }}
-  h2 small {{ color: #666; font-weight: normal; }}
-  ul {{ margin: 6px 0 12px; font-family: ui-monospace, monospace; font-size: 0.9em; }}
-  .sides {{ display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }}
-  .side {{ border: 1px solid #ddd; border-radius: 6px; padding: 8px; min-height: 80px; overflow: auto; }}
-  .side h3 {{ font-size: 0.9em; margin: 0 0 6px; color: #555; }}
-  .side img {{ max-width: 100%; }}
-  .none {{ color: #888; font-style: italic; }}
-  .error {{ color: #b00020; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 0.85em; }}
-</style>
-</head>
-<body>
-<h1>chartc diff: {before} .. {after}</h1>
-<p>{summary}</p>
-{sections}
-</body>
-</html>
+REPORT_STYLES = """\
+  body { font-family: system-ui, sans-serif; margin: 24px; color: #222; }
+  section { border-top: 1px solid #ddd; padding: 12px 0 24px; }
+  h2 { font-size: 1.1em; margin: 0 0 6px; }
+  h2 small { color: #666; font-weight: normal; }
+  ul { margin: 6px 0 12px; font-family: ui-monospace, monospace; font-size: 0.9em; }
+  .sides { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+  .side { border: 1px solid #ddd; border-radius: 6px; padding: 8px; min-height: 80px; overflow: auto; }
+  .side h3 { font-size: 0.9em; margin: 0 0 6px; color: #555; }
+  .side img { max-width: 100%; }
+  .none { color: #888; font-style: italic; }
+  .error { color: #b00020; white-space: pre-wrap; font-family: ui-monospace, monospace; font-size: 0.85em; }
 """
+# The report runs no script and loads nothing: its own styles and the charts as data: images only.
+REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
 def _side_html(side: Side, label: str) -> str:
@@ -656,7 +645,7 @@ def report_html(report: DiffReport) -> str:
             f'<section><h2>{html.escape(chart.title)} <small>{html.escape(chart.path)} · {_status(chart)}</small></h2>'
             f"<ul>{items}</ul><div class=\"sides\">{_side_html(chart.before, report.before)}"
             f"{_side_html(chart.after, report.after)}</div></section>")
-    return REPORT_PAGE.format(
-        before=html.escape(report.before), after=html.escape(report.after),
-        summary=html.escape(report.lines()[-1]),
-        sections="\n".join(sections) or "<p>No chart changed.</p>")
+    title = f"chartc diff: {report.before} .. {report.after}"
+    body = (f"<h1>{html.escape(title)}</h1>\n<p>{html.escape(report.lines()[-1])}</p>\n"
+            + ("\n".join(sections) or "<p>No chart changed.</p>") + "\n")
+    return page(title, body, csp=REPORT_CSP, styles=REPORT_STYLES)

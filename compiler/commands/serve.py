@@ -52,6 +52,7 @@ from urllib.parse import parse_qs, unquote, unquote_to_bytes, urlsplit
 
 from .. import errors as msg
 from ..errors import SpecError
+from ..infra.html import page
 from . import gallery  # as `gallery.build_gallery`, looked up at each build
 from .manifest import read_manifest
 from .specs import UsageError, spec_files
@@ -103,31 +104,26 @@ RELOAD_SCRIPT = """<script>
 </script>
 """
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>{title}</title>
-<style>
-  body {{ font-family: system-ui, sans-serif; margin: 24px; color: #222; }}
-  a {{ color: #1f5fa8; }}
-  .problems {{ border: 1px solid #e0b4b4; background: #fff6f6; border-radius: 6px; padding: 8px 16px; }}
-  .problems li {{ margin: 6px 0; }}
-  .diagnostic {{ font-family: ui-monospace, monospace; white-space: pre-wrap; }}
-  .where {{ color: #555; }}
-  .message {{ color: #b00020; }}
-  .hint {{ color: #3c6e28; }}
-  pre.source {{ background: #f6f8fa; border: 1px solid #ddd; padding: 8px; overflow: auto; }}
-  .mark {{ background: #ffe9a8; }}
-</style>
-</head>
-<body>
-{body}
-</body>
-</html>
+PAGE_STYLES = """\
+  body { font-family: system-ui, sans-serif; margin: 24px; color: #222; }
+  a { color: #1f5fa8; }
+  .problems { border: 1px solid #e0b4b4; background: #fff6f6; border-radius: 6px; padding: 8px 16px; }
+  .problems li { margin: 6px 0; }
+  .diagnostic { font-family: ui-monospace, monospace; white-space: pre-wrap; }
+  .where { color: #555; }
+  .message { color: #b00020; }
+  .hint { color: #3c6e28; }
+  pre.source { background: #f6f8fa; border: 1px solid #ddd; padding: 8px; overflow: auto; }
+  .mark { background: #ffe9a8; }
 """
+# serve's own pages load nothing: their styles, their empty icon, and the reload script asking this server
+# for the version.
+PAGE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'"
+
+
+def serve_page(title: str, body: str) -> str:
+    """One of serve's own pages (waiting for the first build, a chart's problems): `infra.html.page`'s head."""
+    return page(title, body + "\n", csp=PAGE_CSP, styles=PAGE_STYLES, icon=True)
 
 
 @dataclass
@@ -536,7 +532,7 @@ class Handler(SimpleHTTPRequestHandler):
         banner = problems_banner(state)
         if not index.is_file():
             text = "Building the gallery..." if state.building else "No charts yet."
-            return PAGE.format(title="chartc serve", body=f"<h1>chartc gallery</h1>\n{banner}<p>{text}</p>")
+            return serve_page("chartc serve", f"<h1>chartc gallery</h1>\n{banner}<p>{text}</p>")
         page = index.read_text(encoding="utf-8")
         at = page.find("<h1>")
         return page[:at] + banner + page[at:] if banner and at >= 0 else page
@@ -583,7 +579,7 @@ def diagnostics_page(spec: str, stem: str, problems: list[SpecError], *, previou
             f"<h1>{html.escape(spec)}: {html.escape(msg.serve_problem_count(len(problems)))}</h1>\n"
             f'<div class="problems" id="chartc-problems">\n<ul>\n' + "\n".join(items) + "\n</ul>\n</div>\n"
             f"{keep}\n<p>Fix the spec and save: this page reloads by itself.</p>")
-    return PAGE.format(title=html.escape(f"{Path(spec).name}: problems"), body=body)
+    return serve_page(f"{Path(spec).name}: problems", body)
 
 
 def _source_excerpt(where) -> str:

@@ -27,6 +27,7 @@ import zlib
 from pathlib import Path
 
 from ..infra.files import read_bounded, write_atomic
+from ..infra.html import inline_script, page
 from ..infra.jsonout import canonical_json, html_safe_json
 from ..infra.provenance import PROVENANCE_KEY, provenance
 from .pdf import canonical_pdf
@@ -345,7 +346,7 @@ def vega_themes() -> dict:
 # --------------------------------------------------------------------- html
 
 def _safe_bundle(bundle: str) -> str:
-    return bundle.replace("</script", "<\\/script").replace("<!--", "<\\!--")
+    return inline_script(bundle)
 
 
 @functools.cache
@@ -367,50 +368,31 @@ def cached_javascript_bundle() -> str | None:
     return None if text is None else _safe_bundle(text)
 
 
-HTML_PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-{meta}<title>{title}</title>
-<style>
-  body {{ margin: 0; padding: 24px; font-family: system-ui, sans-serif; background: #fff; }}
-  #chart-error {{ color: #b00020; white-space: pre-wrap; }}
-</style>
-</head>
-<body>
-<div id="chart"></div>
-<pre id="chart-error"></pre>
-<script>{bundle}</script>
-<script>
+# The standalone page's own styles (its head is `infra.html.page`'s, like every page chartc writes).
+HTML_STYLES = """\
+  body { margin: 0; padding: 24px; font-family: system-ui, sans-serif; background: #fff; }
+  #chart-error { color: #b00020; white-space: pre-wrap; }
+"""
+HTML_EMBED = """
   vegaEmbed("#chart", {spec}, {{"actions": false, "renderer": "svg"}})
     .catch(function (error) {{ document.getElementById("chart-error").textContent = String(error); }});
-</script>
-</body>
-</html>
 """
 
 
 def _render_html(vega_lite: dict) -> bytes:
     title = vega_lite.get("title", {})
     text = title.get("text") if isinstance(title, dict) else title
-    page = HTML_PAGE.format(
-        meta=html_provenance(provenance(vega_lite)),
-        title=html.escape(str(text) if text else "chart"),
-        bundle=javascript_bundle(),
-        spec=html_safe_json(vega_lite),
-    )
-    return page.encode("utf-8")
+    body = '<div id="chart"></div>\n<pre id="chart-error"></pre>\n'
+    return page(str(text) if text else "chart", body, styles=HTML_STYLES, meta=provenance_meta(provenance(vega_lite)),
+                scripts=(javascript_bundle(), HTML_EMBED.format(spec=html_safe_json(vega_lite)))).encode("utf-8")
 
 
-def html_provenance(block: dict | None) -> str:
-    """``<meta name="chartc:KEY" content="VALUE">`` lines, keys sorted."""
+def provenance_meta(block: dict | None) -> dict[str, str]:
+    """The provenance block as ``<meta>`` tags for `infra.html.page`: ``chartc:KEY`` -> value, keys sorted."""
     if not block:
-        return ""
-    return "".join(
-        f'<meta name="chartc:{html.escape(key.replace("_", "-"), quote=True)}" '
-        f'content="{html.escape("" if value is None else str(value), quote=True)}">\n'
-        for key, value in sorted(block.items()))
+        return {}
+    return {f'chartc:{key.replace("_", "-")}': "" if value is None else str(value)
+            for key, value in sorted(block.items())}
 
 
 RENDERERS = {
