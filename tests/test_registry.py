@@ -151,6 +151,7 @@ def test_a_method_parameter_comes_with_its_schema_default_and_check(tmp_path, co
         parameters = (Parameter("cut", {"type": "integer", "description": "Values cut at each end.",
                                         "examples": [1], "default": 1, "minimum": 0}),)
         has_band = False
+        extrapolates = False
 
         def check(self, options: Options) -> None:
             if options["cut"] > 10:
@@ -169,6 +170,8 @@ def test_a_method_parameter_comes_with_its_schema_default_and_check(tmp_path, co
     assert cut == {"type": "integer", "description": "Values cut at each end. Used by `trimmed`.",
                    "markdownDescription": "Values cut at each end. Used by `trimmed`.", "examples": [1],
                    "default": 1, "minimum": 0}
+    extent = chart_schema()["$defs"]["trend"]["properties"]["extent"]["description"]
+    assert extent.endswith(" `loess`, `moving-average` and `trimmed` stop at the data.")
     (problem,) = validate_spec(write(tmp_path, trend_spec({"method": "trimmed", "cut": -1})))
     assert problem.path == ("layers", 1, "trend", "cut")
     assert fit_trend(XS, YS, "trimmed").coefficients == (("mean", (3.0 + 2.0 + 4.5) / 3),)   # cut 1: the default

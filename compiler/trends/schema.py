@@ -49,7 +49,8 @@ def trend_properties(base: Mapping[str, Any], fixed: Sequence[str]) -> dict[str,
     The ``method`` property's ``enum`` (names, then aliases) and its
     ``enumDescriptions`` come from the registry; each parameter follows
     ``method``, documented with the methods that take it; the label's
-    description lists every method's placeholders.
+    description lists every method's placeholders and the extent's the
+    methods whose curve stops at the data.
 
     Args:
         base: the trend properties as the schema file has them.
@@ -71,6 +72,9 @@ def trend_properties(base: Mapping[str, Any], fixed: Sequence[str]) -> dict[str,
         elif key == "label":
             text = label_description()
             value = {**value, "description": text, "markdownDescription": text}
+        elif key == "extent":
+            text = extent_description()
+            value = {**value, "description": text, "markdownDescription": text}
         properties[key] = value
         if key == "method":
             for name, parameter in parameters().items():
@@ -78,6 +82,16 @@ def trend_properties(base: Mapping[str, Any], fixed: Sequence[str]) -> dict[str,
                 text = f"{parameter.schema.get('description', '')} Used by {users}."
                 properties[name] = _fragment(parameter.schema, text.strip())
     return properties
+
+
+def extent_description() -> str:
+    """The ``extent`` key's documentation, naming the methods whose curve stops at the data."""
+    names = [f"`{name}`" for name, cls in registered().items() if not cls.extrapolates]
+    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    stop = f" {listed} {'stop' if len(names) > 1 else 'stops'} at the data." if names else ""
+    return ("The x range the line covers: `data` (default: the fitted points' range), `axis` (the x scale's "
+            "declared `domain`), or `[min, max]` (numbers, or ISO dates on a temporal axis; `null` keeps the "
+            "data's end)." + stop)
 
 
 def label_description() -> str:
