@@ -207,9 +207,8 @@ EXAMPLES: dict[str, object] = {
     "marker_style.label": ["Multi-head attention", "LRKV (ours)"],
     # ------------------------------------------------------------------- trend
     "trend.method": ["linear", "poly", "loess", "log"],
-    "trend.order": [2, 3],
-    "trend.bandwidth": [0.3, 0.5],
-    "trend.window": [5, 7],
+    # A method's parameters (trend.order, .bandwidth, .window) carry their examples
+    # and defaults in their classes (chartc.trends.methods; scripts/build_schema.py).
     "trend.by": ["model", "Origin"],
     "trend.band": [0.95, 0.9],
     "trend.prediction": [0.95],
@@ -251,7 +250,6 @@ DEFAULTS: dict[str, object] = {
     "transform.filter.valid": True,
     "transform.as": {"by_type": {"array": ["key", "value"]}},
     "trend.method": "linear",
-    "trend.bandwidth": 0.3,
     "trend.extent": "data",
     "trend.space": "axis",
     "trend.style.color": "gray",

@@ -4,6 +4,9 @@
 markdown table per mapping (every property with its type and description), so
 the reference cannot drift from the schema: ``chartc schema --markdown``
 prints it, and tests/test_schema_docs.py checks docs/reference.md against it.
+It ends with the registries' own sections, written from the classes: every
+trend method (its parameters, label placeholders and bands) and every
+marker shape.
 """
 
 from __future__ import annotations
@@ -11,7 +14,9 @@ from __future__ import annotations
 import json
 import re
 
+from ..infra.shapes import registered_shapes
 from ..stages.validate import load_schema
+from ..trends.registry import COMMON_PLACEHOLDERS, STATISTICS_PLACEHOLDERS, registered
 
 HEADING = "###"
 ROOT_NAME = "Top level"
@@ -31,7 +36,50 @@ def schema_reference_markdown(schema: dict | None = None) -> str:
     """
     if schema is None:
         schema = load_schema()
-    return _Reference(schema).markdown()
+    reference = _Reference(schema)
+    return reference.markdown() + "\n" + _methods_markdown(reference) + "\n" + _shapes_markdown()
+
+
+def _methods_markdown(reference: _Reference) -> str:
+    """The trend methods section: one subsection per registered method, from its class."""
+    common = ", ".join(f"`{{{p.name}}}`" for p in (*STATISTICS_PLACEHOLDERS, *COMMON_PLACEHOLDERS))
+    lines = [f"{HEADING} Trend methods", "",
+             "Every `method` a [trend](#trend) takes, with its own keys and label placeholders. Every method "
+             f"offers {common}; a statistic a method does not compute (R² of a smoother) is an error in a "
+             "label.", ""]
+    for name, cls in registered().items():
+        lines += [f"#### `{name}`", "", _one_line(cls.description), ""]
+        if cls.aliases:
+            lines += ["Also written " + ", ".join(f"`{a}`" for a in cls.aliases) + ".", ""]
+        if cls.parameters:
+            lines += ["| Parameter | Type | Description |", "| --- | --- | --- |"]
+            for parameter in cls.parameters:
+                kind = reference.type_of(dict(parameter.schema), f"trend.{parameter.name}")
+                lines.append(f"| `{parameter.name}` | {_cell(kind)} | {_cell(reference.description(dict(parameter.schema)))} |")
+            lines.append("")
+        if cls.placeholders:
+            lines += ["| Placeholder | Type | Description |", "| --- | --- | --- |"]
+            lines += [f"| `{{{p.name}}}` | {p.kind} | {_cell(p.description)} |" for p in cls.placeholders]
+            lines.append("")
+        bands = "Bands: `band` and `prediction`." if cls.has_band else "No bands."
+        reach = "" if cls.extrapolates else " The curve stops at the data's x range."
+        lines += [bands + reach, ""]
+    return "\n".join(lines)
+
+
+def _shapes_markdown() -> str:
+    """The marker shapes section: every registered shape, its aliases and what Vega draws."""
+    lines = [f"{HEADING} Marker shapes", "",
+             "Every `shape` a marker style, a point mark or a shape channel's `value` takes. An outline is an "
+             "SVG path scaled to the area of Vega's circle, so every one covers the same pixels at one `size`.",
+             "", "| Shape | Aliases | Drawn as |", "| --- | --- | --- |"]
+    for name, shape in registered_shapes().items():
+        aliases = " ".join(f"`{a}`" for a in shape.aliases) or "—"
+        drawn = "an equal-area outline" if shape.outline is not None else f"Vega's `{shape.symbol}`"
+        if not shape.filled:
+            drawn += " (a line: needs `filled: false`)"
+        lines.append(f"| `{name}` | {_cell(aliases)} | {drawn} |")
+    return "\n".join(lines) + "\n"
 
 
 class _Reference:

@@ -1,4 +1,10 @@
-"""Marker shapes: the names users write and what Vega-Lite draws for them.
+"""Marker shapes: the names users write and what Vega-Lite draws for them, as a registry.
+
+Every shape is a `Shape` added by `register_shape`: the built-in vocabulary
+below is declared that way, and a user's shape is one more call. The
+validate stage, the marker check and the legend all ask `resolve_shape`,
+and the schema's shape vocabulary is written from the registry
+(`shape_schema`).
 
 Vega-Lite knows a dozen symbol names; papers want more (star, a diagonal x,
 pentagon, ...) and people coming from matplotlib write one-letter markers. A
@@ -33,6 +39,8 @@ Consequences worth knowing:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from ..errors import SpecError, did_you_mean, known_shapes, unknown_shape
 
@@ -118,72 +126,137 @@ def _path(points: list[Point]) -> str:
     return "M" + "L".join(coords) + "Z"
 
 
-_OUTLINES = {
-    "square": lambda: [(-1, -1), (1, -1), (1, 1), (-1, 1)],
-    "diamond": lambda: [(0, -1), (1, 0), (0, 1), (-1, 0)],
-    "thin-diamond": lambda: [(0, -1), (THIN_DIAMOND_WIDTH, 0), (0, 1), (-THIN_DIAMOND_WIDTH, 0)],
-    "triangle-up": _triangle_up,
-    "triangle-right": lambda: _rotate(_triangle_up(), 90),
-    "triangle-down": lambda: _rotate(_triangle_up(), 180),
-    "triangle-left": lambda: _rotate(_triangle_up(), 270),
-    "triangle": _triangle_centroid,
-    "cross": _plus,
-    "plus": _plus,
-    "x": lambda: _rotate(_plus(), 45),
-    "star": lambda: _regular(5, inner=STAR_INNER_RATIO),
-    "pentagon": lambda: _regular(5),
-    "hexagon": lambda: _regular(6),
-}
+def _square() -> list[Point]:
+    return [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+
+
+def _diamond(width: float = 1.0) -> list[Point]:
+    return [(0, -1), (width, 0), (0, 1), (-width, 0)]
+
+
+# ---------------------------------------------------------------- registry
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A marker shape: the names users write and what Vega draws.
+
+    Exactly one of ``outline`` and ``symbol``: an outline is a polygon
+    (`Point`s in SVG orientation, centred on the data point) that becomes an
+    SVG path scaled to the area of Vega's circle, so every such shape covers
+    the same pixels at the same `size`; a symbol is one of Vega's own,
+    drawn as Vega draws it. ``filled`` is False for a glyph that is only a
+    line (it needs ``filled: false`` to show).
+    """
+
+    name: str
+    aliases: tuple[str, ...] = ()
+    outline: Callable[[], list[Point]] | None = None
+    symbol: str | None = None
+    filled: bool = True
+
+    def value(self) -> str:
+        """What Vega-Lite's ``shape`` takes: the symbol's name, or the equal-area SVG path."""
+        return self.symbol if self.outline is None else _path(_equal_area(self.outline()))
+
+
+@dataclass
+class _Registry:
+    shapes: dict[str, Shape] = field(default_factory=dict)     # name -> shape, in registration order
+    values: dict[str, str] = field(default_factory=dict)       # name -> Vega-Lite `shape` value
+    version: int = 0                                           # bumped by every change
+
+
+_REGISTRY = _Registry()
+
+
+def register_shape(shape: Shape) -> Shape:
+    """Add a marker shape to the vocabulary (one of the same name is replaced).
+
+    Returns:
+        The shape.
+
+    Raises:
+        ValueError: an outline and a symbol both or neither, or a name or
+            alias that already names another shape.
+    """
+    if (shape.outline is None) == (shape.symbol is None):
+        raise ValueError(f"shape {shape.name!r}: give an outline or a Vega symbol")
+    others = {spelling: other.name for other in _REGISTRY.shapes.values() if other.name != shape.name
+              for spelling in (other.name, *other.aliases)}
+    clash = [spelling for spelling in (shape.name, *shape.aliases) if spelling in others]
+    if clash:
+        raise ValueError(f"shape {shape.name!r}: {clash[0]!r} already names {others[clash[0]]!r}")
+    _REGISTRY.shapes[shape.name] = shape
+    _REGISTRY.values[shape.name] = shape.value()
+    _REGISTRY.version += 1
+    return shape
+
+
+def registered_shapes() -> dict[str, Shape]:
+    """Name -> shape, in registration order (a copy: hand it to `restore_shapes` to undo later changes)."""
+    return dict(_REGISTRY.shapes)
+
+
+def restore_shapes(saved: dict[str, Shape]) -> None:
+    """Register exactly the shapes of an earlier `registered_shapes` again."""
+    _REGISTRY.shapes.clear()
+    _REGISTRY.values.clear()
+    for shape in saved.values():
+        register_shape(shape)
+
+
+def shapes_version() -> int:
+    """A number that changes whenever the vocabulary does."""
+    return _REGISTRY.version
+
+
+def _aliases() -> dict[str, str]:
+    return {alias: shape.name for shape in _REGISTRY.shapes.values() for alias in shape.aliases}
+
 
 # ---------------------------------------------------------------- vocabulary
+# The built-in shapes, declared as a user's own would be. Their order is the
+# order a schema or an error hint lists them: everyday area markers first,
+# then Vega's line and direction glyphs. Aliases are matplotlib's letters.
 
-# Every canonical name, in the order a schema or an error hint lists them:
-# everyday area markers first, then the line/direction glyphs.
-SHAPE_NAMES: tuple[str, ...] = (
-    "circle", "square", "diamond", "thin-diamond",
-    "triangle-up", "triangle-down", "triangle-left", "triangle-right", "triangle",
-    "plus", "cross", "x", "star", "pentagon", "hexagon",
-    "stroke", "arrow", "wedge",
-)
+register_shape(Shape("circle", ("o",), symbol="circle"))
+register_shape(Shape("square", ("s",), outline=_square))
+register_shape(Shape("diamond", ("D",), outline=_diamond))
+register_shape(Shape("thin-diamond", ("d",), outline=lambda: _diamond(THIN_DIAMOND_WIDTH)))
+register_shape(Shape("triangle-up", ("^",), outline=_triangle_up))
+register_shape(Shape("triangle-down", ("v",), outline=lambda: _rotate(_triangle_up(), 180)))
+register_shape(Shape("triangle-left", ("<",), outline=lambda: _rotate(_triangle_up(), 270)))
+register_shape(Shape("triangle-right", (">",), outline=lambda: _rotate(_triangle_up(), 90)))
+register_shape(Shape("triangle", outline=_triangle_centroid))
+register_shape(Shape("plus", ("+",), outline=_plus))
+register_shape(Shape("cross", outline=_plus))
+register_shape(Shape("x", ("x",), outline=lambda: _rotate(_plus(), 45)))
+register_shape(Shape("star", ("*",), outline=lambda: _regular(5, inner=STAR_INNER_RATIO)))
+register_shape(Shape("pentagon", ("p",), outline=lambda: _regular(5)))
+register_shape(Shape("hexagon", ("h", "H"), outline=lambda: _regular(6)))
+register_shape(Shape("stroke", symbol="stroke", filled=False))
+register_shape(Shape("arrow", symbol="arrow"))
+register_shape(Shape("wedge", symbol="wedge"))
 
-# matplotlib's one-letter markers.
-SHAPE_ALIASES: dict[str, str] = {
-    "o": "circle",
-    "s": "square",
-    "^": "triangle-up",
-    "v": "triangle-down",
-    "<": "triangle-left",
-    ">": "triangle-right",
-    "D": "diamond",
-    "d": "thin-diamond",
-    "*": "star",
-    "x": "x",
-    "+": "plus",
-    "p": "pentagon",
-    "h": "hexagon",
-    "H": "hexagon",
-}
-
-# Canonical name -> equal-area SVG path, for every shape not drawn by Vega's
-# own symbol of that name (including the built-ins Vega draws off-area).
+# The built-in vocabulary as chartc starts (what is registered later is in
+# `registered_shapes`, which `resolve_shape` reads): every canonical name,
+# matplotlib's letters, the equal-area path of every shape not drawn by
+# Vega's own symbol of that name, and what Vega-Lite's `shape` takes.
+SHAPE_NAMES: tuple[str, ...] = tuple(_REGISTRY.shapes)
+SHAPE_ALIASES: dict[str, str] = _aliases()
 EXTRA_SHAPE_PATHS: dict[str, str] = {
-    name: _path(_equal_area(outline())) for name, outline in _OUTLINES.items()
-}
-
-# Canonical name -> the value Vega-Lite's `shape` takes.
-SHAPE_VALUES: dict[str, str] = {
-    name: EXTRA_SHAPE_PATHS.get(name, name) for name in SHAPE_NAMES
-}
+    shape.name: _REGISTRY.values[shape.name] for shape in _REGISTRY.shapes.values() if shape.outline is not None}
+SHAPE_VALUES: dict[str, str] = dict(_REGISTRY.values)
 
 
 def shape_choices() -> tuple[str, ...]:
     """Every spelling `resolve_shape` accepts: canonical names, then aliases.
 
     Returns:
-        The names in `SHAPE_NAMES` order followed by the matplotlib letters,
-        without duplicates (``x`` is both).
+        The registered names in order followed by their aliases (the
+        matplotlib letters), without duplicates (``x`` is both).
     """
-    return tuple(dict.fromkeys(SHAPE_NAMES + tuple(SHAPE_ALIASES)))
+    return tuple(dict.fromkeys((*_REGISTRY.shapes, *_aliases())))
 
 
 def resolve_shape(name: str) -> str:
@@ -201,8 +274,27 @@ def resolve_shape(name: str) -> str:
         SpecError: The name is neither a canonical shape nor an alias (stage
             ``check``, with a did-you-mean hint or the list of shapes).
     """
-    canonical = SHAPE_ALIASES.get(name, name) if isinstance(name, str) else None
-    if canonical in SHAPE_VALUES:
-        return SHAPE_VALUES[canonical]
-    hint = did_you_mean(name, shape_choices()) or known_shapes(SHAPE_NAMES)
+    canonical = _aliases().get(name, name) if isinstance(name, str) else None
+    if canonical in _REGISTRY.values:
+        return _REGISTRY.values[canonical]
+    hint = did_you_mean(name, shape_choices()) or known_shapes(_REGISTRY.shapes)
     raise SpecError(unknown_shape(name), (), stage="check", hint=hint)
+
+
+def shape_schema(base: dict[str, Any]) -> dict[str, Any]:
+    """The marker style's ``shape`` property, its description and examples written from the registry.
+
+    Args:
+        base: the property as the schema file has it (its type and default are kept).
+
+    Returns:
+        The property: every registered name as an example, the aliases in
+        the description. Names are checked by `resolve_shape` (in the
+        validate stage), not by an enum, so a near miss gets a did-you-mean.
+    """
+    letters = " ".join(_aliases())
+    unscaled = [s.name for s in _REGISTRY.shapes.values() if s.symbol is not None and s.symbol != "circle"]
+    text = ("Marker shape: one of the registered shapes (see the examples) or a matplotlib letter "
+            f"(`{letters}`). Every shape covers the area of a circle of the same `size`"
+            + (f", but Vega's own {', '.join(f'`{n}`' for n in unscaled)}" if unscaled else "") + ".")
+    return {**base, "description": text, "markdownDescription": text, "examples": list(_REGISTRY.shapes)}

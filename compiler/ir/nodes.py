@@ -235,12 +235,14 @@ class Markers(Node):
 
 @dataclass(frozen=True, slots=True)
 class Trend(Node):
-    """A fitted trend line (see schemas/ for each key)."""
+    """A fitted trend line (see schemas/ for each key).
+
+    ``parameters`` holds the method's own keys as written (``order``,
+    ``bandwidth``, ``window``: whatever registered methods declare, see
+    `chartc.trends.registry`); the fit fills in the method's defaults.
+    """
 
     method: str = "linear"
-    order: int | None = None
-    bandwidth: float = 0.3
-    window: int | None = None
     by: str | None = None
     band: float | None = None
     prediction: float | None = None
@@ -249,6 +251,7 @@ class Trend(Node):
     extent: Any = "data"               # "data", "axis" or a (low, high) tuple
     space: str = "axis"
     style: FreeForm = FreeForm()
+    parameters: FreeForm = FreeForm()
 
 
 @dataclass(frozen=True, slots=True)

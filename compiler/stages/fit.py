@@ -139,8 +139,7 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
     except SpecError as error:
         raise fail(error.message, ("extent",), error.hint) from None
     options = dict(
-        order=trend.order, bandwidth=trend.bandwidth, window=trend.window, band=trend.band,
-        prediction=trend.prediction, space=trend.space, extent=extent,
+        **trend.parameters.plain(), band=trend.band, prediction=trend.prediction, space=trend.space, extent=extent,
         x_scale=scales["x"].get("type", DEFAULT_SCALE[kinds["x"]]),
         y_scale=scales["y"].get("type", DEFAULT_SCALE[kinds["y"]]),
         x_exponent=scales["x"].get("exponent", 1.0), y_exponent=scales["y"].get("exponent", 1.0),

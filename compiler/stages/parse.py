@@ -15,6 +15,7 @@ any data is read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import fields
 
 from ..errors import SpecError, SpecPath
 from ..ir import expressions
@@ -25,6 +26,8 @@ from ..ir.transforms import Aggregate, AggregateOp, Calculate, Expression, Field
 from .load import Document
 
 STAGE = "parse"
+# The keys a `Trend` node has a field for; the rest are the method's own parameters.
+TREND_FIELDS = frozenset(f.name for f in fields(Trend)) - {"path", "source", "parameters"}
 # Channels whose value may be a list of channels.
 LIST_CHANNELS = ("tooltip", "detail")
 
@@ -137,7 +140,9 @@ class _Parser:
         if isinstance(values.get("annotate"), Mapping):
             values["annotate"] = freeze(values["annotate"])
         values["style"] = self.free(values.get("style"), path + ("style",))
-        return Trend(**values, path=path, source=self.source)
+        # Every key the node has no field for is a method's own (the schema allows only registered ones).
+        own = {key: values.pop(key) for key in list(values) if key not in TREND_FIELDS}
+        return Trend(**values, parameters=self.free(own, path), path=path, source=self.source)
 
     # -------------------------------------------------------------- transforms
 

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import stat as stat_module
+from copy import deepcopy
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +19,10 @@ from .. import errors as msg
 from ..errors import SpecError, SpecWarning
 from ..infra import paths
 from ..infra.colors import free_form_problems, resolve_color
-from ..infra.shapes import resolve_shape
+from ..infra.shapes import resolve_shape, shape_schema, shapes_version
+from ..ir.nodes import Trend
+from ..trends import registry as trend_registry
+from ..trends.schema import trend_properties
 
 if TYPE_CHECKING:  # annotations only: checking a document needs no YAML loader
     from .load import Document
@@ -39,12 +43,50 @@ def load_schema() -> dict:
     return json.loads(paths.SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
-@functools.cache
-def _validator():
-    # Built once: jsonschema.validate() re-checks the schema on every call.
+# The trend keys the schema file writes by hand (the `ir.Trend` node's own);
+# every other trend key is a registered method's parameter.
+TREND_KEYS = tuple(name for name in Trend.__dataclass_fields__ if name not in ("path", "source", "parameters"))
+
+
+def compose_schema(base: dict) -> dict:
+    """The chart schema with its trend and marker-shape parts written from the registries.
+
+    The trend method enum, each method's parameters and the label's
+    placeholders come from `trends.registry` (`trends.schema`), the shape
+    vocabulary from `infra.shapes`; the rest is `base` as written.
+    ``scripts/build_schema.py`` writes this for the built-ins into
+    ``schemas/chart.schema.json``.
+
+    Args:
+        base: a chart schema (the file's).
+
+    Returns:
+        A new schema; `base` is left as it is.
+    """
+    schema = deepcopy(base)
+    trend = schema["$defs"]["trend"]
+    trend["properties"] = trend_properties(trend["properties"], TREND_KEYS)
+    style = schema["$defs"]["marker_style"]["properties"]
+    style["shape"] = shape_schema(style["shape"])
+    return schema
+
+
+def chart_schema() -> dict:
+    """The schema documents are checked with: the file's, composed with what is registered now."""
+    return _composed(trend_registry.version(), shapes_version())
+
+
+@functools.lru_cache(maxsize=4)
+def _composed(methods_version: int, shapes: int) -> dict:
+    return compose_schema(load_schema())
+
+
+@functools.lru_cache(maxsize=4)
+def _validator(methods_version: int = 0, shapes: int = 0):
+    # Built once per registry state: jsonschema.validate() re-checks the schema on every call.
     from jsonschema import Draft202012Validator  # ~0.1 s: only once a document is checked (not `chartc schema`)
 
-    return Draft202012Validator(load_schema(), format_checker=format_checker())
+    return Draft202012Validator(_composed(methods_version, shapes), format_checker=format_checker())
 
 
 @functools.cache
@@ -73,7 +115,7 @@ def validate_document(doc: Document) -> list[SpecError]:
         Every violation, in file order, each reworded at its most specific path.
     """
     problems: list[SpecError] = []
-    for error in _validator().iter_errors(doc.data):
+    for error in _validator(trend_registry.version(), shapes_version()).iter_errors(doc.data):
         problems.extend(_describe(error, doc))
     problems.extend(_check_structure(doc))
     unique = {p.diagnostic(): p for p in problems}
@@ -433,7 +475,7 @@ def _describe_constant(value) -> str:
 def _resolve(branch: dict) -> dict:
     ref = branch.get("$ref")
     if ref:
-        return load_schema()["$defs"][ref.rsplit("/", 1)[-1]]
+        return chart_schema()["$defs"][ref.rsplit("/", 1)[-1]]
     return branch
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field as dataclass_field
 from ...infra.colors import resolve_color
 from ...infra.shapes import resolve_shape
 from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
-from ...trends.fitting import format_trend_label
+from ...trends.labels import format_trend_label
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                        DEFAULT_SIZE, category_key, layer_categories, mark_kind, merge_style)
 from .vega import expression_string

@@ -27,7 +27,7 @@ import datetime as dt
 
 from ...infra.colors import resolve_color
 from ...ir.nodes import Channel, Layer
-from ...trends.fitting import format_trend_label
+from ...trends.labels import format_trend_label
 from ..fit import annotation, label_uses_group
 from ..markers import category_key
 from .vega import translate_channel

@@ -1,0 +1,24 @@
+"""The ``linear`` trend: ordinary least squares ``y = b0 + b1·x``."""
+
+from __future__ import annotations
+
+from ..equations import terms
+from ..registry import Options, Placeholder, TrendMethod
+
+
+class Linear(TrendMethod):
+    """OLS of y on x, with confidence and prediction bands."""
+
+    name = "linear"
+    description = "Ordinary least squares, `y = intercept + slope·x`."
+    placeholders = (Placeholder("slope", "the slope"), Placeholder("intercept", "the intercept"))
+
+    def fit(self, u, v, options: Options):
+        from .. import numerics  # numpy: only once a chart is fitted
+
+        ols = numerics.solve_ols(u, v, 1)
+        b0, b1 = ols.raw()
+        return numerics.ols_model(
+            ols, numerics.identity, numerics.identity,
+            (("intercept", float(b0)), ("slope", float(b1))),
+            f"{options.y_name} = {terms([(b0, ''), (b1, '·' + options.x_name)])}")

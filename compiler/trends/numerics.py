@@ -1,0 +1,233 @@
+"""The numerics every trend method shares: least squares with its bands, axis transforms, smoother curves.
+
+`solve_ols` fits a polynomial by QR on x mapped onto [-1, 1] (`Ols`), and
+`ols_model` wraps it as a `Model` through a feature and a link (``ln x`` for
+``log``, ``ln y`` for ``exp`` and ``pow``: those methods' R² and bands are
+the linearised fit's, exponentiated back); `smoother_model` draws a
+smoother through its fitted values. `SCALE_TRANSFORMS` are the axis scales'
+transforms into fitting space (see `trends.fitting`). Student's t for the
+bands is `trends.tdist`.
+
+May import: `chartc.errors`, numpy and the standard library.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any, Callable
+
+import numpy as np
+from numpy.polynomial import Polynomial
+
+from .. import errors
+from ..errors import SpecError
+from .tdist import student_t_quantile
+
+STAGE = "fit"
+
+
+# ---------------------------------------------------------------- scales
+
+@dataclass(frozen=True, slots=True)
+class Transform:
+    """How an axis scale maps data values into fitting space and back."""
+
+    name: str                                   # the `TrendLine.space` entry
+    variable: str                               # how x or y is written
+    forward: Callable[[np.ndarray], np.ndarray]
+    inverse: Callable[[np.ndarray], np.ndarray]
+    positive: bool                              # defined for values > 0 only
+
+
+LN10 = math.log(10.0)
+
+IDENTITY = Transform("linear", "{}", lambda v: v, lambda u: u, False)
+
+SCALE_TRANSFORMS: dict[str, Transform] = {
+    "linear": IDENTITY,
+    "time": IDENTITY,
+    "utc": IDENTITY,
+    "log": Transform("log", "log10({})", np.log10,
+                      lambda u: np.power(10.0, u), True),
+    "sqrt": Transform("sqrt", "sqrt({})",
+                       lambda v: np.sign(v) * np.sqrt(np.abs(v)),
+                       lambda u: np.sign(u) * u * u, False),
+    # log1p/expm1 keep precision near 0, where symlog is nearly linear.
+    "symlog": Transform("symlog", "symlog({})",
+                         lambda v: np.sign(v) * np.log1p(np.abs(v)) / LN10,
+                         lambda u: np.sign(u) * np.expm1(np.abs(u) * LN10),
+                         False),
+}
+
+
+def pow_transform(exponent: float) -> Transform:
+    """Vega's pow scale: ``sign(v)·|v|^exponent``."""
+    if exponent == 1.0:
+        return IDENTITY
+    return Transform(
+        "pow", f"{{}}^{exponent:g}",
+        lambda v: np.sign(v) * np.power(np.abs(v), exponent),
+        lambda u: np.sign(u) * np.power(np.abs(u), 1.0 / exponent), False)
+
+
+# ---------------------------------------------------------------- models
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A fitted method, evaluated in fitting space."""
+
+    coefficients: tuple[tuple[str, float], ...]
+    equation: str
+    curve: Callable[[np.ndarray], np.ndarray]
+    # (u, level, prediction) -> (lower, upper); None for the smoothers.
+    band: Callable[[np.ndarray, float, bool], tuple[np.ndarray, np.ndarray]] | None
+    r2: float | None = None
+    adj_r2: float | None = None
+    rse: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ols:
+    """Least squares on the polynomial basis 1, w, .., w^degree.
+
+    The basis is built on w mapped onto [-1, 1] and solved by QR, so that a
+    cubic in horsepower or a line at x = 1e24 is as well conditioned as one
+    on [0, 1]; `raw` converts the coefficients back to powers of w.
+    """
+
+    domain: tuple[float, float]
+    beta: np.ndarray          # coefficients in the mapped basis
+    r: np.ndarray             # R of the QR decomposition of that basis
+    n: int
+    ssr: float
+    sst: float
+
+    @property
+    def df(self) -> int:
+        return self.n - len(self.beta)
+
+    @property
+    def rse(self) -> float | None:
+        return math.sqrt(self.ssr / self.df) if self.df > 0 else None
+
+    @property
+    def r2(self) -> float | None:
+        return 1.0 - self.ssr / self.sst if self.sst > 0 else None
+
+    @property
+    def adj_r2(self) -> float | None:
+        if self.r2 is None or self.df <= 0:
+            return None
+        return 1.0 - (self.n - 1) / self.df * (1.0 - self.r2)
+
+    def raw(self) -> np.ndarray:
+        coef = Polynomial(self.beta, domain=self.domain).convert().coef
+        return np.pad(coef, (0, len(self.beta) - len(coef)))
+
+    def basis(self, w: np.ndarray) -> np.ndarray:
+        low, high = self.domain
+        z = (2.0 * w - (low + high)) / (high - low)
+        return np.vander(z, len(self.beta), increasing=True)
+
+    def predict(self, w: np.ndarray) -> np.ndarray:
+        return self.basis(w) @ self.beta
+
+    def interval(self, w: np.ndarray, level: float,
+                 prediction: bool) -> tuple[np.ndarray, np.ndarray]:
+        # se of the mean at w is rse·|R⁻ᵀ z(w)|, from (XᵀX)⁻¹ = R⁻¹R⁻ᵀ.
+        se = self.rse * np.linalg.norm(forward_substitute(self.r.T, self.basis(w).T), axis=0)
+        if prediction:
+            se = np.hypot(se, self.rse)
+        # t at the lower tail (1 - level)/2, negated: that tail stays above 0,
+        # while 0.5 + level/2 rounds to 1 for a level within 1e-16 of 1.
+        half = -student_t_quantile((1.0 - level) / 2.0, self.df) * se
+        mean = self.predict(w)
+        return mean - half, mean + half
+
+
+def back_substitute(upper: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with upper·x = b, for an upper-triangular matrix (b: a vector or columns).
+
+    A few rows at most (the polynomial's order + 1): a loop in numpy, rather
+    than scipy.linalg, whose import costs a cold compile ~0.2 s.
+    """
+    x = np.zeros_like(b, dtype=float)
+    for i in range(len(upper) - 1, -1, -1):
+        x[i] = (b[i] - upper[i, i + 1:] @ x[i + 1:]) / upper[i, i]
+    return x
+
+
+def forward_substitute(lower: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """x with lower·x = b, for a lower-triangular matrix (b: a vector or columns)."""
+    x = np.zeros_like(b, dtype=float)
+    for i in range(len(lower)):
+        x[i] = (b[i] - lower[i, :i] @ x[:i]) / lower[i, i]
+    return x
+
+
+def solve_ols(w: np.ndarray, t: np.ndarray, degree: int) -> Ols:
+    """Least squares of t on the polynomial 1, w, .., w^degree (see `Ols`)."""
+    domain = (float(w.min()), float(w.max()))
+    low, high = domain
+    z = (2.0 * w - (low + high)) / (high - low)
+    q, r = np.linalg.qr(np.vander(z, degree + 1, increasing=True))
+    beta = back_substitute(r, q.T @ t)
+    resid = t - q @ (q.T @ t)
+    return Ols(domain, beta, r, len(t), float(resid @ resid),
+                float(np.sum((t - t.mean()) ** 2)))
+
+
+def ols_model(ols: Ols, feature: Callable, link_inverse: Callable,
+               coefficients: tuple[tuple[str, float], ...],
+               equation: str) -> Model:
+    """Wrap an OLS fit of link(v) on a polynomial in feature(u)."""
+
+    def band(u, level, prediction):
+        low, high = ols.interval(feature(u), level, prediction)
+        return link_inverse(low), link_inverse(high)
+
+    return Model(coefficients, equation,
+                  lambda u: link_inverse(ols.predict(feature(u))), band,
+                  ols.r2, ols.adj_r2, ols.rse)
+
+
+def identity(a: np.ndarray) -> np.ndarray:
+    """The feature or link of a method that transforms nothing."""
+    return a
+
+
+def require_positive(values: np.ndarray, channel: str, method: str | None) -> None:
+    """Refuse values <= 0 where a logarithm is taken (by `method`, or by the axis when None).
+
+    Raises:
+        SpecError: how many values are not positive.
+    """
+    bad = int(np.count_nonzero(values <= 0))
+    if bad:
+        raise SpecError(errors.trend_nonpositive(channel, bad, len(values), method),
+                        ("method",) if method else (), stage=STAGE,
+                        hint=errors.trend_nonpositive_hint(channel, method))
+
+
+
+def smoother_model(u, fitted, equation: str) -> Model:
+    """Draw a smoother through its fitted values (mean over tied x)."""
+    xs, inverse = np.unique(u, return_inverse=True)
+    ys = np.bincount(inverse, weights=fitted) / np.bincount(inverse)
+    return Model((), equation, lambda g: np.interp(g, xs, ys), None)
+
+
+
+def is_number(value: Any) -> bool:
+    """A finite real number, not a bool."""
+    return isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def is_whole(value: Any) -> bool:
+    """A whole number (``2`` or ``2.0``), not a bool."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, Integral) or (is_number(value) and float(value).is_integer())
+

@@ -1,0 +1,273 @@
+"""The trend method registry: a method is one `TrendMethod` subclass, registered by defining it.
+
+A subclass that names itself (``name = "linear"``) is registered by
+`TrendMethod.__init_subclass__` the moment Python runs its ``class``
+statement, as plotnine's stat classes are by their metaclass: the built-in
+methods (`trends.methods`) and a user's own are declared the same way, and a
+base class that sets no ``name`` of its own (a shared parent) is not
+registered. ``__init_subclass__`` rather than a metaclass or a decorator: it
+needs no second step to forget and no metaclass conflicts with a user's own
+bases.
+
+The class says everything the rest of chartc asks about a method: its name
+and aliases, its parameters (each a trend key with its JSON-Schema fragment),
+whether it draws confidence/prediction bands, whether its curve extends past
+the data, which variables it takes the logarithm of, the label placeholders
+it offers, how it fits (`TrendMethod.fit`) and what a label's placeholders
+are worth for a fitted line. Nothing outside `trends` switches on a method's
+name: the schema's method enum and parameters, the reference docs, the fit
+and the legend all read the registry.
+
+This module imports no numpy (the light ``chartc validate`` reads the
+registry to build its schema); a method's ``fit`` imports the numerics when
+it runs.
+
+May import: `chartc.errors` and the standard library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator, Mapping
+
+from .. import errors
+from ..errors import SpecError, did_you_mean
+
+STAGE = "fit"
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """A method's own trend key (``order``, ``bandwidth``, ``window``).
+
+    ``schema`` is its JSON-Schema fragment as the chart schema shows it:
+    ``type``, bounds, ``description`` (plain text), ``examples`` and, when
+    the method has one, ``default`` (the value a fit uses when the key is
+    absent). Two methods may declare the same key (``order`` for ``poly``
+    and ``quad``): the schema keeps the first declaration's fragment.
+    """
+
+    name: str
+    schema: Mapping[str, Any]
+
+    @property
+    def default(self) -> Any:
+        """The value a fit uses when the spec leaves the key out (None: no default)."""
+        return self.schema.get("default")
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """A label placeholder a method offers (``{slope}``), with the sentence the docs print and its value's type."""
+
+    name: str
+    description: str
+    kind: str = "number"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What a method's fit gets besides the data.
+
+    ``parameters`` holds every parameter the method declares, the spec's
+    value or the parameter's default; ``x_name``/``y_name`` are the
+    variables as the equation writes them (``x``, ``log10(x)``).
+    """
+
+    method: str
+    parameters: Mapping[str, Any]
+    x_name: str
+    y_name: str
+
+    def __getitem__(self, name: str) -> Any:
+        return self.parameters[name]
+
+
+# The placeholders every method offers, with their docs, in the order a hint
+# lists them: the statistics, then each method's own, then the rest.
+STATISTICS_PLACEHOLDERS = (
+    Placeholder("r2", "R² of the fit (None for the smoothers)"),
+    Placeholder("adj_r2", "adjusted R²"),
+    Placeholder("rse", "residual standard error"),
+)
+COMMON_PLACEHOLDERS = (
+    Placeholder("coef", "the coefficients, in order, e.g. `{coef[1]:.2f}`"),
+    Placeholder("n", "the number of points fitted"),
+    Placeholder("equation", "the fitted equation, e.g. `y = 1.2 + 3.4·x`"),
+    Placeholder("method", "the method's name"),
+    Placeholder("group", "the `by` group of the line"),
+)
+
+
+class TrendMethod:
+    """A trend method: subclass it, set `name`, and it is registered.
+
+    Class attributes:
+        name: the ``method`` value a spec writes.
+        aliases: other spellings of the same method.
+        description: one or two sentences for the schema and the reference.
+        parameters: the method's own trend keys.
+        placeholders: the label placeholders it offers besides the common ones.
+        has_band: whether it draws confidence and prediction bands.
+        extrapolates: whether its curve exists past the data's x (False: an
+            `extent` wider than the data is cut to it).
+        logarithm_of: the variables (``"x"``, ``"y"``) it takes the natural
+            log of: their values must be positive, and on a log axis the
+            fit is the method that logs the others.
+    """
+
+    name: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    description: ClassVar[str] = ""
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+    placeholders: ClassVar[tuple[Placeholder, ...]] = ()
+    has_band: ClassVar[bool] = True
+    extrapolates: ClassVar[bool] = True
+    logarithm_of: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:  # a shared base class names no method
+            register(cls)
+
+    def check(self, options: Options) -> None:
+        """Refuse parameters before any data is read (default: nothing to check).
+
+        Raises:
+            SpecError: a bad parameter, its path the parameter's key.
+        """
+
+    def fit(self, u, v, options: Options):
+        """Fit u (x in fitting space) and v (y): numpy arrays -> a `numerics.Model`.
+
+        Raises:
+            SpecError: data or parameters the method cannot fit.
+        """
+        raise NotImplementedError(f"{type(self).__name__}.fit")
+
+    def label_values(self, coefficients: Mapping[str, float]) -> dict[str, Any]:
+        """This method's placeholders' values for a fitted line (default: the coefficients of those names).
+
+        Args:
+            coefficients: the line's named coefficients.
+        """
+        return {p.name: coefficients.get(p.name) for p in self.placeholders}
+
+
+@dataclass
+class _Registry:
+    methods: dict[str, type[TrendMethod]] = field(default_factory=dict)   # name -> class, in definition order
+    version: int = 0    # bumped by every change: what the composed schema was built from
+
+
+_REGISTRY = _Registry()
+
+
+def register(cls: type[TrendMethod]) -> type[TrendMethod]:
+    """Register a method class (done by defining a subclass; a later class of the same name replaces it).
+
+    Returns:
+        The class.
+
+    Raises:
+        ValueError: the name or an alias already names another method.
+    """
+    others = {spelling: name for name, other in _REGISTRY.methods.items() if name != cls.name
+              for spelling in (name, *other.aliases)}
+    clash = [spelling for spelling in (cls.name, *cls.aliases) if spelling in others]
+    if clash:
+        raise ValueError(f"trend method {cls.name!r}: {clash[0]!r} already names {others[clash[0]]!r}")
+    _REGISTRY.methods[cls.name] = cls
+    _REGISTRY.version += 1
+    return cls
+
+
+def unregister(name: str) -> None:
+    """Forget a method (a test's own, once it is done)."""
+    del _REGISTRY.methods[name]
+    _REGISTRY.version += 1
+
+
+def snapshot() -> dict[str, type[TrendMethod]]:
+    """The registered methods, to hand back to `restore` (tests register their own in between)."""
+    return registered()
+
+
+def restore(saved: Mapping[str, type[TrendMethod]]) -> None:
+    """Register exactly the methods of a `snapshot` again."""
+    _REGISTRY.methods.clear()
+    _REGISTRY.methods.update(saved)
+    _REGISTRY.version += 1
+
+
+def version() -> int:
+    """A number that changes whenever a method is registered or removed."""
+    return _REGISTRY.version
+
+
+def method_names() -> tuple[str, ...]:
+    """Every registered method's name, in registration order."""
+    return tuple(_REGISTRY.methods)
+
+
+def spellings() -> tuple[str, ...]:
+    """Every name a spec may write: the names, then the aliases."""
+    return (*_REGISTRY.methods, *(a for cls in _REGISTRY.methods.values() for a in cls.aliases))
+
+
+def methods() -> Iterator[TrendMethod]:
+    """An instance of every registered method, in registration order."""
+    return (cls() for cls in _REGISTRY.methods.values())
+
+
+def find_method(name: Any) -> TrendMethod:
+    """The method a spec's ``method`` names (its name or an alias).
+
+    Raises:
+        SpecError: no method has that name (path ``("method",)``, with a did-you-mean).
+    """
+    if isinstance(name, str):
+        if name in _REGISTRY.methods:
+            return _REGISTRY.methods[name]()
+        for cls in _REGISTRY.methods.values():
+            if name in cls.aliases:
+                return cls()
+    raise SpecError(errors.trend_unknown_method(name, spellings()), ("method",), stage=STAGE,
+                    hint=did_you_mean(str(name), spellings()))
+
+
+def band_methods() -> tuple[str, ...]:
+    """The methods that draw confidence and prediction bands."""
+    return tuple(name for name, cls in _REGISTRY.methods.items() if cls.has_band)
+
+
+def label_placeholders() -> tuple[str, ...]:
+    """Every placeholder a label may name, in the order a hint lists them."""
+    own = [p.name for cls in _REGISTRY.methods.values() for p in cls.placeholders]
+    names = [p.name for p in STATISTICS_PLACEHOLDERS] + own + [p.name for p in COMMON_PLACEHOLDERS]
+    return tuple(dict.fromkeys(names))
+
+
+def parameters() -> dict[str, Parameter]:
+    """Every method parameter by key (the first declaration of a key shared by several methods)."""
+    found: dict[str, Parameter] = {}
+    for cls in _REGISTRY.methods.values():
+        for parameter in cls.parameters:
+            found.setdefault(parameter.name, parameter)
+    return found
+
+
+def methods_using(key: str) -> tuple[str, ...]:
+    """The methods that declare a parameter."""
+    return tuple(name for name, cls in _REGISTRY.methods.items() if any(p.name == key for p in cls.parameters))
+
+
+def linearising(logged: frozenset[str]) -> str:
+    """The first registered method that takes the log of exactly `logged` (the hint on a log axis)."""
+    return next(name for name, cls in _REGISTRY.methods.items() if cls.logarithm_of == logged)
+
+
+
+def registered() -> dict[str, type[TrendMethod]]:
+    """Name -> class of every registered method, in registration order (a copy)."""
+    return dict(_REGISTRY.methods)
