@@ -162,11 +162,13 @@ def _plan(specs: list[Path], out: Path, manifest: Manifest, report: BuildReport)
     for spec in specs:
         stem = output_stem(spec)
         if f"{stem}.html" == INDEX_NAME:  # the chart page would overwrite the gallery's index
-            report.problems.append(f"{spec}: error: {msg.reserved_output_stem(stem, INDEX_NAME)}")
+            problem = msg.reserved_output_stem(stem, INDEX_NAME)
+            report.problems.append(f"{spec}: error[{problem.code}]: {problem}")
             report.failed = True
             continue
         if stem in given and Path(given[stem]).resolve() != Path(spec).resolve():
-            report.problems.append(f"{spec}: error: {msg.duplicate_output_stem(stem, str(given[stem]))}")
+            problem = msg.duplicate_output_stem(stem, str(given[stem]))
+            report.problems.append(f"{spec}: error[{problem.code}]: {problem}")
             report.failed = True
             continue
         given.setdefault(stem, spec)
@@ -582,14 +584,14 @@ def render_chart(spec: str) -> dict:
 
 
 def _error_fields(error: SpecError) -> tuple:
-    return (type(error).__name__ == "SpecWarning", error.message, error.path, error.location, error.stage,
-            error.hint, error.severity)
+    return (isinstance(error, SpecWarning), error.message, error.path, error.location, error.stage,
+            error.hint, error.code)
 
 
 def _error_from(fields: tuple) -> SpecError:
-    warning, message, path, location, stage, hint, severity = fields
+    warning, message, path, location, stage, hint, code = fields
     kind = SpecWarning if warning else SpecError
-    return kind(message, path, location=location, stage=stage, hint=hint, severity=severity)
+    return kind(message, path, location=location, stage=stage, hint=hint, code=code)
 
 
 def _render_charts(charts: list[_Chart], *, jobs, timeout, pool) -> tuple[dict, object]:
