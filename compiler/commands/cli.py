@@ -207,7 +207,8 @@ def run_compile(args) -> int:
         with engine_in_worker():
             return _compile(args, fmt)
     except RenderFailed as failure:
-        print(SpecError(str(failure), (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
+        # args[0]: the failure's message itself, which carries its code (str() would drop it)
+        print(SpecError(failure.args[0], (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
               file=sys.stderr)
         return EXIT_INVALID
 

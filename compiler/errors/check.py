@@ -168,7 +168,11 @@ def field_dropped_hint(available: Sequence[str]) -> str:
 
 @code("E455")
 def not_dates(field: str, values: Sequence[object]) -> str:
-    """Values that are not dates on a temporal channel."""
+    """Values that are not dates on a temporal channel.
+
+    A temporal channel's values do not read as dates. Write dates in ISO form (2020-01-31,
+    2020-01-31T12:00), or change the channel's type.
+    """
     noun = "value is not a date" if len(values) == 1 else "values are not dates"
     return f"{field!r} is temporal, but {len(values)} {noun}: {quoted_list(values, limit=3)}"
 
@@ -179,7 +183,11 @@ def not_dates_hint() -> str:
 
 @code("E456")
 def day_first_dates(field: str, value: str, where: str) -> str:
-    """Dates written day first."""
+    """Dates written day first.
+
+    The renderer reads 01/02/2020 as January 2; dates written day first would be read wrongly or not at
+    all. Write ISO dates (2020-02-01) in the data.
+    """
     return (f"{field!r} is temporal, but its dates are day first, which the renderer cannot read: "
             f"{value!r} ({where}) would be dropped from the chart")
 

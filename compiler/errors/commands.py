@@ -14,13 +14,20 @@ from .text import quoted_list
 
 @code("E801")
 def duplicate_output_stem(stem: str, other: str) -> str:
-    """Two specs with the same output name."""
+    """Two specs with the same output name.
+
+    Two specs in different folders have the same file name, so their outputs (name.svg, name.html ...)
+    would overwrite each other in the gallery. Rename one.
+    """
     return f"its outputs would be named {stem!r}, like those of {other}; rename one of the two specs"
 
 
 @code("E802")
 def reserved_output_stem(stem: str, page: str) -> str:
-    """A spec named like a gallery page."""
+    """A spec named like a gallery page.
+
+    A spec named index.yaml would write index.html, the gallery's own page. Rename the spec.
+    """
     return f"its chart page would be {page}, the gallery's own {stem} page; rename the spec"
 
 
@@ -142,86 +149,180 @@ def manifest_refused_hint(manifest: str) -> str:
 
 @code("E811")
 def manifest_unreadable(reason: str) -> str:
-    """A gallery manifest that cannot be read."""
+    """A gallery manifest that cannot be read.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. This one cannot be read as JSON. Restore the
+    manifest from git, or delete it: the next build renders every chart and writes a new one.
+    """
     return f"the manifest cannot be read: {reason}"
 
 
 @code("E812")
 def manifest_expected(what: str, got: str) -> str:
-    """A manifest value of the wrong type."""
+    """A manifest value of the wrong type.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A value has the wrong type. Restore the manifest
+    from git, or delete it: the next build renders every chart and writes a new one.
+    """
     return f"expected {what}, not {got}"
 
 
 @code("E813")
 def manifest_key_missing(key: str) -> str:
-    """A manifest without a required key."""
+    """A manifest without a required key.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. An entry lacks a key every entry has. Restore the
+    manifest from git, or delete it: the next build renders every chart and writes a new one.
+    """
     return f"the entry has no {key!r}"
 
 
 @code("E814")
 def manifest_duplicate_key(key: str) -> str:
-    """A manifest key written twice."""
+    """A manifest key written twice.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A key appears twice, so one of the values would be
+    silently dropped. Restore the manifest from git, or delete it: the next build renders every chart
+    and writes a new one.
+    """
     return f"the key {key[:80]!r} appears twice"
 
 
 @code("E815")
 def manifest_too_many(count: int, limit: int) -> str:
-    """A manifest with too many entries."""
+    """A manifest with too many entries.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A list or mapping is longer than any gallery needs.
+    Restore the manifest from git, or delete it: the next build renders every chart and writes a new
+    one.
+    """
     return f"{count:,} entries, more than the {limit:,} a manifest may list here"
 
 
 @code("E816")
 def manifest_text_too_long(length: int, limit: int) -> str:
-    """Manifest text over its limit."""
+    """Manifest text over its limit.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A string is longer than any name or hash chartc
+    writes. Restore the manifest from git, or delete it: the next build renders every chart and writes a
+    new one.
+    """
     return f"a string of {length:,} characters, longer than the {limit:,} a manifest may hold"
 
 
 @code("E817")
 def manifest_hash_refused(value: str) -> str:
-    """A malformed hash in the manifest."""
+    """A malformed hash in the manifest.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A hash is not the SHA-256 hex digest chartc writes.
+    Restore the manifest from git, or delete it: the next build renders every chart and writes a new
+    one.
+    """
     return f"expected a SHA-256 hash (64 lowercase hex digits), not {value}"
 
 
 @code("E818")
 def manifest_stem_refused(stem: str) -> str:
-    """A malformed chart name in the manifest."""
+    """A malformed chart name in the manifest.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A chart name is not one a spec file could have.
+    Restore the manifest from git, or delete it: the next build renders every chart and writes a new
+    one.
+    """
     return f"{stem[:80]!r} is not a chart name (a spec file's name up to its first '.')"
 
 
 @code("E819")
 def manifest_dataset_refused(key: str) -> str:
-    """An unknown dataset in the manifest."""
+    """An unknown dataset in the manifest.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A dataset entry does not name a vega-datasets
+    table. Restore the manifest from git, or delete it: the next build renders every chart and writes a
+    new one.
+    """
     return f"{key[:80]!r} does not name a dataset"
 
 
 @code("E820")
 def manifest_output_refused(name: str, owner: str) -> str:
-    """A manifest output not named after its chart."""
+    """A manifest output not named after its chart.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. An output is not one of the files chartc writes for
+    that chart. Restore the manifest from git, or delete it: the next build renders every chart and
+    writes a new one.
+    """
     return (f"{name[:200]!r} is not a file chartc writes for {owner!r}; a manifest lists only its own outputs "
             "inside the gallery folder")
 
 
 @code("E821")
 def manifest_path_absolute(path: str) -> str:
-    """An absolute path in the manifest."""
+    """An absolute path in the manifest.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A path is absolute. Restore the manifest from git,
+    or delete it: the next build renders every chart and writes a new one.
+    """
     return f"{path[:200]!r} is an absolute path; a manifest names files relative to the gallery folder"
 
 
 @code("E822")
 def manifest_path_not_normal(path: str, normal: str) -> str:
-    """A manifest path not in normal form."""
+    """A manifest path not in normal form.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A path is not written the way chartc writes it
+    (`./`, `..` or doubled slashes). Restore the manifest from git, or delete it: the next build renders
+    every chart and writes a new one.
+    """
     return f"{path[:200]!r} is not a normalised path (chartc writes it {normal[:200]!r})"
 
 
 @code("E823")
 def manifest_path_outside(path: str, target: str) -> str:
-    """A manifest path leaving the gallery."""
+    """A manifest path leaving the gallery.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A path (or a symbolic link on it) leads outside the
+    project. Restore the manifest from git, or delete it: the next build renders every chart and writes
+    a new one.
+    """
     return f"{path[:200]!r} leads outside the project (to {target[:200]})"
 
 
 @code("E824")
 def manifest_path_not_regular(path: str, kind: str) -> str:
-    """A manifest path that is not a regular file."""
+    """A manifest path that is not a regular file.
+
+    The gallery's manifest.json records the hash of every input and output, and arrives through pull
+    requests like any file, so chartc checks every value in it before trusting it: a build never reads
+    or removes a file because the manifest names it. A path names a folder, a device or another file
+    that is not a regular file. Restore the manifest from git, or delete it: the next build renders
+    every chart and writes a new one.
+    """
     return f"{path[:200]!r} is {kind}, not a regular file"
 
 

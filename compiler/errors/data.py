@@ -111,13 +111,20 @@ def data_path_outside(path: str, root: str) -> str:
 
 @code("E406")
 def data_not_a_file(path: str) -> str:
-    """A data path that is not a file."""
+    """A data path that is not a file.
+
+    `data.path` names a folder or a special file, not a data file.
+    """
     return f"data path {path!r} is not a file"
 
 
 @code("E407")
 def data_unknown_format(path: str) -> str:
-    """A data file of unknown format."""
+    """A data file of unknown format.
+
+    chartc reads .csv, .tsv and .json data files, and tells them apart by the suffix. Rename the file,
+    or give `data.format`.
+    """
     return f"cannot tell the format of {path!r}"
 
 
@@ -127,7 +134,11 @@ def data_format_hint() -> str:
 
 @code("E408")
 def data_too_large(path: str, size: int, limit: int) -> str:
-    """A data file over the size limit."""
+    """A data file over the size limit.
+
+    Data files are limited in size so a build stays fast and within memory. Aggregate or filter the data
+    before it reaches the chart, or keep only the columns it uses.
+    """
     return f"data file {path!r} is {size:,} bytes, over the limit of {limit:,}"
 
 
@@ -209,7 +220,11 @@ def data_text_scrubbed(field: str, count: int) -> str:
 
 @code("W402")
 def data_column_scrubbed(name: str, clean: str, count: int) -> str:
-    """Control characters replaced in a column name."""
+    """Control characters replaced in a column name.
+
+    A column name in the data holds control characters, which crash the renderer; they are replaced with
+    U+FFFD and the chart is drawn. Rename the column in the file to make the warning go away.
+    """
     noun = "character" if count == 1 else "characters"
     return (f"data column {name!r}: replaced {count} control {noun} or Unicode non-{noun} in its name "
             f"with U+FFFD; it is now {clean!r}")
@@ -222,7 +237,11 @@ def data_scrubbed_hint() -> str:
 
 @code("W403")
 def data_integers_rounded(field: str, count: int) -> str:
-    """Integers too large for a double, rounded."""
+    """Integers too large for a double, rounded.
+
+    Integers beyond ±2⁵³ cannot be held exactly by the double-precision numbers the renderer uses, so
+    they were rounded. Store such identifiers as text, or scale the numbers down.
+    """
     noun = "integer" if count == 1 else "integers"
     return f"data field {field!r}: {count} {noun} beyond ±2⁵³ made floating-point"
 
@@ -233,7 +252,11 @@ def data_integers_hint() -> str:
 
 @code("E410")
 def data_too_many_rows(path: str, limit: int) -> str:
-    """A data file over the row limit."""
+    """A data file over the row limit.
+
+    Data files are limited in rows. A larger file can be drawn as a sample (`data: {path: ..., sample:
+    20000}`), the same rows on every build; trends are still fitted on every row.
+    """
     return f"data {path!r} has more than {limit:,} rows"
 
 
@@ -274,13 +297,29 @@ def rows_unknowable_unparsed() -> str:
 
 @code("E412")
 def expression_throws(error: str) -> str:
-    """An expression that throws on the data."""
+    """An expression that throws on the data.
+
+    Evaluated on the rows, the expression throws a JavaScript exception; Vega would stop there and draw
+    nothing from these rows. Guard the expression (check for null or the type first).
+    """
     return f"Vega stops at this expression ({error}) and draws nothing from these rows"
 
 
 @code("E411")
 def data_nested(field: str, index: int) -> str:
-    """Nested values in a data column."""
+    """Nested values in a data column.
+
+    Chart data are flat rows of numbers, text, dates and nulls; a cell holds a list or mapping. Flatten
+    the data (one column per value).
+
+    Example:
+        data:
+          values: [{x: 1, y: [1, 2]}]
+        mark: point
+        encoding:
+          x: x
+          y: y
+    """
     return f"field {field!r} of row {index + 1} holds a list or mapping, but chart data are flat rows"
 
 

@@ -28,7 +28,11 @@ def too_many_marks_hint() -> str:
 
 @code("E502")
 def too_many_panels(panels: int, limit: int) -> str:
-    """Too many facet panels."""
+    """Too many facet panels.
+
+    A facet makes one panel per value of its field; past the limit the chart cannot be drawn in a
+    reasonable size or time. Facet by a field with fewer values, or filter first.
+    """
     return f"the facet makes {panels:,} panels, over the limit of {limit:,}"
 
 

@@ -22,19 +22,31 @@ def spec_not_found(path: str) -> str:
 
 @code("E102")
 def spec_is_directory(path: str) -> str:
-    """The spec path is a folder."""
+    """The spec path is a folder.
+
+    The path given as a spec is a folder. `chartc validate` and `chartc build` take folders and read the
+    specs in them; `chartc compile` takes one spec file.
+    """
     return f"{path!r} is a directory, not a spec file"
 
 
 @code("E103")
 def spec_unreadable(path: str, reason: str) -> str:
-    """The spec file cannot be read."""
+    """The spec file cannot be read.
+
+    The spec file exists but cannot be read (permissions, or an I/O error); the reason is the operating
+    system's.
+    """
     return f"cannot read spec file {path!r}: {reason}"
 
 
 @code("E104")
 def spec_too_large(limit: int) -> str:
-    """The spec file is too large."""
+    """The spec file is too large.
+
+    A chart spec is a small text file; one over the limit is refused before it is parsed, so a huge or
+    runaway file cannot exhaust memory. Put large data in a data file and point `data.path` at it.
+    """
     return f"the spec is larger than {limit // (1024 * 1024)} MiB"
 
 
@@ -44,7 +56,11 @@ def spec_too_large_hint() -> str:
 
 @code("E105")
 def invalid_utf8(byte: int) -> str:
-    """The spec file is not UTF-8."""
+    """The spec file is not UTF-8.
+
+    Spec files are read as UTF-8. The byte shown is not valid UTF-8, usually because the file was saved
+    in another encoding (Latin-1, Windows-1252): save it as UTF-8.
+    """
     return f"the file is not valid UTF-8 (byte 0x{byte:02X})"
 
 
@@ -54,7 +70,12 @@ def invalid_utf8_hint() -> str:
 
 @code("E106")
 def forbidden_character(char: str) -> str:
-    """A character a spec cannot hold."""
+    """A character a spec cannot hold.
+
+    The spec holds a control character or a Unicode non-character, which cannot be shown or typed and
+    which crashes the renderer if it reaches a chart. Usually pasted by accident: delete it, or write
+    what you meant.
+    """
     code = ord(char)
     if 0xD800 <= code <= 0xDFFF:
         kind = "unpaired surrogate"
@@ -85,7 +106,11 @@ def tab_indentation_hint() -> str:
 
 @code("E108")
 def tab_not_allowed() -> str:
-    """A tab where YAML does not allow one."""
+    """A tab where YAML does not allow one.
+
+    YAML does not allow a tab at this place (inside indentation or before a flow item). Replace it with
+    spaces.
+    """
     return "tab character is not allowed here"
 
 
@@ -126,7 +151,17 @@ def syntax_context_hint(context: str, line: int, column: int) -> str:
 
 @code("E111")
 def multiple_documents() -> str:
-    """More than one YAML document in the file."""
+    """More than one YAML document in the file.
+
+    The file holds more than one YAML document (separated by `---`); a spec is one document. Put each
+    chart in its own file.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        ---
+        mark: line
+    """
     return "the file holds more than one YAML document"
 
 
@@ -136,7 +171,11 @@ def multiple_documents_hint() -> str:
 
 @code("E112")
 def unsupported_yaml_version(version: str) -> str:
-    """A YAML version other than 1.2."""
+    """A YAML version other than 1.2.
+
+    Specs are read as YAML 1.2 (where `no` is text, not false). A `%YAML` directive asking for another
+    version is refused rather than read differently from what it says; remove the directive.
+    """
     return f"YAML {version} is not supported; specs are read as YAML 1.2"
 
 
@@ -187,7 +226,11 @@ def duplicate_key_hint() -> str:
 
 @code("E115")
 def key_not_string(kind: str, text: str | None = None) -> str:
-    """A mapping key that is not text."""
+    """A mapping key that is not text.
+
+    Every key of a spec is text. YAML allows numbers, lists or mappings as keys (`? [a, b]: 1`), which
+    no spec key can be: quote the key, or write it as text.
+    """
     if text is None:
         return f"a mapping key must be a string, not {kind}"
     return f"mapping key {text!r} is {kind}, not a string"
@@ -199,7 +242,15 @@ def key_not_string_hint() -> str:
 
 @code("E116")
 def unsupported_tag(tag: str) -> str:
-    """A YAML tag chartc does not read."""
+    """A YAML tag chartc does not read.
+
+    A YAML tag (`!color`, `!!binary`, `!!set`) asks for a type a chart spec does not have. Remove the
+    tag and write the value plainly.
+
+    Example:
+        data: {dataset: cars}
+        mark: !color red
+    """
     return f"the tag {tag} is not supported"
 
 
@@ -209,19 +260,34 @@ def unsupported_tag_hint() -> str:
 
 @code("E117")
 def bad_tagged_scalar(value: str, tag: str) -> str:
-    """A tagged value that does not read as its tag."""
+    """A tagged value that does not read as its tag.
+
+    A value with a standard tag (`!!int`, `!!float`, `!!bool`) does not read as that type. Remove the
+    tag or fix the value.
+    """
     return f"{value!r} is not a valid {tag} value"
 
 
 @code("E118")
 def bad_merge() -> str:
-    """A YAML merge key that cannot merge."""
+    """A YAML merge key that cannot merge.
+
+    A YAML merge key (`<<: *base`) must be followed by a mapping or a list of mappings to merge in.
+    """
     return "a merge key '<<' must be followed by a mapping or a list of mappings"
 
 
 @code("E119")
 def non_finite_number(text: str) -> str:
-    """Infinity or NaN written in a spec."""
+    """Infinity or NaN written in a spec.
+
+    YAML can write infinity and not-a-number (`.inf`, `.nan`), which no chart value can be and which
+    JSON cannot hold. Write a finite number.
+
+    Example:
+        data: {dataset: cars}
+        mark: {type: point, size: .inf}
+    """
     return f"{text} is not allowed: numbers in a spec must be finite"
 
 
@@ -231,14 +297,26 @@ def non_finite_number_hint() -> str:
 
 @code("E120")
 def number_out_of_range(text: str) -> str:
-    """A number too large for a double."""
+    """A number too large for a double.
+
+    The number is too large to be a double-precision float (beyond about 1.8e308), so it would become
+    infinity. Write a smaller number.
+    """
     shown = text if len(text) <= 24 else text[:20] + "..."
     return f"the number {shown} is out of range"
 
 
 @code("E121")
 def undefined_alias(name: str) -> str:
-    """An alias to an anchor not defined before it."""
+    """An alias to an anchor not defined before it.
+
+    A YAML alias (`*name`) refers to an anchor (`&name`) that is not defined before it. Define the
+    anchor first, or fix the spelling.
+
+    Example:
+        data: {dataset: cars}
+        mark: *point
+    """
     return f"alias *{name} refers to an undefined anchor"
 
 
@@ -248,13 +326,21 @@ def undefined_alias_hint(name: str) -> str:
 
 @code("E122")
 def recursive_alias(name: str) -> str:
-    """An alias inside its own anchor."""
+    """An alias inside its own anchor.
+
+    An alias refers to a node that contains it, which would make an endless value.
+    """
     return f"recursive alias *{name}: it refers to a node that contains it"
 
 
 @code("E123")
 def alias_bomb(limit: int) -> str:
-    """Aliases that expand to too many nodes."""
+    """Aliases that expand to too many nodes.
+
+    YAML aliases can repeat a value many times over (a 'billion laughs'): a few lines can expand to
+    millions of nodes and exhaust memory when validated or written. chartc counts the nodes aliases
+    expand to and refuses past the limit.
+    """
     return f"aliases expand to more than {limit:,} nodes"
 
 
@@ -264,5 +350,9 @@ def alias_bomb_hint() -> str:
 
 @code("E124")
 def too_deeply_nested(limit: int) -> str:
-    """The spec nests too deeply."""
+    """The spec nests too deeply.
+
+    The spec nests mappings and lists deeper than any chart needs; deeper nesting is refused so a
+    malformed or hostile file cannot exhaust the parser's stack.
+    """
     return f"the spec is nested more than {limit} levels deep"

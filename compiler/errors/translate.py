@@ -12,7 +12,11 @@ from .registry import code
 
 @code("E701")
 def vega_lite_invalid(reason: str) -> str:
-    """Vega-Lite that fails its schema."""
+    """Vega-Lite that fails its schema.
+
+    The Vega-Lite chartc wrote, merged with the spec's `vega_lite:` override, fails Vega-Lite's schema.
+    The problem is placed at the override key that wrote it; fix or remove that key.
+    """
     return f"the merged Vega-Lite is invalid: {reason}"
 
 

@@ -164,7 +164,11 @@ def text_too_long_hint() -> str:
 
 @code("E208")
 def bad_pattern(value: object) -> str:
-    """A value of the wrong form."""
+    """A value of the wrong form.
+
+    The value does not have the form this key needs (a time unit, a format string, a field name).
+    docs/reference.md describes each key's form.
+    """
     return f"{value!r} is not a valid value here"
 
 
@@ -233,7 +237,11 @@ def no_mark_hint() -> str:
 
 @code("E212")
 def markers_with_layers() -> str:
-    """Top-level 'markers' on a layered chart."""
+    """Top-level 'markers' on a layered chart.
+
+    Top-level `markers` styles the mark of a single-mark chart. In a layered chart it is ambiguous which
+    layer it styles: move it into that layer.
+    """
     return "top-level 'markers' is for single-mark charts; put it in the layer it styles"
 
 
@@ -282,7 +290,10 @@ def layer_needs_mark_hint() -> str:
 
 @code("E215")
 def markers_on_trend() -> str:
-    """'markers' on a trend layer."""
+    """'markers' on a trend layer.
+
+    `markers` styles the points of a mark layer; a trend layer draws a line, styled with `trend.style`.
+    """
     return "'markers' styles a mark layer, not a trend layer"
 
 
@@ -327,7 +338,11 @@ COLOR_FORM_EXAMPLES = {
 
 @code("E223")
 def color_arguments(value: str, form: str) -> str:
-    """A colour function with wrong arguments."""
+    """A colour function with wrong arguments.
+
+    rgb(), rgba(), hsl() and hsla() take a fixed number of arguments in fixed ranges; the message gives
+    the rule and the hint an example.
+    """
     return f"{_clipped(value)!r} is not a colour: {COLOR_FORM_RULES[form]}"
 
 
@@ -391,7 +406,12 @@ def unsafe_font_hint() -> str:
 
 @code("E226")
 def computed_style(key: str) -> str:
-    """A colour or font computed by an expression."""
+    """A colour or font computed by an expression.
+
+    Colours and fonts are checked before the chart is drawn; a value computed by an expression (a Vega-
+    Lite `expr`) cannot be, so it is refused in a `vega_lite:` override. Write the colour or font
+    itself.
+    """
     return f"{key!r} must be written out here, not computed by an expression"
 
 
@@ -401,7 +421,12 @@ def computed_style_hint() -> str:
 
 @code("E227")
 def unscaled_colors(channel: str) -> str:
-    """Data values drawn as colours without a scale."""
+    """Data values drawn as colours without a scale.
+
+    A colour channel with `scale: null` would draw the data's values themselves as colours, unchecked
+    (so a data file could make a viewer load something). Map values to colours with a scale range or
+    with markers.
+    """
     return f"the {channel!r} channel would draw the data's own values as colours, unchecked"
 
 
@@ -493,13 +518,21 @@ def facet_channel_hint(channel: str) -> str:
 
 @code("E219")
 def facet_property_not_allowed(prop: str, channel: str) -> str:
-    """A property a facet channel does not take."""
+    """A property a facet channel does not take.
+
+    The facet channel has a property that only applies to a positional or mark channel (a scale, an
+    axis). Remove it.
+    """
     return f"{prop!r} does not apply to a facet {channel}"
 
 
 @code("E220")
 def channel_takes_no(prop: str, channel: str) -> str:
-    """A property the channel does not take."""
+    """A property the channel does not take.
+
+    The channel does not take this property: Vega-Lite would ignore it silently. Remove it, or move it
+    to a channel that takes it.
+    """
     return f"the {channel!r} channel takes no {prop!r}"
 
 
@@ -509,7 +542,11 @@ def channel_takes_no_hint() -> str:
 
 @code("E221")
 def constant_channel_with(prop: str, constant: str) -> str:
-    """A constant channel with field properties."""
+    """A constant channel with field properties.
+
+    A channel with a constant `value` or `datum` draws the same for every row, so properties that
+    describe a field (`type`, `scale`, `aggregate`, `bin`) do not apply to it.
+    """
     return f"{prop!r} does not apply to a channel with a constant {constant!r}"
 
 

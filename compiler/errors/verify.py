@@ -12,7 +12,11 @@ from .registry import code
 
 @code("E711")
 def image_url(value: object) -> str:
-    """An image from a URL."""
+    """An image from a URL.
+
+    An image mark would load its picture from a URL. Charts are drawn offline and the same everywhere:
+    draw the picture with marks.
+    """
     return f"images are never fetched from a URL: {value!r}"
 
 
@@ -36,7 +40,11 @@ def vega_lite_refused(reason: str) -> str:
 
 @code("E713")
 def render_limit(key: str, value: object, limit: int) -> str:
-    """A value over the renderer's limit."""
+    """A value over the renderer's limit.
+
+    A value in the Vega-Lite (often from a `vega_lite:` override) is over the limit beyond which the
+    renderer runs out of memory or stalls.
+    """
     return f"{key} {value!r} is over the limit of {limit:,}"
 
 
@@ -46,19 +54,30 @@ def render_limit_hint() -> str:
 
 @code("E714")
 def render_text_too_long(key: str, length: int, limit: int) -> str:
-    """Text over the renderer's limit."""
+    """Text over the renderer's limit.
+
+    A text in the Vega-Lite is longer than the renderer handles in reasonable time.
+    """
     return f"{key} of {length:,} characters is over the limit of {limit:,}"
 
 
 @code("E715")
 def too_many_bins(step: object, bins: float, limit: int) -> str:
-    """A bin step making too many bins."""
+    """A bin step making too many bins.
+
+    The bin step is so small for the data's range that it would make more bins than the renderer can
+    draw. Use a larger step or maxbins.
+    """
     return f"bin step {step!r} makes {bins:,.0f} bins over the data, over the limit of {limit:,}"
 
 
 @code("E716")
 def bad_number_format(text: str) -> str:
-    """A malformed number format."""
+    """A malformed number format.
+
+    A d3 number format (axis `format`, text `format`) that d3 cannot parse; the renderer would stop at
+    it.
+    """
     return f"{text!r} is not a number format"
 
 
@@ -68,7 +87,11 @@ def bad_number_format_hint() -> str:
 
 @code("E717")
 def number_format_too_large(text: str, part: str, digits: str, limit: int) -> str:
-    """A number format too large."""
+    """A number format too large.
+
+    A d3 number format asks for a width or precision over the limit, which would make the renderer build
+    huge strings.
+    """
     return f"number format {text!r} asks for a {part} of {digits}, over the limit of {limit}"
 
 
