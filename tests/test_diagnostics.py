@@ -66,6 +66,13 @@ def test_every_code_is_declared_once_and_in_its_stage_hundreds():
     assert not set(RETIRED) & set(REGISTRY)
 
 
+def test_a_declared_hint_is_a_hint_function_of_the_messages():
+    declared = {entry.code: entry.hint for entry in entries() if entry.hint}
+    assert len(declared) >= 20
+    assert [c for c, hint in declared.items() if not callable(getattr(msg, hint, None))] == []
+    assert "Hint:\n\n```\n{guess} {columns}\n```" in explain_code("E451")
+
+
 def test_a_code_cannot_be_registered_twice_nor_malformed():
     with pytest.raises(ValueError, match="E451 is already field_not_found"):
         code("E451")(lambda: "again")

@@ -124,8 +124,8 @@ def _form(node: ast.expr) -> str | None:
 
 
 def hint_function(entry: Entry):
-    """The hint function written beside a message (``<name>_hint``), or None."""
-    return getattr(errors, f"{entry.name}_hint", None)
+    """The hint function a message's diagnostics carry (declared, else ``<name>_hint``), or None."""
+    return getattr(errors, entry.hint or f"{entry.name}_hint", None)
 
 
 def explain_code(code: str) -> str:

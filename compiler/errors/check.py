@@ -12,7 +12,7 @@ from .registry import code
 from .text import did_you_mean, quoted_list
 
 
-@code("E451")
+@code("E451", hint="field_hint")
 def field_not_found(field: str, available: Iterable[str]) -> str:
     """A field that is not in the data.
 
@@ -33,7 +33,7 @@ def available_columns(available: Iterable[str]) -> str:
     return f"available columns: {quoted_list(available)}"
 
 
-@code("E452")
+@code("E452", hint="log_scale_hint")
 def log_scale_non_positive(field: str, count: int) -> str:
     """A log scale over zero or negative values.
 

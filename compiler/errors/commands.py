@@ -147,7 +147,7 @@ def manifest_refused_hint(manifest: str) -> str:
             f"{manifest} from git, or delete it to render every chart again")
 
 
-@code("E811")
+@code("E811", hint="manifest_refused_hint")
 def manifest_unreadable(reason: str) -> str:
     """A gallery manifest that cannot be read.
 
@@ -159,7 +159,7 @@ def manifest_unreadable(reason: str) -> str:
     return f"the manifest cannot be read: {reason}"
 
 
-@code("E812")
+@code("E812", hint="manifest_refused_hint")
 def manifest_expected(what: str, got: str) -> str:
     """A manifest value of the wrong type.
 
@@ -171,7 +171,7 @@ def manifest_expected(what: str, got: str) -> str:
     return f"expected {what}, not {got}"
 
 
-@code("E813")
+@code("E813", hint="manifest_refused_hint")
 def manifest_key_missing(key: str) -> str:
     """A manifest without a required key.
 
@@ -183,7 +183,7 @@ def manifest_key_missing(key: str) -> str:
     return f"the entry has no {key!r}"
 
 
-@code("E814")
+@code("E814", hint="manifest_refused_hint")
 def manifest_duplicate_key(key: str) -> str:
     """A manifest key written twice.
 
@@ -196,7 +196,7 @@ def manifest_duplicate_key(key: str) -> str:
     return f"the key {key[:80]!r} appears twice"
 
 
-@code("E815")
+@code("E815", hint="manifest_refused_hint")
 def manifest_too_many(count: int, limit: int) -> str:
     """A manifest with too many entries.
 
@@ -209,7 +209,7 @@ def manifest_too_many(count: int, limit: int) -> str:
     return f"{count:,} entries, more than the {limit:,} a manifest may list here"
 
 
-@code("E816")
+@code("E816", hint="manifest_refused_hint")
 def manifest_text_too_long(length: int, limit: int) -> str:
     """Manifest text over its limit.
 
@@ -222,7 +222,7 @@ def manifest_text_too_long(length: int, limit: int) -> str:
     return f"a string of {length:,} characters, longer than the {limit:,} a manifest may hold"
 
 
-@code("E817")
+@code("E817", hint="manifest_refused_hint")
 def manifest_hash_refused(value: str) -> str:
     """A malformed hash in the manifest.
 
@@ -235,7 +235,7 @@ def manifest_hash_refused(value: str) -> str:
     return f"expected a SHA-256 hash (64 lowercase hex digits), not {value}"
 
 
-@code("E818")
+@code("E818", hint="manifest_refused_hint")
 def manifest_stem_refused(stem: str) -> str:
     """A malformed chart name in the manifest.
 
@@ -248,7 +248,7 @@ def manifest_stem_refused(stem: str) -> str:
     return f"{stem[:80]!r} is not a chart name (a spec file's name up to its first '.')"
 
 
-@code("E819")
+@code("E819", hint="manifest_refused_hint")
 def manifest_dataset_refused(key: str) -> str:
     """An unknown dataset in the manifest.
 
@@ -261,7 +261,7 @@ def manifest_dataset_refused(key: str) -> str:
     return f"{key[:80]!r} does not name a dataset"
 
 
-@code("E820")
+@code("E820", hint="manifest_refused_hint")
 def manifest_output_refused(name: str, owner: str) -> str:
     """A manifest output not named after its chart.
 
@@ -275,7 +275,7 @@ def manifest_output_refused(name: str, owner: str) -> str:
             "inside the gallery folder")
 
 
-@code("E821")
+@code("E821", hint="manifest_refused_hint")
 def manifest_path_absolute(path: str) -> str:
     """An absolute path in the manifest.
 
@@ -287,7 +287,7 @@ def manifest_path_absolute(path: str) -> str:
     return f"{path[:200]!r} is an absolute path; a manifest names files relative to the gallery folder"
 
 
-@code("E822")
+@code("E822", hint="manifest_refused_hint")
 def manifest_path_not_normal(path: str, normal: str) -> str:
     """A manifest path not in normal form.
 
@@ -300,7 +300,7 @@ def manifest_path_not_normal(path: str, normal: str) -> str:
     return f"{path[:200]!r} is not a normalised path (chartc writes it {normal[:200]!r})"
 
 
-@code("E823")
+@code("E823", hint="manifest_refused_hint")
 def manifest_path_outside(path: str, target: str) -> str:
     """A manifest path leaving the gallery.
 
@@ -313,7 +313,7 @@ def manifest_path_outside(path: str, target: str) -> str:
     return f"{path[:200]!r} leads outside the project (to {target[:200]})"
 
 
-@code("E824")
+@code("E824", hint="manifest_refused_hint")
 def manifest_path_not_regular(path: str, kind: str) -> str:
     """A manifest path that is not a regular file.
 

@@ -71,7 +71,7 @@ def data_url_hint() -> str:
     return "download the file next to the spec and give its relative path"
 
 
-@code("E404")
+@code("E404", hint="data_path_hint")
 def data_path_absolute(path: str) -> str:
     """An absolute data path.
 
@@ -92,7 +92,7 @@ def data_path_hint() -> str:
     return "keep data files inside the project, e.g. path: data/results.csv"
 
 
-@code("E405")
+@code("E405", hint="data_path_hint")
 def data_path_outside(path: str, root: str) -> str:
     """A data path leaving the project.
 
@@ -118,7 +118,7 @@ def data_not_a_file(path: str) -> str:
     return f"data path {path!r} is not a file"
 
 
-@code("E407")
+@code("E407", hint="data_format_hint")
 def data_unknown_format(path: str) -> str:
     """A data file of unknown format.
 
@@ -295,7 +295,7 @@ def rows_unknowable_unparsed() -> str:
     return "the expression does not parse"
 
 
-@code("E412")
+@code("E412", hint="expression_throws_hint")
 def expression_throws(error: str) -> str:
     """An expression that throws on the data.
 

@@ -580,7 +580,7 @@ def trend_extent_text(value: object) -> str:
     return f"extent bound {value!r} is text, but the x axis is not temporal"
 
 
-@code("E637")
+@code("E637", hint="trend_extent_text_hint")
 def trend_extent_date(value: object) -> str:
     """An extent bound that is not a date.
 

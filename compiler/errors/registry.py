@@ -61,6 +61,7 @@ class Entry:
     code: str
     function: Callable
     module: str          # the stage's messages module: "load", "validate", ...
+    hint: str | None = None   # the hint function usually shown with it, when not named <name>_hint
 
     @property
     def name(self) -> str:
@@ -91,11 +92,13 @@ class Entry:
 REGISTRY: dict[str, Entry] = {}
 
 
-def code(identifier: str) -> Callable[[Callable[..., str]], Callable[..., Message]]:
+def code(identifier: str, *, hint: str | None = None) -> Callable[[Callable[..., str]], Callable[..., Message]]:
     """Declare the code of a message function (see the module docstring).
 
     Args:
         identifier: ``E`` or ``W``, then the stage's hundreds (``E2xx``: validate).
+        hint: the name of the hint function its diagnostics usually carry, for
+            the docs, when it is not ``<name>_hint``.
 
     Returns:
         A decorator: the function then returns a `Message` carrying the code,
@@ -117,7 +120,7 @@ def code(identifier: str) -> Callable[[Callable[..., str]], Callable[..., Messag
             return Message(function(*args, **kwargs), identifier)
 
         message.code = identifier
-        REGISTRY[identifier] = Entry(identifier, message, function.__module__.rpartition(".")[2])
+        REGISTRY[identifier] = Entry(identifier, message, function.__module__.rpartition(".")[2], hint)
         return message
 
     return register

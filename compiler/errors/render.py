@@ -10,7 +10,7 @@ from __future__ import annotations
 from .registry import code
 
 
-@code("E751")
+@code("E751", hint="render_failed_hint")
 def render_crashed(how: str) -> str:
     """The renderer crashed.
 
@@ -20,7 +20,7 @@ def render_crashed(how: str) -> str:
     return f"the renderer crashed while rendering this chart ({how}); no output was written"
 
 
-@code("E752")
+@code("E752", hint="render_timeout_hint")
 def render_timed_out(seconds: float) -> str:
     """The render timed out.
 
@@ -30,7 +30,7 @@ def render_timed_out(seconds: float) -> str:
     return f"rendering this chart took longer than {seconds:g} s and was stopped; no output was written"
 
 
-@code("E753")
+@code("E753", hint="render_failed_hint")
 def render_raised(description: str) -> str:
     """The renderer raised an error.
 
@@ -47,7 +47,7 @@ def render_timeout_hint() -> str:
     return "raise --timeout if the chart is just large; a regular expression in a filter can also hang the renderer"
 
 
-@code("E754")
+@code("E754", hint="render_failed_hint")
 def bundle_failed(reason: str) -> str:
     """The Vega bundle of the chart pages could not be made.
 

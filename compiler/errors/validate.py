@@ -172,7 +172,7 @@ def bad_pattern(value: object) -> str:
     return f"{value!r} is not a valid value here"
 
 
-@code("E209")
+@code("E209", hint="data_hint")
 def data_one_source() -> str:
     """Data without a source.
 
@@ -302,7 +302,7 @@ def _clipped(text: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-@code("E222")
+@code("E222", hint="color_hint")
 def not_a_color(value: object) -> str:
     """A value that is not a colour.
 
@@ -336,7 +336,7 @@ COLOR_FORM_EXAMPLES = {
 }
 
 
-@code("E223")
+@code("E223", hint="color_form_hint")
 def color_arguments(value: str, form: str) -> str:
     """A colour function with wrong arguments.
 
@@ -540,7 +540,7 @@ def channel_takes_no_hint() -> str:
     return "give it a field, e.g. {field: Origin}"
 
 
-@code("E221")
+@code("E221", hint="constant_channel_hint")
 def constant_channel_with(prop: str, constant: str) -> str:
     """A constant channel with field properties.
 

@@ -52,7 +52,7 @@ def render_limit_hint() -> str:
     return "the renderer hangs or runs out of memory on larger values"
 
 
-@code("E714")
+@code("E714", hint="text_too_long_hint")
 def render_text_too_long(key: str, length: int, limit: int) -> str:
     """Text over the renderer's limit.
 
