@@ -20,6 +20,15 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
+def label(message: str, severity: str = "error") -> str:
+    """What a diagnostic line prints before its path for `message`: ``error[E451]``, ``warning[W401]``.
+
+    `message` comes from a message function, so the code is the one it declares.
+    """
+    assert message.code, f"{message!r} has no diagnostic code"
+    return f"{severity}[{message.code}]"
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="write golden files from the current outputs instead of comparing")

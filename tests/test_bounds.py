@@ -41,6 +41,7 @@ from chartc.trends.fitting import (
     format_trend_label,
 )
 from chartc.stages.validate import load_schema
+from conftest import label
 
 # The schema's own bounds (documented in each property's description and in docs/reference.md).
 MAX_LAYERS = 100            # 10³ layers take 11 s to render, 10⁴ overflow the renderer's stack
@@ -68,7 +69,7 @@ def compile_cli(tmp_path, capsys):
 
 
 def diagnostic(spec, line: int, column: int, path: str, message: str, hint: str | None = None) -> str:
-    return f"{spec}:{line}:{column}: error: {path}: {message}" + (f" ({hint})" if hint else "") + "\n"
+    return f"{spec}:{line}:{column}: {label(message)}: {path}: {message}" + (f" ({hint})" if hint else "") + "\n"
 
 
 def trend_spec(trend: str) -> str:

@@ -37,6 +37,7 @@ from chartc.commands.manifest import (MANIFEST_NAME, MAX_CHARTS, MAX_INPUT_BYTES
 from chartc.infra.provenance import input_hash, output_hash
 
 from test_determinism import start_build
+from conftest import label
 
 BARS = """\
 title: Bars
@@ -114,7 +115,7 @@ def where(text: str, needle: str) -> tuple[int, int]:
 
 def refused(gallery: Path, position: tuple[int, int], entry: tuple, message: str) -> str:
     manifest = str(gallery / MANIFEST_NAME)
-    return (f"{manifest}:{position[0]}:{position[1]}: error: {format_path(entry)}: {message} "
+    return (f"{manifest}:{position[0]}:{position[1]}: {label(message)}: {format_path(entry)}: {message} "
             f"({msg.manifest_refused_hint(manifest)})")
 
 
@@ -449,7 +450,7 @@ def test_a_spec_deleted_before_it_is_read_fails_alone(project, monkeypatch):
     report = build_gallery([Path("specs/bars.yaml"), trend], Path("gallery"), jobs=0)
     assert report.failed and report.rendered == ["bars"]
     [problem] = report.problems
-    assert problem.startswith(f"specs/trend.yaml:1:1: error: $: {msg.spec_not_found('specs/trend.yaml')}")
+    assert problem.startswith(f"specs/trend.yaml:1:1: {label(msg.spec_not_found('x'))}: $: {msg.spec_not_found('specs/trend.yaml')}")
     assert "New" in Path("gallery/bars.svg").read_text()
     assert Path("gallery/trend.svg").read_bytes() == old_trend  # kept until a build without it
     assert sorted(build_gallery([Path("specs/bars.yaml")], Path("gallery"), jobs=0).removed) == [

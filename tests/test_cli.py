@@ -10,6 +10,7 @@ check the real process: exit status, streams, no traceback.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -19,7 +20,7 @@ from chartc.commands import cli
 from chartc.infra.jsonout import canonical_json
 from chartc.infra.paths import SCHEMA_PATH
 
-from conftest import ROOT, assert_golden
+from conftest import ROOT, assert_golden, label
 
 INVALID = ROOT / "tests" / "cases" / "invalid"
 CASES = sorted(p for p in INVALID.iterdir() if p.suffix in (".yaml", ".json"))
@@ -64,7 +65,7 @@ def test_invalid_spec_diagnostics(case, run, update_golden):
     assert_golden(case.with_suffix(".txt"), err, update_golden)
     assert "Traceback" not in err
     for line in err.splitlines():
-        assert line.startswith(f"{case.relative_to(ROOT)}:") and ": error: " in line
+        assert line.startswith(f"{case.relative_to(ROOT)}:") and re.search(r": error\[E[1-8]\d\d\]: ", line)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
@@ -222,7 +223,7 @@ def test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack(run, tmp_path)
     from chartc import errors as msg
 
     reason = 'Unrecognized signal name: "x"'
-    expected = (f"{spec}:4:35: error: vega_lite.encoding.x.axis.labelExpr: {msg.render_refused(reason)} "
+    expected = (f"{spec}:4:35: {label(msg.render_refused(reason))}: vega_lite.encoding.x.axis.labelExpr: {msg.render_refused(reason)} "
                 f"({msg.render_refused_hint()})\n")
     assert (code, stdout, err) == (cli.EXIT_INVALID, "", expected)
     assert not out.exists() and list(tmp_path.iterdir()) == [spec]

@@ -30,6 +30,7 @@ from chartc.errors import SpecError
 from chartc.render.export import render
 from chartc.pipeline import compile_spec
 from chartc.trends.fitting import TREND_METHODS
+from conftest import label
 
 RTOL = 1e-9
 LEVEL = 0.95
@@ -570,7 +571,7 @@ def test_error_diagnostic_on_the_command_line(tmp_path, capsys):
     assert main(["validate", "--full", str(spec)]) == 1  # a fit needs the values: --full
     line, column = position(text, "order: 4", 7)
     assert capsys.readouterr().err == (
-        f"{spec}:{line}:{column}: error: layers[1].trend.order: "
+        f"{spec}:{line}:{column}: {label(errors.trend_order_too_high(4, 4))}: layers[1].trend.order: "
         f"{errors.trend_order_too_high(4, 4)} ({errors.trend_order_too_high_hint(4)})\n")
 
 

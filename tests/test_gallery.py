@@ -19,6 +19,7 @@ from chartc.commands.cli import main
 from chartc.commands.gallery import build_gallery, check_gallery
 from chartc.commands.manifest import MANIFEST_NAME, read_manifest
 from chartc.infra.provenance import input_hash, output_hash
+from conftest import label
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -386,7 +387,7 @@ def test_a_chart_the_renderer_refuses_is_placed_at_its_expression_and_the_others
     report = build_gallery(spec_list(specs), tmp_path / "gallery", jobs=1)
     reason = msg.render_refused('Unrecognized signal name: "x"')
     assert [p for p in report.problems if "bare.yaml" in p] == [
-        f"{specs / 'bare.yaml'}:4:35: error: vega_lite.encoding.x.axis.labelExpr: {reason} "
+        f"{specs / 'bare.yaml'}:4:35: {label(reason)}: vega_lite.encoding.x.axis.labelExpr: {reason} "
         f"({msg.render_refused_hint()})"]
     assert report.rendered == ["bars", "trend"]
     assert not list((tmp_path / "gallery").glob("bare.*"))
@@ -410,7 +411,8 @@ def test_two_specs_with_the_same_output_name_are_an_error(tmp_path):
     report = build_gallery([specs / "bars.yaml", specs / "more" / "bars.yaml"], tmp_path / "gallery")
     assert report.failed
     assert report.problems == [
-        f"{specs / 'more' / 'bars.yaml'}: error: {msg.duplicate_output_stem('bars', str(specs / 'bars.yaml'))}"]
+        f"{specs / 'more' / 'bars.yaml'}: {label(msg.duplicate_output_stem('bars', ''))}: "
+        f"{msg.duplicate_output_stem('bars', str(specs / 'bars.yaml'))}"]
 
 
 def test_a_spec_named_index_is_refused_and_the_index_page_kept(tmp_path):
@@ -418,7 +420,8 @@ def test_a_spec_named_index_is_refused_and_the_index_page_kept(tmp_path):
     (specs / "index.yaml").write_text(BARS)
     report = build_gallery(sorted(specs.glob("*.yaml")), tmp_path / "gallery")
     assert report.failed
-    assert f"{specs / 'index.yaml'}: error: {msg.reserved_output_stem('index', 'index.html')}" in report.problems
+    problem = msg.reserved_output_stem('index', 'index.html')
+    assert f"{specs / 'index.yaml'}: {label(problem)}: {problem}" in report.problems
     assert "chartc gallery" in (tmp_path / "gallery" / "index.html").read_text(encoding="utf-8").lower()
     assert not (tmp_path / "gallery" / "index.svg").exists()
 

@@ -29,7 +29,7 @@ from chartc.pipeline import compile_spec
 from chartc.infra.jsonout import canonical_json
 
 ROOT = Path(__file__).resolve().parent.parent
-DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>error|warning): ")
+DIAGNOSTIC = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<severity>error|warning)\[(?P<code>[EW]\d{3})\]: ")
 TABLE = "model,bpb,score\nMLA,0.72,35.1\nMQA,0.73,33.5\nGQA,0.725,35.8\n"
 
 
@@ -179,10 +179,13 @@ def test_control_characters_in_a_csv_are_replaced_and_warned_not_fatal(project):
     assert result.returncode == 0, (result.returncode, result.stderr[-3000:])  # alive: no SIGABRT (-6)
     warnings = result.stderr.strip().splitlines()
     assert warnings == [
-        f"{spec.name}:2:14: warning: data.path: {msg.data_column_scrubbed('na' + chr(8) + 'me', 'na�me', 1)}"
+        f"{spec.name}:2:14: warning[{msg.data_column_scrubbed.code}]: data.path: "
+        f"{msg.data_column_scrubbed('na' + chr(8) + 'me', 'na�me', 1)}"
         f" ({msg.data_scrubbed_hint()})",
-        f"{spec.name}:2:14: warning: data.path: {msg.data_text_scrubbed('na�me', 3)} ({msg.data_scrubbed_hint()})",
-        f"{spec.name}:2:14: warning: data.path: {msg.data_text_scrubbed('c', 2)} ({msg.data_scrubbed_hint()})",
+        f"{spec.name}:2:14: warning[{msg.data_text_scrubbed.code}]: data.path: {msg.data_text_scrubbed('na�me', 3)} "
+        f"({msg.data_scrubbed_hint()})",
+        f"{spec.name}:2:14: warning[{msg.data_text_scrubbed.code}]: data.path: {msg.data_text_scrubbed('c', 2)} "
+        f"({msg.data_scrubbed_hint()})",
     ]
     svg = out.read_bytes()
     assert svg_marks(svg) == 3
@@ -531,10 +534,10 @@ def test_ticks_and_bins_that_hang_the_renderer(project, x, path, message):
 @pytest.mark.parametrize("extra, diagnostic", [
     # Each once aborted the renderer (SIGTRAP, V8's stack on stderr) or stalled it for minutes,
     # reported at 1:1.
-    ("legend: {columns: 1e9}\n", f"8:19: error: legend.columns: {msg.out_of_bounds(1e9, '<=', 1000)}"),
-    ("config: {legend: {columns: 1e9}}\n", "8:28: error: config.legend.columns: "
+    ("legend: {columns: 1e9}\n", f"8:19: error[{msg.out_of_bounds.code}]: legend.columns: {msg.out_of_bounds(1e9, '<=', 1000)}"),
+    ("config: {legend: {columns: 1e9}}\n", f"8:28: error[{msg.render_limit.code}]: config.legend.columns: "
      f"{msg.render_limit('columns', 1e9, 1_000_000)} ({msg.render_limit_hint()})"),
-    ("vega_lite: {title: " + "T" * 10**6 + "}\n", "8:20: error: vega_lite.title: "
+    ("vega_lite: {title: " + "T" * 10**6 + "}\n", f"8:20: error[{msg.render_text_too_long.code}]: vega_lite.title: "
      f"{msg.render_text_too_long('title', 10**6, 1_000)} ({msg.text_too_long_hint()})"),
 ])
 def test_what_once_crashed_the_renderer_is_one_positioned_line(project, extra, diagnostic):

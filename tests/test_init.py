@@ -173,7 +173,8 @@ def test_a_stale_copy_is_a_warning_at_the_schema_key(tmp_path):
     assert warning.message == msg.schema_copy_stale("../schemas/chart.schema.json")
     assert warning.hint == msg.schema_copy_stale_hint()
     assert warning.path == ("$schema",) and warning.location == Location(str(spec), 2, 1)
-    assert warning.diagnostic().startswith(f"{spec}:2:1: warning: $schema: ")
+    assert warning.code == msg.schema_copy_stale.code and warning.code.startswith("W")
+    assert warning.diagnostic().startswith(f"{spec}:2:1: warning[{msg.schema_copy_stale.code}]: $schema: ")
 
 
 @pytest.mark.parametrize("copy", [
@@ -225,5 +226,6 @@ def test_validate_and_compile_report_a_stale_copy_as_a_warning_and_still_succeed
 
     spec = project_with_copy(tmp_path, stale_schema())
     assert main(["validate", str(spec)]) == 0
-    assert capsys.readouterr().err.startswith(f"{spec}:2:1: warning: $schema: {msg.schema_copy_stale('../schemas/chart.schema.json')}")
+    assert capsys.readouterr().err.startswith(f"{spec}:2:1: warning[{msg.schema_copy_stale.code}]: $schema: "
+                                              f"{msg.schema_copy_stale('../schemas/chart.schema.json')}")
     assert [w.message for w in compile_spec(spec).warnings] == [msg.schema_copy_stale("../schemas/chart.schema.json")]

@@ -50,7 +50,7 @@ def test_too_many_marks_is_a_spec_error_at_the_mark(tmp_path, monkeypatch):
     assert error.hint == msg.too_many_marks_hint()
     assert error.path == ("layers", 0, "mark")
     assert (error.location.line, error.location.column) == (7, 11)  # `point` in `- mark: point`
-    assert error.diagnostic().startswith(f"{spec}:7:11: error: layers[0].mark: the chart would draw 100 marks")
+    assert error.diagnostic().startswith(f"{spec}:7:11: error[{msg.too_many_marks.code}]: layers[0].mark: the chart would draw 100 marks")
 
 
 def test_the_limit_itself_compiles(tmp_path, monkeypatch):

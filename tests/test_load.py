@@ -10,6 +10,7 @@ import pytest
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
 from chartc.stages.load import MAX_ALIAS_NODES, MAX_DEPTH, MAX_SPEC_BYTES, Document, load_spec, load_text
+from conftest import label
 
 SPEC = """\
 title: Pretraining vs Downstream
@@ -36,7 +37,7 @@ def load_error(text: str, file: str = "spec.yaml", *, format: str = "yaml") -> S
 
 def diagnostic(file, line, column, path, message, hint=None) -> str:
     """What SpecError.diagnostic() prints, built independently of SpecError."""
-    text = f"{file}:{line}:{column}: error: {msg.format_path(path)}: {message}"
+    text = f"{file}:{line}:{column}: {label(message)}: {msg.format_path(path)}: {message}"
     return f"{text} ({hint})" if hint else text
 
 

@@ -25,6 +25,7 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from chartc import errors as msg
 from conftest import ROOT
 
 LOCK = ROOT / "requirements" / "lock.txt"
@@ -193,7 +194,7 @@ def test_every_command_works_from_the_installed_wheel(venv, project, tmp_path):
     bad = project / "bad.yaml"
     bad.write_text("title: x\nmark: pointt\n", encoding="utf-8")
     done = run_installed(venv, "chartc", "validate", "bad.yaml", cwd=project)
-    assert done.returncode == 1 and "\nbad.yaml:2:7: error: mark: 'pointt' is not one of" in done.stderr
+    assert done.returncode == 1 and f"\nbad.yaml:2:7: error[{msg.not_one_of.code}]: mark: 'pointt' is not one of" in done.stderr
     bad.unlink()
 
     # The installed chartc draws the same bytes as the checkout under test.

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from chartc import errors as msg
 from conftest import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None, reason="needs git")]
@@ -77,7 +78,7 @@ def test_validate_hook_passes_a_good_spec_and_fails_a_bad_one_with_its_diagnosti
     done = try_repo("chartc-validate", "--files", "specs/good.yaml", "specs/bad.yaml", cwd=project, home=home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert re.search(r"^chartc validate\.+Failed$", done.stdout, re.MULTILINE), done.stdout
-    assert "specs/bad.yaml:4:7: error: mark: 'barr' is not one of" in done.stdout
+    assert f"specs/bad.yaml:4:7: error[{msg.not_one_of.code}]: mark: 'barr' is not one of" in done.stdout
     assert "(did you mean 'bar'?)" in done.stdout
     assert "specs/good.yaml" not in done.stdout.split("Failed", 1)[1]
 

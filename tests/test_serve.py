@@ -234,7 +234,7 @@ def test_a_broken_spec_shows_its_diagnostics_and_keeps_the_previous_chart(served
     status = server.wait_version(version, timeout=10)
     assert list(status["failures"]) == ["bars"]
     [diagnostic] = status["failures"]["bars"]
-    assert diagnostic.startswith("specs/bars.yaml:4:7: error: mark: 'barr' is not one of")
+    assert diagnostic.startswith(f"specs/bars.yaml:4:7: error[{msg.not_one_of.code}]: mark: 'barr' is not one of")
 
     page = server.get("bars.html")
     assert "specs/bars.yaml:4:7" in page and "&#x27;barr&#x27; is not one of" in page

@@ -19,6 +19,7 @@ from chartc.commands.cli import main
 from chartc.commands.gallery import build_gallery, check_gallery
 from chartc.commands.gallery import warm_worker as warm_renderer  # the real warm-up of a gallery worker
 from chartc.render.workers import WorkerPool, default_jobs
+from conftest import label
 
 CLOCK = """\
 title: Around the clock change
@@ -154,7 +155,7 @@ def test_a_crashed_worker_fails_its_chart_and_the_others_build(tmp_path):
     assert sorted(report.rendered) == ["bars", "clock", "groups"]  # the one worker was replaced
     assert list(report.failures) == ["boom"]
     problem = msg.render_crashed("SIGABRT")
-    assert report.problems == [f"{specs / 'boom.yaml'}:1:1: error: $: {problem} ({msg.render_failed_hint()})"]
+    assert report.problems == [f"{specs / 'boom.yaml'}:1:1: {label(problem)}: $: {problem} ({msg.render_failed_hint()})"]
     assert not list(gallery.glob("boom.*"))
     assert (gallery / "bars.svg").exists() and "bars" in (gallery / "index.html").read_text()
 
@@ -320,5 +321,6 @@ def test_compile_survives_a_renderer_abort_and_writes_nothing(tmp_path):
     done = subprocess.run([sys.executable, "-c", ABORT_ON_SVG, "compile", "specs/groups.yaml", "-o", "out/groups.svg"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
-    assert done.stderr.strip() == f"specs/groups.yaml:1:1: error: $: {msg.render_crashed('SIGABRT')}"
+    problem = msg.render_crashed('SIGABRT')
+    assert done.stderr.strip() == f"specs/groups.yaml:1:1: {label(problem)}: $: {problem}"
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())

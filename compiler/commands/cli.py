@@ -149,6 +149,15 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("dir", nargs="?", metavar="DIR",
                       help="the project folder (default: the top of the git work tree, else the current folder)")
     init.set_defaults(run=run_init)
+
+    explain = commands.add_parser(
+        "explain", help="explain a diagnostic code, such as E451",
+        description="Print what a diagnostic code means, its common causes and how to fix them "
+                    "(the code's section of docs/diagnostics.md); without a code, list every code.")
+    explain.add_argument("code", nargs="?", metavar="CODE", help="a code from a diagnostic, e.g. E451 or W401")
+    explain.add_argument("--markdown", action="store_true",
+                         help="print every code's explanation as Markdown (docs/diagnostics.md) instead")
+    explain.set_defaults(run=run_explain)
     return parser
 
 
@@ -198,7 +207,8 @@ def run_compile(args) -> int:
         with engine_in_worker():
             return _compile(args, fmt)
     except RenderFailed as failure:
-        print(SpecError(str(failure), (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
+        # args[0]: the failure's message itself, which carries its code (str() would drop it)
+        print(SpecError(failure.args[0], (), location=Location(args.spec, 1, 1), stage="render").diagnostic(),
               file=sys.stderr)
         return EXIT_INVALID
 
@@ -298,6 +308,22 @@ def reference_markdown() -> str:
     from .reference import schema_reference_markdown
 
     return REFERENCE_TITLE + schema_reference_markdown()
+
+
+def run_explain(args) -> int:
+    from .explain import close_codes, codes_list, diagnostics_markdown, explain_code
+
+    if args.markdown:
+        sys.stdout.write(diagnostics_markdown())
+        return EXIT_OK
+    if not args.code:
+        sys.stdout.write(codes_list())
+        return EXIT_OK
+    try:
+        sys.stdout.write(explain_code(args.code))
+    except KeyError:
+        raise UsageError(msg.unknown_code(args.code, close_codes(args.code))) from None
+    return EXIT_OK
 
 
 def run_serve(args) -> int:

@@ -565,10 +565,11 @@ def diagnostics_page(spec: str, stem: str, problems: list[SpecError], *, previou
         where = problem.location
         position = f"{where.file}:{where.line}:{where.column}" if where else spec
         hint = f'\n<span class="hint">hint: {html.escape(problem.hint)}</span>' if problem.hint else ""
+        label = f"{problem.severity}[{problem.code}]" if problem.code else problem.severity
         items.append(
-            f'<li class="diagnostic" data-line="{where.line if where else ""}" '
+            f'<li class="diagnostic" data-code="{html.escape(problem.code or "", quote=True)}" data-line="{where.line if where else ""}" '
             f'data-column="{where.column if where else ""}">'
-            f'<span class="where">{html.escape(position)}</span>: {html.escape(problem.severity)}: '
+            f'<span class="where">{html.escape(position)}</span>: {html.escape(label)}: '
             f'<code>{html.escape(msg.format_path(problem.path))}</code>: '
             f'<span class="message">{html.escape(problem.message)}</span>{hint}'
             f"{_source_excerpt(where)}</li>")

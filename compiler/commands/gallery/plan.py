@@ -88,11 +88,13 @@ def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
     for spec in specs:
         stem = output_stem(spec)
         if f"{stem}.html" == INDEX_NAME:  # the chart page would overwrite the gallery's index
-            report.problems.append(f"{spec}: error: {msg.reserved_output_stem(stem, INDEX_NAME)}")
+            problem = msg.reserved_output_stem(stem, INDEX_NAME)
+            report.problems.append(f"{spec}: error[{problem.code}]: {problem}")
             report.failed = True
             continue
         if stem in given and Path(given[stem]).resolve() != Path(spec).resolve():
-            report.problems.append(f"{spec}: error: {msg.duplicate_output_stem(stem, str(given[stem]))}")
+            problem = msg.duplicate_output_stem(stem, str(given[stem]))
+            report.problems.append(f"{spec}: error[{problem.code}]: {problem}")
             report.failed = True
             continue
         given.setdefault(stem, spec)

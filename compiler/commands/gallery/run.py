@@ -173,7 +173,7 @@ class RenderedChart:
 
     Either the chart's outputs and what its manifest record needs, or its
     `problems`: the `SpecError`s (and `SpecWarning`s) themselves, which pickle
-    with every field (message, spec path, position, stage, hint, severity).
+    with every field (code, message, spec path, position, stage, hint).
     """
 
     outputs: dict[str, bytes] = field(default_factory=dict)  # file name suffix -> content

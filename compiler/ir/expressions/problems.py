@@ -7,7 +7,8 @@ evaluator, the value operations raise `Throw` for a JavaScript exception, and
 the node that ran them turns it into an `EvaluationError` with its offsets.
 
 The `expression_*` functions are the messages of `ExpressionError`, one
-function each; tests compare against these.
+function each with its code, written with the parse stage's messages in
+`chartc.errors.parse` and re-exported here; tests compare against these.
 """
 from __future__ import annotations
 
@@ -74,108 +75,14 @@ class Throw(Exception):
 
 
 # ------------------------------------------------------------------ messages
-# The words users read, one function each; tests compare against these.
+# The words users read live with the parse stage's messages (errors/parse.py, each with its
+# code); they are re-exported here for the parser and the evaluator.
 
-def expression_nothing() -> str:
-    return "the expression is empty"
-
-
-def expression_expected(what: str, found: str) -> str:
-    return f"expected {what}, found {found}"
-
-
-def expression_unclosed(closer: str, what: str, opened_at: int, found: str) -> str:
-    return f"expected {closer!r} to close {what} opened at character {opened_at + 1}, found {found}"
-
-
-def expression_trailing(found: str) -> str:
-    return f"unexpected {found} after the end of the expression"
-
-
-def expression_bad_character(char: str) -> str:
-    return f"unexpected character {char!r}"
-
-
-def expression_unterminated_string(quote: str) -> str:
-    return f"this string has no closing {quote}"
-
-
-def expression_bad_escape(escape: str) -> str:
-    return f"invalid escape sequence {escape!r} in a string"
-
-
-def expression_octal() -> str:
-    return "octal numbers and octal escapes are not allowed (write 8 or '\\x08', not 010 or '\\10')"
-
-
-def expression_bad_number(text: str) -> str:
-    return f"malformed number {text!r}"
-
-
-def expression_not_allowed(what: str) -> str:
-    return f"{what} is not allowed in a Vega expression"
-
-
-def expression_assignment_hint(operator: str) -> str | None:
-    return "to compare, write '=='" if operator == "=" else None
-
-
-def expression_unknown_function(name: str) -> str:
-    return f"unknown function {name!r} (Vega: \"Unrecognized function: {name}\")"
-
-
-def expression_not_a_function_name() -> str:
-    return "only functions named directly can be called, as in 'log(x)', not 'a.b(x)' or '(a)(x)'"
-
-
-def expression_arity(name: str, low: int, high: int | None, given: int) -> str:
-    if high == low:
-        wanted = f"{low} argument{'s' if low != 1 else ''}"
-    elif high is None:
-        wanted = f"at least {low} argument{'s' if low != 1 else ''}"
-    else:
-        wanted = f"{low} to {high} arguments"
-    return f"{name}() takes {wanted}, not {given}"
-
-
-def expression_unknown_name(name: str) -> str:
-    return (f"unknown name {name!r}: a data expression reads fields through 'datum' (datum.{name}) "
-            "and knows the constants NaN, PI, E, LN2, LN10, LOG2E, LOG10E, SQRT1_2, SQRT2, MIN_VALUE, MAX_VALUE")
-
-
-def expression_event_name(name: str) -> str:
-    return (f"{name!r} exists only in event and mark expressions; in a data transform it is a "
-            "ReferenceError and Vega draws nothing")
-
-
-def expression_reserved_name(name: str) -> str:
-    return f"the name {name!r} is reserved by Vega"
-
-
-def expression_length_of_integer(digits: str) -> str:
-    return (f"Vega compiles length({digits}) to JavaScript as {digits}.length, which does not parse; "
-            f"write length('{digits}') for the text or length({digits}.0)")
-
-
-def expression_duplicate_key(key: str) -> str:
-    return f"the object has the key {key!r} twice"
-
-
-def expression_illegal_key(key: str) -> str:
-    return f"the object key {key!r} would replace a JavaScript built-in"
-
-
-def expression_array_hole() -> str:
-    return "an array element is missing between commas"
-
-
-def expression_bad_regex(reason: str) -> str:
-    return f"invalid regular expression: {reason}"
-
-
-def expression_bad_regex_flags(flags: str) -> str:
-    return f"invalid regular expression flags {flags!r} (Vega accepts g, i, m, u and y, each once)"
-
-
-def expression_too_deep(limit: int) -> str:
-    return f"the expression nests deeper than {limit} levels"
+from ...errors.parse import (  # noqa: E402,F401
+    expression_arity, expression_array_hole, expression_assignment_hint, expression_bad_character,
+    expression_bad_escape, expression_bad_number, expression_bad_regex, expression_bad_regex_flags,
+    expression_duplicate_key, expression_event_name, expression_expected, expression_illegal_key,
+    expression_length_of_integer, expression_not_a_function_name, expression_not_allowed, expression_nothing,
+    expression_octal, expression_reserved_name, expression_too_deep, expression_trailing, expression_unclosed,
+    expression_unknown_function, expression_unknown_name, expression_unterminated_string,
+)

@@ -1,0 +1,327 @@
+"""Messages of the data stage (stages/data/): reading, scrubbing and transforming the rows.
+
+Each message is a function; one that a diagnostic reads carries its code
+(`@code`), and its docstring is the explanation `chartc explain` prints.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .registry import code
+from .text import did_you_mean, quoted_list
+
+
+@code("E401")
+def file_not_found(path: str) -> str:
+    """The data file does not exist.
+
+    `data.path` names a file that does not exist. Paths are relative to the spec file; the hint lists
+    the files that are there.
+
+    Example:
+        data: {path: data/missing.csv}
+        mark: point
+        encoding:
+          x: a
+          y: b
+    """
+    return f"data file {path!r} does not exist"
+
+
+@code("E402")
+def empty_data() -> str:
+    """Data without rows.
+
+    The data has no rows, so there is nothing to draw. Check the file, or the filter that removed every
+    row.
+
+    Example:
+        data: {values: []}
+        mark: point
+        encoding:
+          x: a
+          y: b
+    """
+    return "the data has no rows"
+
+
+def empty_data_hint() -> str:
+    return "a chart needs at least one row of data"
+
+
+@code("E403")
+def data_url(path: str) -> str:
+    """Data from a URL.
+
+    chartc never fetches anything: a chart is drawn the same on every machine, offline. Download the
+    file next to the spec and give its relative path.
+
+    Example:
+        data: {path: "https://example.com/data.csv"}
+        mark: point
+        encoding:
+          x: a
+          y: b
+    """
+    return f"data is never fetched from a URL: {path!r}"
+
+
+def data_url_hint() -> str:
+    return "download the file next to the spec and give its relative path"
+
+
+@code("E404", hint="data_path_hint")
+def data_path_absolute(path: str) -> str:
+    """An absolute data path.
+
+    Data paths are relative to the spec file, so a project renders the same on any machine; an absolute
+    path (or one starting with `~`) is refused.
+
+    Example:
+        data: {path: /etc/passwd}
+        mark: point
+        encoding:
+          x: a
+          y: b
+    """
+    return f"data path {path!r} must be relative to the spec file"
+
+
+def data_path_hint() -> str:
+    return "keep data files inside the project, e.g. path: data/results.csv"
+
+
+@code("E405", hint="data_path_hint")
+def data_path_outside(path: str, root: str) -> str:
+    """A data path leaving the project.
+
+    The data path leaves the project folder (through `..` or a symbolic link). chartc reads data only
+    from inside the project, so a spec cannot read other files on the machine that builds it.
+
+    Example:
+        data: {path: ../../../outside.csv}
+        mark: point
+        encoding:
+          x: a
+          y: b
+    """
+    return f"data path {path!r} leaves the project folder {root!r}"
+
+
+@code("E406")
+def data_not_a_file(path: str) -> str:
+    """A data path that is not a file.
+
+    `data.path` names a folder or a special file, not a data file.
+    """
+    return f"data path {path!r} is not a file"
+
+
+@code("E407", hint="data_format_hint")
+def data_unknown_format(path: str) -> str:
+    """A data file of unknown format.
+
+    chartc reads .csv, .tsv and .json data files, and tells them apart by the suffix. Rename the file,
+    or give `data.format`.
+    """
+    return f"cannot tell the format of {path!r}"
+
+
+def data_format_hint() -> str:
+    return "use a .csv, .tsv or .json file, or set data.format"
+
+
+@code("E408")
+def data_too_large(path: str, size: int, limit: int) -> str:
+    """A data file over the size limit.
+
+    Data files are limited in size so a build stays fast and within memory. Aggregate or filter the data
+    before it reaches the chart, or keep only the columns it uses.
+    """
+    return f"data file {path!r} is {size:,} bytes, over the limit of {limit:,}"
+
+
+@code("E409")
+def data_unreadable(path: str, reason: str) -> str:
+    """A data file that cannot be read.
+
+    The data file exists but cannot be read as a table: the reason says why (a malformed CSV or JSON
+    file, a header or cell over its limit, too many columns).
+    """
+    return f"cannot read data file {path!r}: {reason}"
+
+
+def data_header_too_wide(line: int, count: int, limit: int) -> str:
+    return f"line {line}: the header has {count:,} columns, over the limit of {limit:,}"
+
+
+def data_records_too_wide(count: int, limit: int) -> str:
+    return f"the records have {count:,} different keys, over the limit of {limit:,} columns"
+
+
+def data_header_too_wide_hint() -> str:
+    return "a chart reads a few columns: keep only those it uses in the file"
+
+
+def data_header_cell_too_long(line: int, column: int | None, length: int | None, limit: int) -> str:
+    return _cell_too_long("header cell", line, column, length, limit)
+
+
+def data_cell_too_long(line: int, column: int | None, length: int | None, limit: int) -> str:
+    return _cell_too_long("cell", line, column, length, limit)
+
+
+def _cell_too_long(what: str, line: int, column: int | None, length: int | None, limit: int) -> str:
+    if column is None:  # the record was found, not the cell
+        return f"line {line}: a {what} is longer than the limit of {limit:,} characters"
+    return f"line {line}, column {column}: a {what} of {length:,} characters, over the limit of {limit:,}"
+
+
+def data_long_cell_hint(unclosed: bool, header: bool) -> str:
+    if unclosed:
+        return 'the cell opens with a quote (") that is never closed, which makes the rest of the file one cell'
+    if header:
+        return "a column name is a short label: shorten it in the file"
+    return "charts show short values: move long text out of the data file"
+
+
+def data_too_many_cells(rows: int, columns: int, limit: int) -> str:
+    return f"{rows:,} rows of {columns:,} columns make {rows * columns:,} cells, over the limit of {limit:,}"
+
+
+def data_too_many_cells_hint() -> str:
+    return "every row has a cell for every column; keep only the columns the chart uses in the file"
+
+
+def files_in_folder(folder: str, names: Sequence[str]) -> str:
+    where = f"in {folder!r}" if folder not in ("", ".") else "next to the spec"
+    return f"files {where}: {quoted_list(names)}" if names else f"there are no files {where}"
+
+
+def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The choice `did_you_mean` would suggest, or None."""
+    choices = [str(c) for c in choices]
+    hint = did_you_mean(word, choices)
+    return next((c for c in choices if hint == f"did you mean {c!r}?"), None)
+
+
+@code("W401")
+def data_text_scrubbed(field: str, count: int) -> str:
+    """Control characters replaced in data text.
+
+    Text in the data holds control characters, which crash the renderer. They are replaced with U+FFFD
+    (shown as a question mark in a box) and the chart is drawn; clean the file to make the warning go
+    away.
+    """
+    noun = "character" if count == 1 else "characters"
+    return f"data field {field!r}: replaced {count} control {noun} or Unicode non-{noun} with U+FFFD"
+
+
+@code("W402")
+def data_column_scrubbed(name: str, clean: str, count: int) -> str:
+    """Control characters replaced in a column name.
+
+    A column name in the data holds control characters, which crash the renderer; they are replaced with
+    U+FFFD and the chart is drawn. Rename the column in the file to make the warning go away.
+    """
+    noun = "character" if count == 1 else "characters"
+    return (f"data column {name!r}: replaced {count} control {noun} or Unicode non-{noun} in its name "
+            f"with U+FFFD; it is now {clean!r}")
+
+
+def data_scrubbed_hint() -> str:
+    return ("the renderer aborts on them; clean the data file (tab, newline and carriage return are "
+            "the only control characters allowed)")
+
+
+@code("W403")
+def data_integers_rounded(field: str, count: int) -> str:
+    """Integers too large for a double, rounded.
+
+    Integers beyond ±2⁵³ cannot be held exactly by the double-precision numbers the renderer uses, so
+    they were rounded. Store such identifiers as text, or scale the numbers down.
+    """
+    noun = "integer" if count == 1 else "integers"
+    return f"data field {field!r}: {count} {noun} beyond ±2⁵³ made floating-point"
+
+
+def data_integers_hint() -> str:
+    return "charts are drawn with JavaScript numbers, exact only up to 2⁵³ = 9007199254740992"
+
+
+@code("E410")
+def data_too_many_rows(path: str, limit: int) -> str:
+    """A data file over the row limit.
+
+    Data files are limited in rows. A larger file can be drawn as a sample (`data: {path: ..., sample:
+    20000}`), the same rows on every build; trends are still fitted on every row.
+    """
+    return f"data {path!r} has more than {limit:,} rows"
+
+
+def data_too_many_rows_hint(sampled: bool = False) -> str:
+    if sampled:
+        return "aggregate the data before charting it"
+    return ("set data.sample to draw that many rows (trends are still fitted on every row), "
+            "or aggregate the data before charting it")
+
+
+def data_file_line(path: str, line: int) -> str:
+    return f"line {line} of {path!r}"
+
+
+def data_row_number(index: int) -> str:
+    return f"row {index + 1} of the data"
+
+
+def rows_unknowable_unsupported(what: str) -> str:
+    return f"chartc cannot reproduce what Vega computes here ({what})"
+
+
+def rows_unknowable_random(op: str) -> str:
+    return f"the aggregate op {op!r} draws a random bootstrap sample"
+
+
+def rows_unknowable_nested(field: str) -> str:
+    return f"Vega reads the field name {field!r} as a nested path ('.', '[' or '\\' in it), not as a column"
+
+
+def rows_unknowable_parse_conflict(field: str) -> str:
+    return f"Vega-Lite parses field {field!r} as a different type in different layers"
+
+
+def rows_unknowable_unparsed() -> str:
+    return "the expression does not parse"
+
+
+@code("E412", hint="expression_throws_hint")
+def expression_throws(error: str) -> str:
+    """An expression that throws on the data.
+
+    Evaluated on the rows, the expression throws a JavaScript exception; Vega would stop there and draw
+    nothing from these rows. Guard the expression (check for null or the type first).
+    """
+    return f"Vega stops at this expression ({error}) and draws nothing from these rows"
+
+
+@code("E411")
+def data_nested(field: str, index: int) -> str:
+    """Nested values in a data column.
+
+    Chart data are flat rows of numbers, text, dates and nulls; a cell holds a list or mapping. Flatten
+    the data (one column per value).
+
+    Example:
+        data:
+          values: [{x: 1, y: [1, 2]}]
+        mark: point
+        encoding:
+          x: x
+          y: y
+    """
+    return f"field {field!r} of row {index + 1} holds a list or mapping, but chart data are flat rows"
+
+
+def data_nested_hint() -> str:
+    return "give each value its own field, e.g. {x: 1, y: 2} rather than {point: [1, 2]}"

@@ -1,0 +1,554 @@
+"""Messages of the validate stage (stages/validate.py): the spec against the JSON Schema, colours and fonts.
+
+Each message is a function; one that a diagnostic reads carries its code
+(`@code`), and its docstring is the explanation `chartc explain` prints.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .registry import code
+from .text import or_list, quoted_list
+
+
+@code("E201")
+def unknown_key(key: str) -> str:
+    """An unknown key.
+
+    The spec has a key the schema does not know at that place. Usually a typo (the hint suggests the
+    closest key) or a key written one level too high or too low, such as `type` directly under a channel
+    instead of inside `scale`. The allowed keys are listed in docs/reference.md.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+          colour: Origin
+    """
+    return f"unknown key {key!r}"
+
+
+@code("E202")
+def not_one_of(value: object, allowed: Sequence[object]) -> str:
+    """A value that is not one of the allowed choices.
+
+    The value is not one of the values this key accepts, which the message lists. Usually a typo in a
+    mark type, scale type, trend method or position; the hint suggests the closest allowed value.
+
+    Example:
+        data: {dataset: cars}
+        mark: pointt
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return f"{value!r} is not one of {quoted_list(allowed, limit=20)}"
+
+
+@code("E203")
+def missing_key(key: str) -> str:
+    """A required key is missing.
+
+    A mapping lacks a key it requires, such as `as` in a calculate transform or `method` in a trend. Add
+    the key the message names.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - calculate: datum.Horsepower / 10
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return f"missing required key {key!r}"
+
+
+def allowed_keys(keys: Sequence[str]) -> str:
+    return f"allowed keys: {quoted_list(keys, limit=20)}"
+
+
+def _describe_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    return repr(value)
+
+
+@code("E204")
+def wrong_type(value: object, wanted: Sequence[str]) -> str:
+    """A value of the wrong type.
+
+    A value has the wrong type: text where a number or true/false is expected, a single value where a
+    list is expected, and so on. In YAML, quoting a number makes it text, and words like `maybe` are
+    text, not booleans.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding:
+          x: {field: Horsepower, scale: {zero: maybe}}
+          y: Miles_per_Gallon
+    """
+    wanted = list(dict.fromkeys(wanted))
+    if len(wanted) > 1 and "true or false" in wanted:  # "true, false or a mapping"
+        at = wanted.index("true or false")
+        wanted[at:at + 1] = ["true", "false"]
+    expected = " or ".join(wanted) if len(wanted) < 3 else ", ".join(wanted[:-1]) + " or " + wanted[-1]
+    return f"expected {expected}, got {_describe_value(value)}"
+
+
+@code("E205")
+def out_of_bounds(value: object, relation: str, bound: object) -> str:
+    """A number out of its allowed range.
+
+    A number is outside the range the key allows (an opacity above 1, a negative size, more legend
+    columns than can be drawn). The message gives the bound.
+
+    Example:
+        data: {dataset: cars}
+        mark: {type: point, opacity: 1.5}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return f"{value!r} is out of range: it must be {relation} {bound!r}"
+
+
+@code("E206")
+def wrong_size(rule: str, bound: int) -> str:
+    """A list or mapping with too few or too many entries.
+
+    A list or mapping has too few or too many entries, or a text is empty: a scale domain needs two
+    bounds, a chart takes a limited number of layers.
+
+    Example:
+        data: {dataset: cars}
+        layers: []
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return {
+        "minItems": f"needs at least {bound} item{'s' if bound != 1 else ''}",
+        "maxItems": f"takes at most {bound} item{'s' if bound != 1 else ''}",
+        "minProperties": f"needs at least {bound} entr{'ies' if bound != 1 else 'y'}",
+        "maxProperties": f"takes at most {bound} entr{'ies' if bound != 1 else 'y'}",
+        "minLength": "must not be empty",
+    }[rule]
+
+
+@code("E207")
+def text_too_long(length: int, limit: int) -> str:
+    """Text over its length limit.
+
+    A title, label or other text is longer than its limit. The limits keep rendering fast and are listed
+    in docs/reference.md; shorten the text.
+    """
+    return f"text of {length:,} characters is over the limit of {limit:,}"
+
+
+def text_too_long_hint() -> str:
+    return "shorten it; the limits keep rendering fast and are listed in docs/reference.md"
+
+
+@code("E208")
+def bad_pattern(value: object) -> str:
+    """A value of the wrong form.
+
+    The value does not have the form this key needs (a time unit, a format string, a field name).
+    docs/reference.md describes each key's form.
+    """
+    return f"{value!r} is not a valid value here"
+
+
+@code("E209", hint="data_hint")
+def data_one_source() -> str:
+    """Data without a source.
+
+    `data` needs exactly one source: inline `values`, a `path` to a file inside the project, or a vega-
+    datasets `dataset`.
+
+    Example:
+        data: {format: csv}
+        mark: point
+        encoding:
+          x: a
+          y: b
+    """
+    return "data needs exactly one of 'values', 'path' or 'dataset'"
+
+
+def data_hint() -> str:
+    return "e.g. data: {path: results.csv} or data: {dataset: cars}"
+
+
+@code("E210")
+def mark_and_layers() -> str:
+    """Both 'mark' and 'layers' on one chart.
+
+    A chart is either a single mark (`mark` with `encoding`) or a list of `layers`, each with its own
+    mark. Move the top-level mark into a layer.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+        layers:
+          - mark: line
+    """
+    return "a chart has either 'mark' or 'layers', not both"
+
+
+def mark_and_layers_hint() -> str:
+    return "move the mark into a layer: layers: [{mark: point}, ...]"
+
+
+@code("E211")
+def no_mark() -> str:
+    """A chart with neither 'mark' nor 'layers'.
+
+    The chart draws nothing: it has neither a `mark` nor `layers`.
+
+    Example:
+        data: {dataset: cars}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return "missing 'mark' or 'layers'"
+
+
+def no_mark_hint() -> str:
+    return "add e.g. mark: point"
+
+
+@code("E212")
+def markers_with_layers() -> str:
+    """Top-level 'markers' on a layered chart.
+
+    Top-level `markers` styles the mark of a single-mark chart. In a layered chart it is ambiguous which
+    layer it styles: move it into that layer.
+    """
+    return "top-level 'markers' is for single-mark charts; put it in the layer it styles"
+
+
+@code("E213")
+def mark_and_trend() -> str:
+    """A layer with both 'mark' and 'trend'.
+
+    A layer draws either a mark or a trend line, not both. Split it into two layers: one with the mark,
+    one with the trend.
+
+    Example:
+        data: {dataset: cars}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+        layers:
+          - mark: point
+            trend: {method: linear}
+    """
+    return "a layer has either 'mark' or 'trend', not both"
+
+
+@code("E214")
+def layer_needs_mark() -> str:
+    """A layer with neither 'mark' nor 'trend'.
+
+    Every layer draws something: a `mark` (point, line, bar, ...) or a `trend` fitted to the data. This
+    layer has neither.
+
+    Example:
+        data: {dataset: cars}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+        layers:
+          - mark: point
+          - encoding:
+              color: Origin
+    """
+    return "a layer needs 'mark' or 'trend'"
+
+
+def layer_needs_mark_hint() -> str:
+    return "add e.g. mark: point, or trend: {method: linear}"
+
+
+@code("E215")
+def markers_on_trend() -> str:
+    """'markers' on a trend layer.
+
+    `markers` styles the points of a mark layer; a trend layer draws a line, styled with `trend.style`.
+    """
+    return "'markers' styles a mark layer, not a trend layer"
+
+
+def _clipped(text: object, limit: int = 60) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+@code("E222", hint="color_hint")
+def not_a_color(value: object) -> str:
+    """A value that is not a colour.
+
+    The value is not a colour chartc knows. A colour is a CSS name, a hex code, rgb()/hsl(), a
+    matplotlib name such as 'tab:blue' or 'C0', or a grey level; the hint suggests the closest name for
+    a misspelling.
+
+    Example:
+        data: {dataset: cars}
+        mark: {type: point, color: steelblu}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    if isinstance(value, str):
+        return f"{_clipped(value)!r} is not a colour"
+    return f"expected a colour, got {_describe_value(value)}"
+
+
+COLOR_FORM_RULES = {
+    "rgb": "rgb() and rgba() take red, green and blue (all 0-255 or all 0%-100%) and an optional alpha "
+           "(0-1 or 0%-100%)",
+    "hsl": "hsl() and hsla() take a hue in degrees, a saturation and a lightness (0%-100%) and an optional "
+           "alpha (0-1 or 0%-100%)",
+    "grey": "a grey level is a number from 0 (black) to 1 (white)",
+}
+COLOR_FORM_EXAMPLES = {
+    "rgb": "e.g. rgb(214, 39, 40) or rgba(214, 39, 40, 0.5)",
+    "hsl": "e.g. hsl(359, 69%, 50%) or hsla(359, 69%, 50%, 0.5)",
+    "grey": "e.g. '.3' for dark grey, '0.75' for light grey",
+}
+
+
+@code("E223", hint="color_form_hint")
+def color_arguments(value: str, form: str) -> str:
+    """A colour function with wrong arguments.
+
+    rgb(), rgba(), hsl() and hsla() take a fixed number of arguments in fixed ranges; the message gives
+    the rule and the hint an example.
+    """
+    return f"{_clipped(value)!r} is not a colour: {COLOR_FORM_RULES[form]}"
+
+
+def color_form_hint(form: str) -> str:
+    return COLOR_FORM_EXAMPLES[form]
+
+
+def color_hint(suggestion: str | None) -> str:
+    forms = ("a colour is a CSS name ('steelblue', 'transparent'), hex ('#1f77b4', '#rgb', '#rrggbbaa'), "
+             "rgb()/rgba()/hsl()/hsla(), or matplotlib's 'tab:blue'...'tab:cyan', 'C0'...'C9', a grey level "
+             "from '0' (black) to '1' (white) such as '.3', or one of 'b g r c m y k w'")
+    return f"{suggestion} {forms}" if suggestion else forms
+
+
+@code("E224")
+def unsafe_text(value: str, marker: str) -> str:
+    """Text that would make a viewer load or run something.
+
+    A colour, font or style value holds something a viewer of the chart would load or run (`url(`,
+    `javascript:`, markup). Charts are drawn offline and load nothing: write the colour or text itself.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+        config:
+          view: {fill: "url(http://example.com/track#p)"}
+    """
+    return f"{_clipped(value)!r} contains {marker!r}, which would make a viewer of the chart load or run something"
+
+
+def unsafe_text_hint() -> str:
+    return "charts load nothing and run nothing: write a colour, a font name or plain text"
+
+
+@code("E225")
+def unsafe_font(value: str, characters: Sequence[str]) -> str:
+    """A font name with characters fonts cannot have.
+
+    A font name holds characters no font name has (quotes, parentheses, `=`, `<`): written into SVG or
+    HTML they could end the attribute they sit in. Write font families as names separated by commas.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+        config:
+          axis: {labelFont: 'Helvetica" onload="alert(1)'}
+    """
+    return f"font {_clipped(value)!r} has characters a font name cannot have: {quoted_list(characters)}"
+
+
+def unsafe_font_hint() -> str:
+    return ("write font families as names separated by commas, e.g. 'Helvetica Neue, Arial, sans-serif': "
+            "letters, digits, spaces and - _ . , ' only")
+
+
+@code("E226")
+def computed_style(key: str) -> str:
+    """A colour or font computed by an expression.
+
+    Colours and fonts are checked before the chart is drawn; a value computed by an expression (a Vega-
+    Lite `expr`) cannot be, so it is refused in a `vega_lite:` override. Write the colour or font
+    itself.
+    """
+    return f"{key!r} must be written out here, not computed by an expression"
+
+
+def computed_style_hint() -> str:
+    return "colours and fonts are checked before the chart is drawn; write the colour or font itself"
+
+
+@code("E227")
+def unscaled_colors(channel: str) -> str:
+    """Data values drawn as colours without a scale.
+
+    A colour channel with `scale: null` would draw the data's values themselves as colours, unchecked
+    (so a data file could make a viewer load something). Map values to colours with a scale range or
+    with markers.
+    """
+    return f"the {channel!r} channel would draw the data's own values as colours, unchecked"
+
+
+def unscaled_colors_hint() -> str:
+    return "map the values to colours with a scale, e.g. scale: {range: ['#1f77b4', '#ff7f0e']}, or with markers"
+
+
+@code("E216")
+def data_two_sources(keys: Sequence[str]) -> str:
+    """Data with more than one source.
+
+    `data` names more than one source (say both `path` and `dataset`); chartc would not know which to
+    draw. Keep one.
+
+    Example:
+        data: {dataset: cars, path: cars.csv}
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    names = [repr(k) for k in keys]
+    listed = ", ".join(names[:-1]) + " and " + names[-1]
+    return f"data has {'both' if len(keys) == 2 else 'all of'} {listed}, but takes exactly one source"
+
+
+def data_two_sources_hint() -> str:
+    return "keep one of 'values', 'path' or 'dataset' and remove the others"
+
+
+@code("E217")
+def needs_one_of_keys(keys: Sequence[str]) -> str:
+    """A mapping without any of the keys it needs.
+
+    A mapping needs one of several keys to say what it is (a transform needs `filter`, `calculate`,
+    `fold` or `aggregate`, say) and has none of them; usually the one it has is misspelled.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - sort: Horsepower
+        mark: point
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return f"expected a mapping with one of the keys {or_list(keys)}"
+
+
+@code("E218")
+def mark_property_not_for(prop: str, kind: str) -> str:
+    """A mark property the mark type does not take.
+
+    The mark has a property that its type does not use (say `extent` on a bar mark); Vega-Lite
+    would ignore it silently. Remove it or change the mark type; the hint lists the keys it takes.
+
+    Example:
+        data: {dataset: cars}
+        mark: {type: bar, extent: stderr}
+        encoding:
+          x: Origin
+          y: {field: Horsepower, aggregate: mean}
+    """
+    return f"{prop!r} does not apply to {kind!r} marks"
+
+
+def mark_property_hint(kinds: Sequence[str]) -> str:
+    return f"it applies to {or_list(kinds)} marks"
+
+
+@code("W201")
+def schema_copy_stale(reference: str) -> str:
+    """The spec's $schema copy is out of date.
+
+    The spec's `$schema` points at a copy of the chart schema that differs from the one this chartc
+    validates with (usually after upgrading chartc), so an editor would check the spec against outdated
+    rules. Run `chartc init` to update the copy. The chart still compiles.
+    """
+    return f"{reference} is another chartc version's chart schema: editors check this spec against other rules"
+
+
+def schema_copy_stale_hint() -> str:
+    return "update the copy with: chartc init"
+
+
+def facet_channel_hint(channel: str) -> str:
+    return f"small multiples are declared under facet, e.g. facet: {{{channel}: Origin}}"
+
+
+@code("E219")
+def facet_property_not_allowed(prop: str, channel: str) -> str:
+    """A property a facet channel does not take.
+
+    The facet channel has a property that only applies to a positional or mark channel (a scale, an
+    axis). Remove it.
+    """
+    return f"{prop!r} does not apply to a facet {channel}"
+
+
+@code("E220")
+def channel_takes_no(prop: str, channel: str) -> str:
+    """A property the channel does not take.
+
+    The channel does not take this property: Vega-Lite would ignore it silently. Remove it, or move it
+    to a channel that takes it.
+    """
+    return f"the {channel!r} channel takes no {prop!r}"
+
+
+def channel_takes_no_hint() -> str:
+    return "give it a field, e.g. {field: Origin}"
+
+
+@code("E221", hint="constant_channel_hint")
+def constant_channel_with(prop: str, constant: str) -> str:
+    """A constant channel with field properties.
+
+    A channel with a constant `value` or `datum` draws the same for every row, so properties that
+    describe a field (`type`, `scale`, `aggregate`, `bin`) do not apply to it.
+    """
+    return f"{prop!r} does not apply to a channel with a constant {constant!r}"
+
+
+def constant_channel_hint(constant: str) -> str:
+    return f"keep either {constant!r} alone, or a 'field' with its settings"
