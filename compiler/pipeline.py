@@ -168,7 +168,8 @@ def refusals_as_errors(compiled: Compiled):
 
         raise render_refusal(refusal.reason, compiled.chart) from None
     except UnexpectedPdf as error:  # a PDF qpdf cannot read cleanly is not written: it would not be reproducible
-        raise SpecError(str(error), (), location=Location(compiled.chart.source.file, 1, 1), stage="render") from None
+        raise SpecError(error.args[0], (), location=Location(compiled.chart.source.file, 1, 1),
+                        stage="render") from None
 
 
 def export_bytes(compiled: Compiled, fmt: str) -> bytes:

@@ -525,8 +525,9 @@ encoding: {x: kinf, y: vv}
 
 def every_field(problem) -> dict:
     """All of a problem's attributes, its type included (`errors` lists the problem itself: checked apart)."""
-    assert problem.errors == [problem]
-    return {"type": type(problem), **{key: value for key, value in vars(problem).items() if key != "errors"}}
+    assert getattr(problem, "errors", [problem]) == [problem]  # a warning is not an exception: no `errors`
+    fields = {key: value for key, value in vars(problem).items() if key != "errors"}
+    return {"type": type(problem), "severity": problem.severity, **fields}
 
 
 def a_warning():
@@ -534,7 +535,7 @@ def a_warning():
     from chartc.errors import Location, SpecWarning
 
     return SpecWarning("text replaced", ("data", "values", 0, "k"), location=Location("w.yaml", 3, 9),
-                       stage="data", hint="a control character")
+                       stage="data", hint="a control character", code="W401")
 
 
 @pytest.mark.slow
@@ -555,5 +556,7 @@ def test_a_charts_problems_cross_from_a_worker_process_with_every_field(tmp_path
         (Location(str(spec), 5, 15), ("encoding", "x"), msg.field_not_found("kinf", ["kind", "v"])),
         (Location(str(spec), 5, 24), ("encoding", "y"), msg.field_not_found("vv", ["kind", "v"]))]
     assert all(p["hint"] and p["stage"] == "check" and p["severity"] == "error" for p in sent)
+    assert [p["code"] for p in sent] == [msg.field_not_found.code] * 2
     assert every_field(warning.value) == every_field(a_warning())
-    assert warning.value.diagnostic() == "w.yaml:3:9: warning: data.values[0].k: text replaced (a control character)"
+    assert warning.value.diagnostic() == ("w.yaml:3:9: warning[W401]: data.values[0].k: text replaced "
+                                          "(a control character)")

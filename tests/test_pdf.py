@@ -159,5 +159,6 @@ def test_compile_reports_an_unreadable_pdf_on_the_spec_and_writes_nothing(pdf, t
     spec = str(ROOT / SPECS[0])
     assert main(["compile", spec, "-o", str(tmp_path / "chart.pdf")]) == 1
     qpdf_said = re.escape(msg.pdf_not_reproducible("\0")).replace(re.escape("\0"), "[^\n]+")
-    assert re.fullmatch(f"{re.escape(spec)}:1:1: error: \\$: {qpdf_said}\n", capsys.readouterr().err)
+    label = re.escape(f"error[{msg.pdf_not_reproducible.code}]")
+    assert re.fullmatch(f"{re.escape(spec)}:1:1: {label}: \\$: {qpdf_said}\n", capsys.readouterr().err)
     assert not (tmp_path / "chart.pdf").exists()

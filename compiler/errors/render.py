@@ -58,5 +58,14 @@ def bundle_failed(reason: str) -> str:
     return f"could not make the Vega bundle every chart page loads: {reason}"
 
 
+@code("E755")
 def pdf_not_reproducible(reason: str) -> str:
+    """The PDF could not be written reproducibly.
+
+    chartc writes every PDF again through qpdf so that the same chart gives the same bytes in any
+    process. The renderer gave a PDF that qpdf could read only by repairing it, or not at all, so no
+    PDF was written (a file that differs from build to build would be worse than none). The reason is
+    qpdf's. The other formats (SVG, PNG, HTML) are not affected: export one of them, and report the
+    spec as a chartc bug.
+    """
     return f"the renderer's PDF could not be read to write it reproducibly ({reason}); no PDF was written"
