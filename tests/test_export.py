@@ -18,6 +18,7 @@ from chartc.errors import Location, SpecError
 from chartc.infra.files import write_all, write_atomic
 from chartc.infra.jsonout import canonical_json, html_safe_json
 from chartc.render.export import export_format, normalize_svg_ids, render
+from conftest import label
 
 SCRIPT = "</script><script>alert(1)</script>"
 SPEC = f"""\
@@ -143,7 +144,8 @@ def test_export_chart_raises_a_positioned_spec_error_when_the_renderer_refuses(t
     assert type(raised.value) is SpecError  # not the renderer's own exception, which the API does not name
     reason = 'Unrecognized signal name: "x"'
     assert raised.value.diagnostic() == (
-        f"{spec}:4:35: error: vega_lite.encoding.x.axis.labelExpr: {msg.render_refused(reason)} "
+        f"{spec}:4:35: {label(msg.render_refused(reason))}: vega_lite.encoding.x.axis.labelExpr: "
+        f"{msg.render_refused(reason)} "
         f"({msg.render_refused_hint()})")
     assert (raised.value.location, raised.value.path, raised.value.stage) == (
         Location(str(spec), 4, 35), ("vega_lite", "encoding", "x", "axis", "labelExpr"), "render")
