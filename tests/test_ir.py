@@ -3,13 +3,15 @@
 1. Parsing builds frozen, typed nodes, each at the line and column where the
    spec writes it; the same spec written as JSON gives equal nodes.
 2. The data stage's interpreter gives the rows Vega computes: every transform
-   list in specs/ and tests/cases/, and targeted cases where Python and
-   JavaScript part ways, are run through both and compared row by row (Vega's
-   rows read back from the text marks vl-convert draws).
+   list in specs/ and tests/cases/, every example chart as compiled (with the
+   parses Vega-Lite adds for its channels), and targeted cases where Python
+   and JavaScript part ways, are run through both and compared row by row and
+   cell by cell (Vega's rows read back from the text marks vl-convert draws).
 3. The fields after a transform come from the node (`fields_after`), and a
    field an aggregate drops is reported at the channel that names it.
-4. Problems Vega-Lite's schema, its compiler and the renderer find in the
-   compiled chart are placed at the spec node that wrote them.
+4. (No stage after parse takes the document: tests/test_architecture.py.)
+5. Problems Vega-Lite's schema, its compiler, verify's own checks and the
+   renderer find in the compiled chart are placed at the spec node that wrote them.
 """
 
 from __future__ import annotations
@@ -561,6 +563,13 @@ TARGETED = {
                                 " groupby: ['a b']}]"),
     "product, stderr, variancep": (WIDE, "[{aggregate: [{op: product, field: n, as: p}, {op: stderr, field: n,"
                                          " as: e}, {op: variancep, field: k, as: vp}]}]"),
+    "group by a field no row has": (MIXED, "[{aggregate: [{op: count, as: c}], groupby: [nope]}]"),
+    "fold over a field named key": (MIXED, "[{fold: [key, n]}]"),
+    "calculate replacing the field a filter reads": (MIXED, "[{calculate: 'datum.n * 2', as: n},"
+                                                            " {filter: {field: n, gt: 1}}]"),
+    "range reversed": (MIXED, "[{filter: {field: n, range: [3, -5]}}]"),
+    "oneOf nothing": (MIXED, "[{filter: {field: n, oneOf: []}}]"),
+    "equal zero on text": (MIXED, "[{filter: {field: t, equal: 0}}]"),
     "aggregate by dates as text": (DATE_TEXT, "[{aggregate: [{op: sum, field: v, as: total}], groupby: [d]}]"),
     **{f"aggregate {field} by s: {op}": (MIXED, f"[{{aggregate: [{{op: {op}, field: {field}, as: out}}],"
                                                 f" groupby: [s]}}]")
@@ -618,6 +627,27 @@ WHOLE = {
     "aggregate under a temporal channel": "transform: [{aggregate: [{op: min, field: x, as: lo}, {op: count, as: n}],"
                                           " groupby: [d]}]\nmark: point\n"
                                           "encoding: {x: {field: d, type: temporal}, y: lo}\n",
+    "a calculate replacing a temporal field": "transform: [{calculate: 'datum.d + \"T00:00\"', as: d},"
+                                              " {filter: \"datum.d > '2024'\"}]\nmark: point\n"
+                                              "encoding: {x: {field: d, type: temporal}, y: y}\n",
+    "a time unit on color": "transform: [{filter: \"datum.d > '2024'\"}]\nmark: point\n"
+                            "encoding: {x: y, y: y, color: {field: d, timeUnit: month}}\n",
+    "markers over a temporal channel": "transform: [{filter: {field: g, equal: a}}]\nmark: point\n"
+                                       "encoding: {x: {field: d, type: temporal}, y: y}\n"
+                                       "markers: {field: g, styles: {a: {shape: circle}, b: {shape: square}}}\n",
+    "an area with y2": "transform: [{filter: 'datum.x > 3'}]\nmark: area\n"
+                       "encoding: {x: {field: x, type: quantitative}, y: y, y2: {field: t}}\n",
+    "a horizontal line": "transform: [{filter: 'datum.t > 3'}]\nmark: {type: line, orient: horizontal}\n"
+                         "encoding: {y: {field: t, type: quantitative}, x: y}\n",
+    "a boxplot over numbers as text": "transform: [{filter: 'datum.x > 3'}]\nmark: boxplot\n"
+                                      "encoding: {x: g, y: {field: x, type: quantitative}}\n",
+    "min of a date": "transform: [{filter: \"datum.d > '2024-01-06'\"}]\nmark: bar\n"
+                     "encoding: {x: g, y: {field: d, aggregate: min, type: temporal}}\n",
+    "a temporal tooltip": "transform: [{filter: \"datum.d > '2024-01-06'\"}]\nmark: point\n"
+                          "encoding: {x: y, y: y, tooltip: [{field: d, type: temporal}, g]}\n",
+    "one layer's temporal channel": "transform: [{filter: \"datum.d > '2024-01-06'\"}]\nlayers:\n  - mark: point\n"
+                                    "    encoding: {x: {field: d, type: temporal}, y: y}\n  - mark: rule\n"
+                                    "    encoding: {y: y}\n",
     "a time unit": "transform: [{filter: \"datum.d < '2024-02'\"}]\nmark: bar\n"
                    "encoding: {x: {field: d, timeUnit: month}, y: y}\n",
 }
