@@ -357,6 +357,39 @@ def test_no_module_sets_another_modules_globals():
                        "that says why):\n" + "\n".join(wrong))
 
 
+# Stages that read the spec file itself; every later stage reads the chart model (`chartc.ir`) only.
+DOCUMENT_STAGES = ("load", "validate", "parse")
+DOCUMENT = "Document"
+
+
+def document_uses(name: str) -> list[str]:
+    """Where a module imports the loaded document's type or the loader, or a signature takes a document."""
+    found = []
+    for node in ast.walk(tree(name)):
+        if isinstance(node, ast.ImportFrom) and any(alias.name == DOCUMENT for alias in node.names):
+            found.append(f"{module_file(name)}:{node.lineno}: imports {DOCUMENT}")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs,
+                         *filter(None, (node.args.vararg, node.args.kwarg))]
+            annotations = [argument.annotation for argument in arguments] + [node.returns]
+            if any(argument.arg == "document" for argument in arguments) or any(
+                    DOCUMENT in ast.unparse(annotation) for annotation in annotations if annotation is not None):
+                found.append(f"{module_file(name)}:{node.lineno}: {node.name}() takes or returns a document")
+        elif isinstance(node, ast.AnnAssign) and DOCUMENT in ast.unparse(node.annotation):
+            found.append(f"{module_file(name)}:{node.lineno}: a {DOCUMENT} attribute")
+    found.extend(f"{item.where()}  (the loader)" for item in imports()
+                 if item.source == name and item.target == f"{PACKAGE}.stages.load")
+    return found
+
+
+def test_no_stage_after_parse_takes_the_document_beside_the_tree():
+    later = [name for name in modules() if layer(name) == "stages" and stage(name) not in DOCUMENT_STAGES]
+    assert f"{PACKAGE}.stages.verify" in later and f"{PACKAGE}.stages.data.interpret" in later
+    assert document_uses(f"{PACKAGE}.stages.parse")  # the check sees the stage that does take it
+    wrong = [use for name in later for use in document_uses(name)]
+    assert not wrong, "stages after parse reading the document instead of the chart model:\n" + "\n".join(wrong)
+
+
 # ------------------------------------------------------------------ 5. docstrings
 
 def test_every_module_says_what_it_owns():

@@ -56,6 +56,9 @@ def channel_type(props, types: dict) -> str:
         props: the channel's mapping (or `ir.Channel`).
         types: field -> measurement type after the layer's transforms.
     """
+    declared = props.get("type")
+    if declared:  # emitted as declared: Vega-Lite parses (or not) by it, whatever the data holds
+        return declared
     if props.get("aggregate") in COUNTING_OPS or props.get("bin"):
         return "quantitative"
     if "timeUnit" in props:
