@@ -129,7 +129,7 @@ def test_every_node_kind_is_typed_and_placed_where_it_is_written():
     assert (line.mark.type, line.mark.shorthand, dict(line.mark.properties)) == ("line", False, {"strokeWidth": 2})
     assert (point.mark.locate(), line.mark.locate()) == (at(24, 11), at(32, 11))
     assert trend.mark is None and isinstance(trend.trend, Trend)
-    assert (trend.trend.method, trend.trend.order, trend.trend.locate()) == ("poly", 2, at(35, 12))
+    assert (trend.trend.method, dict(trend.trend.parameters), trend.trend.locate()) == ("poly", {"order": 2}, at(35, 12))
 
     # The chart's encoding reaches every layer, each channel placed where it was declared.
     channels = [(c.name, c.field, c.shorthand, c.path, c.locate()) for c in point.encoding.each()]
