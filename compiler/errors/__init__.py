@@ -183,7 +183,7 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     data_scrubbed_hint, data_text_scrubbed, data_too_large, data_too_many_cells, data_too_many_cells_hint,
     data_too_many_rows, data_too_many_rows_hint, data_unknown_format, data_unreadable, data_url,
     data_url_hint, empty_data, empty_data_hint, expression_throws, file_not_found, files_in_folder,
-    rows_unknowable_nested, rows_unknowable_parse_conflict, rows_unknowable_random, rows_unknowable_unparsed,
+    rows_unknowable_parse_conflict, rows_unknowable_random, rows_unknowable_unparsed,
     rows_unknowable_unsupported,
 )
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
@@ -216,7 +216,7 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
     trend_x_span_subnormal, trend_x_span_subnormal_hint,
 )
 from .translate import (  # noqa: E402  (after the types: the messages are re-exported)
-    vega_lite_invalid, vega_lite_invalid_hint,
+    field_backslash, field_backslash_hint, vega_lite_invalid, vega_lite_invalid_hint,
 )
 from .verify import (  # noqa: E402  (after the types: the messages are re-exported)
     bad_number_format, bad_number_format_hint, image_url, image_url_hint, integer_range_hint,
@@ -279,7 +279,7 @@ __all__ = [
     "expression_nothing", "expression_octal", "expression_reserved_name", "expression_throws",
     "expression_throws_hint", "expression_too_deep", "expression_trailing", "expression_unclosed",
     "expression_unknown_function", "expression_unknown_name", "expression_unterminated_string",
-    "facet_channel_hint", "facet_property_not_allowed", "field_dropped", "field_dropped_hint", "field_hint",
+    "facet_channel_hint", "facet_property_not_allowed", "field_backslash", "field_backslash_hint", "field_dropped", "field_dropped_hint", "field_hint",
     "field_not_found", "file_not_found", "files_in_folder", "forbidden_character", "forbidden_character_hint",
     "format_path", "gallery_partly_written", "gallery_unwritable", "image_url", "image_url_hint",
     "index_charts_changed", "init_not_a_folder", "init_schema_current", "init_schema_is_source",
@@ -302,7 +302,7 @@ __all__ = [
     "pdf_not_reproducible", "project_file_unwritable", "quoted_list", "recursive_alias", "render_crashed",
     "render_failed_hint", "render_limit", "render_limit_hint", "render_raised", "render_refused",
     "render_refused_hint", "render_refused_other_hint", "render_text_too_long", "render_timed_out",
-    "render_timeout_hint", "reserved_output_stem", "rows_unknowable_nested", "rows_unknowable_parse_conflict",
+    "render_timeout_hint", "reserved_output_stem", "rows_unknowable_parse_conflict",
     "rows_unknowable_random", "rows_unknowable_unparsed", "rows_unknowable_unsupported", "schema_copy_stale",
     "schema_copy_stale_hint", "serve_bad_request_line", "serve_build_crashed", "serve_built", "serve_changed",
     "serve_head_too_large", "serve_host_missing", "serve_host_refused", "serve_http_error", "serve_listening",

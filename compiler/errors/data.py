@@ -283,10 +283,6 @@ def rows_unknowable_random(op: str) -> str:
     return f"the aggregate op {op!r} draws a random bootstrap sample"
 
 
-def rows_unknowable_nested(field: str) -> str:
-    return f"Vega reads the field name {field!r} as a nested path ('.', '[' or '\\' in it), not as a column"
-
-
 def rows_unknowable_parse_conflict(field: str) -> str:
     return f"Vega-Lite parses field {field!r} as a different type in different layers"
 

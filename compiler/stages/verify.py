@@ -33,6 +33,7 @@ from ..ir.transforms import Expression
 from ..render.export import compile_to_vega, renderer_reason
 from .data import MAX_SAFE_INTEGER
 from .translate import Translation, vega_lite_schema
+from .translate.fields import unescape_field
 
 STAGE = "translate"
 
@@ -357,7 +358,10 @@ def _bin_count(channel: dict, table: Table | None) -> float | None:
     """How many bins `{field, bin: {step}}` makes over the field's extent in `table`."""
     bin_ = channel.get("bin")
     field = channel.get("field")
-    if table is None or not isinstance(bin_, dict) or not isinstance(field, str) or field not in table:
+    if not isinstance(field, str):
+        return None
+    field = unescape_field(field)  # as the translator escaped it
+    if table is None or not isinstance(bin_, dict) or field not in table:
         return None
     step = bin_.get("step")
     if not _number(step) or step <= 0:

@@ -8,7 +8,8 @@ consumer (the checks, the mark limits, the fits) reads plain rows.
 
 What cannot be known without running Vega is said, never guessed: an
 expression the evaluator marks `Unsupported`, a random aggregate op
-(``ci0``/``ci1``), a field name Vega reads as a nested path. A field whose
+(``ci0``/``ci1``). Every field name is a flat column, whatever its
+characters: the translator escapes each reference (`translate.fields`). A field whose
 values are unknowable is listed in `Rows.unknown` (the rows themselves are
 still known); when the rows are (a filter, a group by such a field),
 `Rows.table` is None and `Rows.unknowable` says why, with an upper bound on
@@ -185,8 +186,8 @@ def interpret_filter(context: _Context, state: _State, step: Filter) -> _State:
     """``filter``: keep the rows whose predicate (a Vega-Lite field predicate, or an expression) is truthy."""
     predicate = step.predicate
     if isinstance(predicate, FieldPredicate):
-        if not predicate.field or not vega.flat(predicate.field):
-            raise _Stop(Unknowable(predicate, msg.rows_unknowable_nested(predicate.field), ))
+        if not predicate.field:
+            raise _Stop(Unknowable(predicate, msg.rows_unknowable_unsupported("a field predicate on no field")))
         tree = context.tree(vega.filter_expression(context.emitted[step.path]))
         node = predicate
     else:
@@ -226,9 +227,6 @@ def _with_column(table: Table, name: str, cells: list, kind: str | None = "infer
 
 def interpret_fold(context: _Context, state: _State, step: Fold) -> _State:
     """``fold``: per row, one row per folded field (row by row, as Vega), its name and value added; every field kept."""
-    for name in step.fields:
-        if not vega.flat(name):
-            raise _Stop(Unknowable(step, msg.rows_unknowable_nested(name)))
     key, value = step.as_
     count, width = len(state.table), len(step.fields)
 
@@ -266,9 +264,6 @@ def interpret_fold(context: _Context, state: _State, step: Fold) -> _State:
 
 def interpret_aggregate(context: _Context, state: _State, step: Aggregate) -> _State:
     """``aggregate``: one row per group of `groupby` values (in order of first appearance), each op as Vega computes it."""
-    for name in step.groupby:
-        if not vega.flat(name):
-            raise _Stop(Unknowable(step, msg.rows_unknowable_nested(name)))
     keys_by_field = [state.view(name, step) for name in step.groupby]
     groups: dict[str, list[int]] = {}
     for row in range(len(state.table)):
@@ -307,8 +302,6 @@ def _unknown_measure(state: _State, step: Aggregate, op) -> Unknowable | None:
     reason = vega.unknowable_op(op)
     if reason is not None:
         return Unknowable(op, reason)
-    if op.field is not None and not vega.flat(op.field):
-        return Unknowable(op, msg.rows_unknowable_nested(op.field))
     if op.field is not None and op.field in state.unknown:
         return state.unknown[op.field]
     if op.op in ("argmin", "argmax") and state.unknown:
@@ -374,12 +367,9 @@ def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...],
         top = {**common, **({} if layer.mark is not None else gaps[0])}
         parses: dict[str, tuple] = {}
         for name, kind in (*facet.items(), *top.items()):
-            if kind != "flatten":
-                parses[name] = (*parses.get(name, ()), kind)
+            parses[name] = (*parses.get(name, ()), kind)
         unknown = {name: Unknowable(layer, msg.rows_unknowable_parse_conflict(name))
                    for name in (conflicting if layer.mark is not None else ())}
-        unknown.update({name: Unknowable(layer, msg.rows_unknowable_nested(name))
-                        for name, kind in (*facet.items(), *top.items()) if kind == "flatten"})
         key: tuple = (tuple(sorted(parses.items())), tuple(sorted(unknown)))
         state = cache.setdefault(key, _State(table, None, {}, dict(unknown), parses, set(table.names)))
         context = _Context({step.path: predicate for step, predicate in zip(chain, plan) if predicate is not None})
@@ -415,9 +405,6 @@ def _step(context: _Context, state: _State, step: Transform, parses: dict) -> _S
     if parses:
         state = _State(state.table, state.origin, dict(state.js), dict(state.unknown), state.parses, set(state.source))
         for name, kind in parses.items():
-            if kind == "flatten":
-                state.unknown[name] = Unknowable(step, msg.rows_unknowable_nested(name))
-                continue
             try:
                 state.js[name] = vega.parse_cells(state.view(name, step), kind)
             except ex.Unsupported as error:

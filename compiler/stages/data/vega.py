@@ -66,11 +66,6 @@ def channel_type(props, types: dict) -> str:
     return types.get(props.get("field"), "nominal")
 
 
-def flat(name: str) -> bool:
-    """Whether Vega reads a field name as one flat field (not a path such as ``a.b`` or ``a[0]``)."""
-    return not any(char in name for char in ".[]\\")
-
-
 # ------------------------------------------------------------------ field predicates
 
 PREDICATE_VALUES = ("equal", "lt", "lte", "gt", "gte")
@@ -216,7 +211,7 @@ def _path_dimension(layer: Layer, types: dict) -> str:
     return "x"
 
 
-def encoding_parse(layer: Layer, types: dict, marker_field: str | None = None) -> dict[str, str]:
+def encoding_parse(layer: Layer, types: dict) -> dict[str, str]:
     """How Vega-Lite parses a layer's encoded fields after its transforms (``getImplicitFromEncoding``)."""
     implicit: dict[str, str] = {}
     composite = layer.mark is not None and layer.mark.type in COMPOSITE_MARKS
@@ -234,10 +229,6 @@ def encoding_parse(layer: Layer, types: dict, marker_field: str | None = None) -
             implicit[field] = "date"
         elif kind == "quantitative" and channel.aggregate in ("min", "max"):
             implicit[field] = "number"
-        elif not flat(field) and field not in implicit:
-            implicit[field] = "flatten"
-    if marker_field is not None and not flat(marker_field) and marker_field not in implicit:
-        implicit[marker_field] = "flatten"
     if layer.mark is not None and layer.mark.type in PATH_MARKS:
         dimension = layer.encoding.get(_path_dimension(layer, types))
         if dimension is not None and not isinstance(dimension, tuple) and dimension.field is not None \
@@ -253,8 +244,6 @@ def facet_parse(chart: Chart, types: dict) -> dict[str, str]:
         kind = channel.type or channel_type(channel, types)
         if kind == "temporal" or channel.get("timeUnit"):
             implicit[channel.field] = "date"
-        elif not flat(channel.field):
-            implicit[channel.field] = "flatten"
     return implicit
 
 
@@ -263,7 +252,7 @@ def _with_ancestors(implicit: dict, ancestors: dict) -> dict:
     kept = {}
     for field, kind in implicit.items():
         before = ancestors.get(field)
-        if before is not None and (before == kind or before == "derived" or kind == "flatten"):
+        if before is not None and (before == kind or before == "derived"):
             continue
         kept[field] = kind
     ancestors.update(kept)
@@ -293,8 +282,7 @@ def layer_parses(chart: Chart, layer: Layer, emitted: Sequence, types: dict, anc
         for field in step.makes():
             ancestors[field] = "number" if isinstance(step, Aggregate) else "derived"
     if layer.mark is not None:
-        marker = layer.markers.field if layer.markers is not None else None
-        gaps[-1].update(_with_ancestors(encoding_parse(layer, types, marker), ancestors))
+        gaps[-1].update(_with_ancestors(encoding_parse(layer, types), ancestors))
     for index in range(len(chain), 0, -1):  # MoveParseUp: past every transform that does not make the field
         if gaps[index] and not set(gaps[index]) & set(chain[index - 1].makes()):
             gaps[index - 1] = {**gaps[index - 1], **gaps[index]}

@@ -35,6 +35,7 @@ from ...ir.source import Node
 from ...ir.transforms import Aggregate, Calculate, Expression, Filter, Fold
 from ...render.export import vega_themes
 from ..data import DataFlow, emitted_predicate
+from .fields import escape_fields
 from .legend import KIND_CHANNELS, legend_config, plan_legend
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
@@ -144,9 +145,12 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
         top.data = inline
     top = _decorate(top, chart, inline, alt, data.fields.shared)
     vega_lite = top.to_dict(validate=False)
+    _record(origins, chart, sources, len(views), faceted_trends)
+    for vl_path, name in escape_fields(vega_lite):  # before the override: that is the user's own Vega-Lite
+        node, child = origins.place(vl_path)
+        raise node.error(msg.field_backslash(name), *child, stage=STAGE, hint=msg.field_backslash_hint())
     vega_lite["config"] = _config(chart, vega_lite.get("config", {}))
     vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
-    _record(origins, chart, sources, len(views), faceted_trends)
     return vega_lite
 
 
