@@ -21,7 +21,7 @@ from chartc.errors import SpecError, SpecWarning
 from chartc.stages.translate.legend import INSIDE_LEGEND, LINE_SYMBOL_SIZE, SOLID
 from chartc.stages.markers import DEFAULT_COLORS, DEFAULT_SIZE, category_key
 from chartc.pipeline import compile_spec
-from chartc.infra.shapes import EXTRA_SHAPE_PATHS, resolve_shape
+from chartc.infra.shapes import EXTRA_SHAPE_PATHS, LINE_SHAPE_PATHS, resolve_shape
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 MARKER_CHANNELS = ("shape", "fill", "stroke", "size", "strokeWidth")
@@ -151,8 +151,8 @@ def test_extra_shapes_are_area_normalised_paths_in_output(tmp_path):
 def test_seed_flops_every_extra_shape_resolves():
     compiled = example("seed_flops")
     layer = marker_layer(compiled.vega_lite)
-    assert scale(layer, "shape")["range"][1] == EXTRA_SHAPE_PATHS["x"]
-    assert scale(layer, "shape")["range"][2] == EXTRA_SHAPE_PATHS["plus"]
+    assert scale(layer, "shape")["range"][1] == LINE_SHAPE_PATHS["x"]
+    assert scale(layer, "shape")["range"][2] == LINE_SHAPE_PATHS["plus"]
     assert scale(layer, "shape")["domain"][0] == "finch"
 
 

@@ -218,9 +218,13 @@ def test_flops_marker_per_model(flops):
     compiled, svg = flops
     shapes = scale_map(compiled.vega_lite, "shape")
     fills = scale_map(compiled.vega_lite, "fill")
+    strokes = scale_map(compiled.vega_lite, "stroke")
     for model, (shape, colour, _, _) in FLOPS.items():
         assert shapes[model] == resolve_shape(shape), model
-        assert colour_name(fills[model]) == colour, model
+        # matplotlib's thin `x` and `+` are drawn by their stroke alone: no fill
+        drawn = strokes[model] if fills[model] == "transparent" else fills[model]
+        assert colour_name(drawn) == colour, model
+        assert (fills[model] == "transparent") == (shape in ("x", "plus")), model
     assert resolve_shape("x") != resolve_shape("plus")  # eagle's diagonal cross is not pythia's plus
     assert legend_labels(svg) == list(FLOPS)
 

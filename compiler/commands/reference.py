@@ -70,13 +70,18 @@ def _methods_markdown(reference: _Reference) -> str:
 def _shapes_markdown() -> str:
     """The marker shapes section: every registered shape, its aliases and what Vega draws."""
     lines = [f"{HEADING} Marker shapes", "",
-             "Every `shape` a marker style, a point mark or a shape channel's `value` takes. An outline is an "
+             "Every `shape` a marker style, a point mark or a shape channel's `value` and `range` take. An outline is an "
              "SVG path scaled to the area of Vega's circle, so every one covers the same pixels at one `size`.",
              "", "| Shape | Aliases | Drawn as |", "| --- | --- | --- |"]
     for name, shape in registered_shapes().items():
         aliases = " ".join(f"`{a}`" for a in shape.aliases) or "—"
-        drawn = "an equal-area outline" if shape.outline is not None else f"Vega's `{shape.symbol}`"
-        if not shape.filled:
+        if shape.strokes is not None:
+            drawn = "thin lines, unfilled (a matplotlib line marker)"
+        elif shape.outline is not None:
+            drawn = "an equal-area outline" if shape.area == 1 else f"an outline at {shape.area:g} of the circle's area"
+        else:
+            drawn = f"Vega's `{shape.symbol}`"
+        if not shape.filled and shape.strokes is None:
             drawn += " (a line: needs `filled: false`)"
         lines.append(f"| `{name}` | {_cell(aliases)} | {drawn} |")
     return "\n".join(lines) + "\n"

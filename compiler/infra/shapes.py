@@ -25,11 +25,21 @@ Consequences worth knowing:
   area 2. So paths reach past it: hexagon 1.10, plus 1.11, star 1.46,
   triangles 1.35 (1.56 for the centroid-centred ``triangle``), thin diamond
   1.62. Vega bounds and lays out legends by the drawn path, so nothing clips.
-* ``plus`` and ``x`` are filled thick crosses (Vega's cross proportions), not
-  strokes: a stroked line has no fill, so it would ignore ``color`` and its
-  area would depend on the stroke width rather than on ``size``.
-* ``cross`` draws the same path as ``plus`` (Vega's cross is a plus) so the
-  two spellings never differ in size.
+* matplotlib's line markers (``x``, ``plus``, ``vline``, ``hline`` and the
+  ``tri-*`` spokes: letters ``x + | _ 1 2 3 4``) are strokes, as there: thin
+  lines stay apart at small sizes where two fat crosses look alike. A line has
+  no area, so these are sized as matplotlib sizes them, in the -1..1 box of
+  the circle's diameter: the plus, the lines and the spokes end on the
+  circle's edge, the ``x`` on the box's corners. They are drawn with no fill
+  (``Shape.filled`` False:
+  the mark, the legend and `markers` give them ``filled: false``), so their
+  ``color`` is their stroke.
+* ``x-filled`` and ``plus-filled`` (``X``, ``P``) are the filled thick crosses
+  (Vega's cross proportions), area-normalised like every filled shape;
+  ``cross`` draws the same path as ``plus-filled`` (Vega's cross is a filled
+  plus) so the two spellings never differ in size.
+* ``point`` (``.``) is the one filled shape not at the circle's area: it is
+  matplotlib's point, the circle at half the diameter (a quarter of the area).
 * ``stroke``, ``arrow`` and ``wedge`` stay Vega's own: they are line and
   direction glyphs meant to be rotated with ``angle``, and blowing them up to
   a circle's area would destroy what makes them readable. A filled ``stroke``
@@ -62,6 +72,12 @@ STAR_INNER_RATIO = 0.5
 
 # matplotlib's thin diamond ("d") is 0.6 times as wide as it is high.
 THIN_DIAMOND_WIDTH = 0.6
+
+# matplotlib's point (".") is the circle at half the diameter: its area over the circle's.
+POINT_AREA_RATIO = 0.25
+
+# Corners of the polygon that draws the point: round at the few pixels it covers.
+POINT_CORNERS = 24
 
 Point = tuple[float, float]
 
@@ -126,6 +142,22 @@ def _path(points: list[Point]) -> str:
     return "M" + "L".join(coords) + "Z"
 
 
+def _spokes(angles: tuple[float, ...]) -> list[list[Point]]:
+    """Lines from the centre to the circle's edge, at `angles` degrees (0 = up, clockwise)."""
+    return [[(0.0, 0.0), (math.sin(math.radians(a)), -math.cos(math.radians(a)))] for a in angles]
+
+
+def _through(angles: tuple[float, ...]) -> list[list[Point]]:
+    """Diameters of the unit circle, at `angles` degrees (0 = vertical, clockwise)."""
+    return [[(-math.sin(math.radians(a)), math.cos(math.radians(a))),
+             (math.sin(math.radians(a)), -math.cos(math.radians(a)))] for a in angles]
+
+
+def _lines(strokes: list[list[Point]]) -> str:
+    """An open SVG path, one ``M x,y L x,y`` per stroke."""
+    return "".join("M" + "L".join(f"{_number(x)},{_number(y)}" for x, y in stroke) for stroke in strokes)
+
+
 def _square() -> list[Point]:
     return [(-1, -1), (1, -1), (1, 1), (-1, 1)]
 
@@ -140,12 +172,14 @@ def _diamond(width: float = 1.0) -> list[Point]:
 class Shape:
     """A marker shape: the names users write and what Vega draws.
 
-    Exactly one of ``outline`` and ``symbol``: an outline is a polygon
-    (`Point`s in SVG orientation, centred on the data point) that becomes an
-    SVG path scaled to the area of Vega's circle, so every such shape covers
-    the same pixels at the same `size`; a symbol is one of Vega's own,
-    drawn as Vega draws it. ``filled`` is False for a glyph that is only a
-    line (it needs ``filled: false`` to show).
+    Exactly one of ``outline``, ``strokes`` and ``symbol``: an outline is a
+    polygon (`Point`s in SVG orientation, centred on the data point) that
+    becomes an SVG path scaled to ``area`` times the area of Vega's circle, so
+    every such shape covers the same pixels at the same `size`; strokes are
+    open lines in path units, drawn as written (a line marker, sized by its
+    reach); a symbol is one of Vega's own, drawn as Vega draws it.
+    ``filled`` is False for a glyph that is only a line (it needs
+    ``filled: false`` to show); shapes given by strokes always are.
     """
 
     name: str
@@ -153,10 +187,17 @@ class Shape:
     outline: Callable[[], list[Point]] | None = None
     symbol: str | None = None
     filled: bool = True
+    strokes: Callable[[], list[list[Point]]] | None = None
+    area: float = 1.0
 
     def value(self) -> str:
-        """What Vega-Lite's ``shape`` takes: the symbol's name, or the equal-area SVG path."""
-        return self.symbol if self.outline is None else _path(_equal_area(self.outline()))
+        """What Vega-Lite's ``shape`` takes: the symbol's name, the equal-area SVG path, or the strokes' path."""
+        if self.strokes is not None:
+            return _lines(self.strokes())
+        if self.outline is None:
+            return self.symbol
+        k = math.sqrt(self.area)
+        return _path([(x * k, y * k) for x, y in _equal_area(self.outline())])
 
 
 @dataclass
@@ -176,11 +217,13 @@ def register_shape(shape: Shape) -> Shape:
         The shape.
 
     Raises:
-        ValueError: an outline and a symbol both or neither, or a name or
-            alias that already names another shape.
+        ValueError: not exactly one of an outline, strokes and a symbol,
+            filled strokes, or a name or alias that already names another shape.
     """
-    if (shape.outline is None) == (shape.symbol is None):
-        raise ValueError(f"shape {shape.name!r}: give an outline or a Vega symbol")
+    if sum(given is not None for given in (shape.outline, shape.strokes, shape.symbol)) != 1:
+        raise ValueError(f"shape {shape.name!r}: give an outline, strokes or a Vega symbol")
+    if shape.strokes is not None and shape.filled:
+        raise ValueError(f"shape {shape.name!r}: strokes have no fill (filled=False)")
     others = {spelling: other.name for other in _REGISTRY.shapes.values() if other.name != shape.name
               for spelling in (other.name, *other.aliases)}
     clash = [spelling for spelling in (shape.name, *shape.aliases) if spelling in others]
@@ -220,6 +263,7 @@ def _aliases() -> dict[str, str]:
 # then Vega's line and direction glyphs. Aliases are matplotlib's letters.
 
 register_shape(Shape("circle", ("o",), symbol="circle"))
+register_shape(Shape("point", (".",), outline=lambda: _regular(POINT_CORNERS), area=POINT_AREA_RATIO))
 register_shape(Shape("square", ("s",), outline=_square))
 register_shape(Shape("diamond", ("D",), outline=_diamond))
 register_shape(Shape("thin-diamond", ("d",), outline=lambda: _diamond(THIN_DIAMOND_WIDTH)))
@@ -228,24 +272,36 @@ register_shape(Shape("triangle-down", ("v",), outline=lambda: _rotate(_triangle_
 register_shape(Shape("triangle-left", ("<",), outline=lambda: _rotate(_triangle_up(), 270)))
 register_shape(Shape("triangle-right", (">",), outline=lambda: _rotate(_triangle_up(), 90)))
 register_shape(Shape("triangle", outline=_triangle_centroid))
-register_shape(Shape("plus", ("+",), outline=_plus))
+register_shape(Shape("plus", ("+",), strokes=lambda: _through((0, 90)), filled=False))
+register_shape(Shape("plus-filled", ("P",), outline=_plus))
 register_shape(Shape("cross", outline=_plus))
-register_shape(Shape("x", ("x",), outline=lambda: _rotate(_plus(), 45)))
+register_shape(Shape("x", ("x",), strokes=lambda: [[(-1, -1), (1, 1)], [(-1, 1), (1, -1)]], filled=False))
+register_shape(Shape("x-filled", ("X",), outline=lambda: _rotate(_plus(), 45)))
 register_shape(Shape("star", ("*",), outline=lambda: _regular(5, inner=STAR_INNER_RATIO)))
 register_shape(Shape("pentagon", ("p",), outline=lambda: _regular(5)))
-register_shape(Shape("hexagon", ("h", "H"), outline=lambda: _regular(6)))
+register_shape(Shape("hexagon", ("h",), outline=lambda: _regular(6)))
+register_shape(Shape("hexagon-flat", ("H",), outline=lambda: _regular(6, start=-60)))
+register_shape(Shape("octagon", ("8",), outline=lambda: _regular(8, start=-67.5)))
+register_shape(Shape("vline", ("|",), strokes=lambda: _through((0,)), filled=False))
+register_shape(Shape("hline", ("_",), strokes=lambda: _through((90,)), filled=False))
+register_shape(Shape("tri-down", ("1",), strokes=lambda: _spokes((180, 300, 60)), filled=False))
+register_shape(Shape("tri-up", ("2",), strokes=lambda: _spokes((0, 120, 240)), filled=False))
+register_shape(Shape("tri-left", ("3",), strokes=lambda: _spokes((270, 30, 150)), filled=False))
+register_shape(Shape("tri-right", ("4",), strokes=lambda: _spokes((90, 210, 330)), filled=False))
 register_shape(Shape("stroke", symbol="stroke", filled=False))
 register_shape(Shape("arrow", symbol="arrow"))
 register_shape(Shape("wedge", symbol="wedge"))
 
 # The built-in vocabulary as chartc starts (what is registered later is in
 # `registered_shapes`, which `resolve_shape` reads): every canonical name,
-# matplotlib's letters, the equal-area path of every shape not drawn by
-# Vega's own symbol of that name, and what Vega-Lite's `shape` takes.
+# matplotlib's letters, the equal-area path of every outline, the open path
+# of every line marker, and what Vega-Lite's `shape` takes.
 SHAPE_NAMES: tuple[str, ...] = tuple(_REGISTRY.shapes)
 SHAPE_ALIASES: dict[str, str] = _aliases()
 EXTRA_SHAPE_PATHS: dict[str, str] = {
     shape.name: _REGISTRY.values[shape.name] for shape in _REGISTRY.shapes.values() if shape.outline is not None}
+LINE_SHAPE_PATHS: dict[str, str] = {
+    shape.name: _REGISTRY.values[shape.name] for shape in _REGISTRY.shapes.values() if shape.strokes is not None}
 SHAPE_VALUES: dict[str, str] = dict(_REGISTRY.values)
 
 
@@ -257,6 +313,20 @@ def shape_choices() -> tuple[str, ...]:
         matplotlib letters), without duplicates (``x`` is both).
     """
     return tuple(dict.fromkeys((*_REGISTRY.shapes, *_aliases())))
+
+
+def shape_filled(name: str) -> bool:
+    """Whether a shape is drawn filled by default: False for line markers (`x`, `+`, ...), which only a stroke shows.
+
+    Args:
+        name: A name or alias `resolve_shape` accepts.
+
+    Returns:
+        The registered shape's ``filled`` (True for a name it does not know:
+        `resolve_shape` refuses that one).
+    """
+    shape = _REGISTRY.shapes.get(_aliases().get(name, name)) if isinstance(name, str) else None
+    return True if shape is None else shape.filled
 
 
 def resolve_shape(name: str) -> str:
@@ -294,7 +364,13 @@ def shape_schema(base: dict[str, Any]) -> dict[str, Any]:
     """
     letters = " ".join(_aliases())
     unscaled = [s.name for s in _REGISTRY.shapes.values() if s.symbol is not None and s.symbol != "circle"]
+    smaller = [s.name for s in _REGISTRY.shapes.values() if s.outline is not None and s.area != 1]
+    lines = [s.name for s in _REGISTRY.shapes.values() if s.strokes is not None]
+    exceptions = [f"Vega's own {', '.join(f'`{n}`' for n in unscaled)}"] if unscaled else []
+    exceptions += [f"the smaller {', '.join(f'`{n}`' for n in smaller)}"] if smaller else []
     text = ("Marker shape: one of the registered shapes (see the examples) or a matplotlib letter "
             f"(`{letters}`). Every shape covers the area of a circle of the same `size`"
-            + (f", but Vega's own {', '.join(f'`{n}`' for n in unscaled)}" if unscaled else "") + ".")
+            + (f", but {' and '.join(exceptions)}" if exceptions else "") + "."
+            + (f" The line markers {', '.join(f'`{n}`' for n in lines)} are thin unfilled strokes "
+               "as matplotlib draws them." if lines else ""))
     return {**base, "description": text, "markdownDescription": text, "examples": list(_REGISTRY.shapes)}

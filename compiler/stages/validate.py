@@ -253,7 +253,7 @@ def _check_mark(mark, path, doc: Document) -> list[SpecError]:
 
 
 def _shape_places(owner: dict):
-    """Where a chart or layer writes a marker shape: marker styles, the mark, a shape channel's constant."""
+    """Where a chart or layer writes a marker shape: marker styles, the mark, a shape channel's constant and range."""
     markers = owner.get("markers")
     if isinstance(markers, dict):
         styles = markers.get("styles")
@@ -261,6 +261,10 @@ def _shape_places(owner: dict):
         yield ("markers", "default", "shape")
     yield ("mark", "shape")
     yield ("encoding", "shape", "value")
+    channel = owner.get("encoding", {}).get("shape") if isinstance(owner.get("encoding"), dict) else None
+    scale = channel.get("scale") if isinstance(channel, dict) else None
+    shapes = scale.get("range") if isinstance(scale, dict) else None
+    yield from (("encoding", "shape", "scale", "range", i) for i in range(len(shapes) if isinstance(shapes, list) else 0))
 
 
 def _check_shapes(owner: dict, path, doc: Document) -> list[SpecError]:
@@ -273,7 +277,10 @@ def _check_shapes(owner: dict, path, doc: Document) -> list[SpecError]:
     for place in _shape_places(owner):
         node = owner
         for key in place:
-            node = node.get(key) if isinstance(node, dict) else None
+            if isinstance(node, list) and isinstance(key, int):  # a range item (indexed only where it is a list)
+                node = node[key]
+            else:
+                node = node.get(key) if isinstance(node, dict) else None
         if not isinstance(node, str):  # absent, or the schema's type error
             continue
         try:

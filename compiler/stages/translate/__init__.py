@@ -30,6 +30,7 @@ from pathlib import Path
 from ... import errors as msg
 from ...errors import SpecPath
 from ...infra.colors import resolve_color, resolve_free_form
+from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
 from ...ir.transforms import Aggregate, Calculate, Expression, Filter, Fold
@@ -275,6 +276,12 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None):
         mark["strokeDash"] = list(mark["strokeDash"])
     if "color" in mark:
         mark["color"] = resolve_color(mark["color"])
+    constant = layer.encoding.get("shape")
+    shape = mark.get("shape", constant.properties.get("value") if isinstance(constant, Channel) else None)
+    if kind == "point" and isinstance(shape, str) and not shape_filled(shape):
+        mark.setdefault("filled", False)  # a line marker (`x`, `+`): only its stroke shows
+    if isinstance(mark.get("shape"), str):  # the `markers` vocabulary: Vega reads an unknown name as a path
+        mark["shape"] = resolve_shape(mark["shape"])
     with emitting(layer.mark):
         view = getattr(alt.Chart(), f"mark_{kind}")(**mark)
     encodings = {}

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dataclass_field
 
 from ...infra.colors import resolve_color
-from ...infra.shapes import resolve_shape
+from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
 from ...trends.labels import format_trend_label
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
@@ -255,7 +255,9 @@ def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
     # Entries carry colours as the renderer draws them (`tab:blue` as hex): every layer reads them here.
     color = resolve_color(style.color or DEFAULT_COLORS[index % len(DEFAULT_COLORS)])
     edge = resolve_color(style.stroke) if style.stroke else color
-    filled = True if style.filled is None else style.filled
+    filled = style.filled
+    if filled is None:  # a line marker (`x`, `+`) is drawn by its stroke alone
+        filled = shape_filled(style.shape or DEFAULT_SHAPE) if kind == "marker" else True
     if kind == "marker":
         outline = style.strokeWidth if style.strokeWidth is not None else DEFAULT_OUTLINE[filled]
         if "line" in kinds:

@@ -17,6 +17,7 @@ import copy
 import json
 
 from ...infra.colors import resolve_color
+from ...infra.shapes import resolve_shape
 from ..data import channel_type
 
 __all__ = ["FORMAT_PRESETS", "POW10_EXPR", "CHANNEL_CLASSES", "apply_format", "channel_type", "deep_merge",
@@ -66,6 +67,8 @@ def translate_channel(channel: str, definition, types: dict, alt):
     cls = getattr(alt, CHANNEL_CLASSES[channel])
     if channel == "color":
         props = _resolve_channel_colors(props)
+    if channel == "shape":
+        props = _resolve_channel_shapes(props)
     if "value" in props:
         return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"])
     if "datum" in props:
@@ -107,6 +110,16 @@ def _resolve_channel_colors(props: dict) -> dict:
     scale = props.get("scale")
     if isinstance(scale, dict) and isinstance(scale.get("range"), list):
         props["scale"] = {**scale, "range": [resolve_color(c) if isinstance(c, str) else c for c in scale["range"]]}
+    return props
+
+
+def _resolve_channel_shapes(props: dict) -> dict:
+    """A shape channel's constant and scale range in the `markers` vocabulary (`x` is its path, not a missing symbol)."""
+    if isinstance(props.get("value"), str):
+        props["value"] = resolve_shape(props["value"])
+    scale = props.get("scale")
+    if isinstance(scale, dict) and isinstance(scale.get("range"), list):
+        props["scale"] = {**scale, "range": [resolve_shape(s) if isinstance(s, str) else s for s in scale["range"]]}
     return props
 
 
