@@ -167,7 +167,8 @@ encoding: {x: measure, y: total}
 def test_facet(compile_text):
     text = ROWS + "width: 100\nmark: point\nencoding: {x: n}\nfacet: {column: {field: name, title: null}, columns: 2}\n"
     vl = compile_text(text)
-    assert vl["facet"] == {"column": {"field": "name", "title": None, "type": "nominal"}}
+    # With `columns`, the one-field form Vega-Lite wraps (a `column` facet would stay one row).
+    assert vl["facet"] == {"field": "name", "title": None, "type": "nominal"}
     assert vl["columns"] == 2
     assert vl["spec"]["width"] == 100 and vl["spec"]["mark"] == {"type": "point"}
     assert "datasets" in vl and "data" in vl

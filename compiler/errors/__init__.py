@@ -338,3 +338,10 @@ __all__ = [
     "unsupported_yaml_version", "unsupported_yaml_version_hint", "vega_lite_invalid",
     "vega_lite_invalid_hint", "vega_lite_refused", "wrong_size", "wrong_type",
 ]
+
+# Facet wrap and pow10 labels (issue 18).
+from .check import (  # noqa: E402
+    facet_wrap_two_fields, facet_wrap_two_fields_hint, pow10_linear, pow10_linear_hint,
+)
+
+__all__ += ["facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint"]

@@ -199,3 +199,53 @@ def day_first_dates_hint() -> str:
 
 def expression_throws_hint() -> str:
     return "guard the value first, e.g. isValid(datum.x) ? datum.x.y : null"
+
+
+# --- facet wrap and pow10 labels (issue 18): what is drawn is what was declared ---
+
+@code("E461", hint="facet_wrap_two_fields_hint")
+def facet_wrap_two_fields() -> str:
+    """`facet.columns` with both `row` and `column`.
+
+    Only a facet by one field can wrap into rows of `columns` panels: with both a `row` and a `column`
+    field the grid already has one row per row value and one column per column value, and the
+    renderer would ignore `columns`.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding: {x: Horsepower, y: Miles_per_Gallon}
+        facet:
+          row: Origin
+          column: Cylinders
+          columns: 3
+    """
+    return "'columns' wraps a facet by one field, but this facet has both 'row' and 'column'"
+
+
+def facet_wrap_two_fields_hint() -> str:
+    return "remove 'columns' (the grid has a row per 'row' value), or facet by one field: column: FIELD, columns: N"
+
+
+@code("E462", hint="pow10_linear_hint")
+def pow10_linear(channel: str) -> str:
+    """`format: pow10` on an axis whose scale is not logarithmic.
+
+    `pow10` labels the exact powers of ten (10³, 10⁴, ...) and leaves every other tick blank. The
+    ticks of a linear scale (200, 400, 600, ...) are rarely powers of ten, so all labels but one
+    would be blank. Use it on a log scale, or write the numbers with `si` or a d3-format string.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        encoding:
+          x: Horsepower
+          y:
+            field: Weight_in_lbs
+            axis: {format: pow10}
+    """
+    return f"format 'pow10' labels only powers of ten, but the {channel} scale is linear: its ticks would be blank"
+
+
+def pow10_linear_hint() -> str:
+    return "add scale: {type: log} to this channel, or use format: si or a d3-format string such as '.2e'"

@@ -6,6 +6,8 @@
   the data lacks at that point (`data.FieldFlow`: each transform's
   `fields_after`), including the fields an expression reads, at their
   column in the expression;
+- a facet `columns` with both `row` and `column` (only one field wraps), and
+  `format: pow10` on an x or y axis no layer makes logarithmic;
 - with the rows (`data.DataFlow`, the interpreter's output): a log scale
   over values that are zero or negative, date text a temporal channel cannot
   place (both on the rows the layer draws), marker categories without a
@@ -62,9 +64,34 @@ def check_chart(chart: Chart, fields: FieldFlow, data: DataFlow | None = None) -
         _check_layer(layer, fields.layers[index], rows, data, chart.data, need, problems)
     for channel in (chart.facet.channels() if chart.facet is not None else ()):
         need(channel.field, fields.shared, channel, *channel.field_at())
+    if chart.facet is not None and chart.facet.columns is not None and len(chart.facet.channels()) > 1:
+        problems.append(chart.facet.error(msg.facet_wrap_two_fields(), "columns", stage=STAGE,
+                                          hint=msg.facet_wrap_two_fields_hint()))
+    problems.extend(_check_pow10(chart))
     if data is not None:
         problems.extend(_thrown(data))
     return sorted(problems, key=lambda p: (p.location.line, p.location.column) if p.location else (0, 0))
+
+
+def _check_pow10(chart: Chart) -> list[SpecError]:
+    """`format: pow10` on an x or y axis whose scale no layer makes logarithmic.
+
+    Its labels show only exact powers of ten, so a linear axis would draw all
+    but one blank. Layers share the x and y scales: a log scale declared on
+    any layer's channel makes the whole axis logarithmic.
+    """
+    problems = []
+    for name in ("x", "y"):
+        channels = [layer.encoding.get(name) for layer in chart.layers]
+        channels = [c for c in channels if isinstance(c, Channel)]
+        if any((c.get("scale") or {}).get("type") == "log" for c in channels):
+            continue
+        for channel in channels:
+            axis = channel.get("axis")
+            if axis is not None and axis.get("format") == "pow10":
+                problems.append(channel.error(msg.pow10_linear(name), "axis", "format", stage=STAGE,
+                                              hint=msg.pow10_linear_hint()))
+    return problems
 
 
 def _check_layer(layer: Layer, fields: dict, rows: Rows | None, data: DataFlow | None, source: DataSource,

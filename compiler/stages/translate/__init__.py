@@ -171,6 +171,8 @@ def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_t
         origins.record(("facet",), chart.facet)
         for channel in chart.facet.channels():
             origins.record(("facet", channel.name), channel)
+        if chart.facet.columns is not None and len(chart.facet.channels()) == 1:
+            origins.record(("facet",), chart.facet.channels()[0])  # wrapped: the channel is the facet itself
         origins.record(("columns",), chart.facet, "columns")
     offset = 1 if faceted_trends else 0
     for index, layer in enumerate(sources):
@@ -354,8 +356,13 @@ def _decorate(view, chart: Chart, data, alt, types: dict | None = None):
                 facet_args[channel.name] = getattr(alt, channel.name.capitalize())(**props)
         if chart.width is not None or chart.height is not None:
             view = view.properties(**_size(chart))
-        columns = chart.facet.columns if chart.facet.columns is not None else alt.Undefined
-        view = view.facet(data=data, columns=columns, **facet_args)
+        if chart.facet.columns is not None and len(facet_args) == 1:
+            # Vega-Lite wraps only a facet by one field ({field, columns}); a
+            # `column` or `row` channel with `columns` would stay one line of panels.
+            (wrapped,) = (alt.Facet(**channel.to_dict(validate=False)) for channel in facet_args.values())
+            view = view.facet(wrapped, data=data, columns=chart.facet.columns)
+        else:
+            view = view.facet(data=data, **facet_args)
     else:
         view = view.properties(**_size(chart))
     if chart.title is not None:

@@ -240,12 +240,25 @@ def _fill_in(first: MarkerStyle, later: MarkerStyle) -> MarkerStyle:
 
 def _trend_style(layer: Layer, line, styles: dict) -> MarkerStyle:
     """A trend line's look, from its `style`; a per-group line without a colour
-    takes its group's marker colour, so line and points match."""
+    takes its group's marker colour, so line and points match.
+
+    A group no marker map colours gets none here: its entry then takes the
+    category palette's colour of its place (`_entry`), so each group's line
+    and legend swatch differ rather than all being gray.
+    """
     style = layer.trend.style
     color = style.get("color")
-    if color is None and line.group is not None and category_key(line.group) in styles:
-        color = styles[category_key(line.group)].color
-    return MarkerStyle(color=color or TREND_COLOR, dash=tuple(style["dash"]) if "dash" in style else None,
+    if color is None and line.group is not None:
+        group = category_key(line.group)
+        if group not in styles:
+            color = None
+        elif styles[group].color is not None:
+            color = styles[group].color
+        else:  # a marker map that styles the group's shape only: its points take the palette's colour
+            color = DEFAULT_COLORS[list(styles).index(group) % len(DEFAULT_COLORS)]
+    elif color is None:
+        color = TREND_COLOR
+    return MarkerStyle(color=color, dash=tuple(style["dash"]) if "dash" in style else None,
                        width=style.get("width"), opacity=style.get("opacity"))
 
 
