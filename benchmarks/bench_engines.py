@@ -296,7 +296,7 @@ SMALL = {
 
 # A small chart's whole cold compile today, and the same with DuckDB reading its CSV first: the cost
 # the engine would add to `chartc compile` if it were imported for every chart.
-SEED_SPEC, SEED_DATA = "specs/seed_pretraining.yaml", "data/attention_variants.csv"
+SEED_SPEC, SEED_DATA = "specs/seed_pretraining.yaml", "specs/data/attention_variants.csv"
 COMPILE = ("import sys\n{engine}sys.argv = ['chartc', 'compile', sys.argv[1], '-o', sys.argv[2]]\n"
            "from chartc.commands.cli import run\nrun()\n")
 WITH_DUCKDB = f"import duckdb\nduckdb.sql(\"SELECT * FROM read_csv_auto('{SEED_DATA}')\").fetchall()\n"
