@@ -28,6 +28,7 @@ import dataclasses
 from .. import errors as msg
 from ..ir.nodes import Chart, Layer, freeze
 from .data import DataFlow, Rows
+from .data.vega import COMPOSITE_MARKS
 
 STAGE = "check"
 MAX_MARKS = 200_000
@@ -36,7 +37,6 @@ ARIA_MARKS = 10_000
 # thousand of them exhaust the renderer long before the marks do.
 MAX_FACET_PANELS = 400
 # Marks that summarise their rows: one mark per group, whatever the rows.
-AGGREGATING_MARKS = frozenset({"boxplot", "errorbar", "errorband"})
 DEFAULT_MAXBINS = 10  # Vega-Lite's
 
 
@@ -116,7 +116,7 @@ def _sets_aria(config) -> bool:
 
 
 def _aggregates(layer: Layer) -> bool:
-    if layer.mark.type in AGGREGATING_MARKS:
+    if layer.mark.type in COMPOSITE_MARKS:
         return True
     return any(channel.aggregate or channel.get("bin") for channel in layer.encoding.each())
 

@@ -27,6 +27,7 @@ from typing import Any
 from .. import errors as msg
 from ..errors import SpecError
 from ..infra.table import Table, to_number
+from ..ir.expressions.d3format import FORMAT_SPECIFIER
 from ..ir.nodes import Chart, FreeForm
 from ..ir.source import Node
 from ..ir.transforms import Expression
@@ -372,10 +373,6 @@ def _bin_count(channel: dict, table: Table | None) -> float | None:
     return float(max(values) - min(values)) / step
 
 
-# d3-format's own specifier grammar: anything else throws "invalid format" while rendering.
-D3_NUMBER_FORMAT = re.compile(r"^(?:(.)?([<>=^]))?([+\-( ])?([$#])?(0)?(\d+)?(,)?(\.\d+)?(~)?([a-z%])?$", re.I)
-
-
 def _bad_number_formats(vega_lite: dict):
     """(path, format) of every number format (on a quantitative channel) d3-format cannot read."""
     for path, value in _entries(vega_lite):
@@ -387,7 +384,7 @@ def _bad_number_formats(vega_lite: dict):
             node = value
             for key in where:
                 node = node.get(key) if isinstance(node, dict) else None
-            if isinstance(node, str) and not D3_NUMBER_FORMAT.match(node):
+            if isinstance(node, str) and not FORMAT_SPECIFIER.fullmatch(node):
                 yield path + where, node
 
 
@@ -405,7 +402,7 @@ def _oversized_number_formats(vega_lite: dict):
         if isinstance(owner, dict) and (owner.get("type") == "temporal" or "timeUnit" in owner
                                         or owner.get("formatType") in ("time", "utc")):
             continue
-        match = D3_NUMBER_FORMAT.match(value)
+        match = FORMAT_SPECIFIER.fullmatch(value)  # anything else throws "invalid format" while rendering
         if match is None:
             continue
         width, precision = match.group(6), (match.group(8) or "")[1:]

@@ -180,7 +180,8 @@ _FORMAT_TYPES: dict[str, Callable[[float, int], str]] = {
     "X": lambda x, p: _format_integer(x, 16).upper(),
     "x": lambda x, p: _format_integer(x, 16),
 }
-_FORMAT_SPECIFIER = re.compile(
+# d3-format's specifier grammar (formatSpecifier.js); public: the verify stage checks formats with it.
+FORMAT_SPECIFIER = re.compile(
     r"(?:([^\n\r\u2028\u2029])?([<>=^]))?([+\-( ])?([$#])?(0)?([0-9]+)?(,)?(\.[0-9]+)?(~)?([a-zA-Z%])?")
 
 
@@ -234,7 +235,7 @@ def d3_format(value: object, specifier: str) -> str:
         Unsupported: NaN or an infinity with an SI prefix ("s").
     """
     units = to_units(specifier)
-    match = _FORMAT_SPECIFIER.fullmatch(units)
+    match = FORMAT_SPECIFIER.fullmatch(units)
     if not match:
         raise Throw(f"Error: invalid format: {specifier}")
     fill, align, sign, symbol, zero, width, comma, precision, trim, kind = match.groups()

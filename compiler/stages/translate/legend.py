@@ -31,7 +31,6 @@ from dataclasses import dataclass, field as dataclass_field
 from ...infra.colors import resolve_color
 from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
-from ...trends.labels import format_trend_label
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                        DEFAULT_SIZE, category_key, layer_categories, mark_kind, merge_style)
 from .vega import expression_string
@@ -101,10 +100,7 @@ class LegendPlan:
         Returns:
             The value trend rows carry in `field`.
         """
-        template = self.trend_labels.get(tuple(layer_path))
-        if template is None:
-            return None
-        return format_trend_label(template, line)
+        return line.label if tuple(layer_path) in self.trend_labels else None  # formatted by the fit stage
 
     def trend_encodings(self, layer_path, alt) -> dict:
         """Channel -> Altair encoding for a trend layer's line chart.
@@ -216,7 +212,7 @@ def plan_legend(chart: Chart, table, fits: dict) -> LegendPlan | None:
                     styles[key] = style
         elif layer.trend is not None and layer.trend.label is not None:
             for line in fits.get(layer.path, []):
-                text = format_trend_label(layer.trend.label, line)
+                text = line.label  # the fit stage formatted it
                 trend_labels[layer.path] = layer.trend.label
                 if text not in entries:
                     entries[text] = {"value": text, "kinds": {"trend"}}
