@@ -190,7 +190,7 @@ from .check import (  # noqa: E402  (after the types: the messages are re-export
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
     field_dropped_hint, field_hint, field_not_found, known_shapes, log_scale_hint, log_scale_non_positive,
     marker_absent, marker_unstyled, marker_unstyled_hint, not_dates, not_dates_hint, unknown_shape,
-    unknown_type_for,
+    facet_wrap_two_fields, facet_wrap_two_fields_hint, pow10_linear, pow10_linear_hint,
 )
 from .limits import (  # noqa: E402  (after the types: the messages are re-exported)
     too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
@@ -333,15 +333,9 @@ __all__ = [
     "trend_too_few_x", "trend_too_few_x_hint", "trend_unknown_method", "trend_unknown_scale",
     "trend_unknown_space", "trend_window", "trend_window_hint", "trend_x_span_subnormal",
     "trend_x_span_subnormal_hint", "undefined_alias", "undefined_alias_hint", "unknown_code", "unknown_key",
-    "unknown_shape", "unknown_type_for", "unsafe_font", "unsafe_font_hint", "unsafe_text", "unsafe_text_hint",
+    "unknown_shape", "unsafe_font", "unsafe_font_hint", "unsafe_text", "unsafe_text_hint",
     "unscaled_colors", "unscaled_colors_hint", "unsupported_tag", "unsupported_tag_hint",
     "unsupported_yaml_version", "unsupported_yaml_version_hint", "vega_lite_invalid",
     "vega_lite_invalid_hint", "vega_lite_refused", "wrong_size", "wrong_type",
+    "facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint",
 ]
-
-# Facet wrap and pow10 labels (issue 18).
-from .check import (  # noqa: E402
-    facet_wrap_two_fields, facet_wrap_two_fields_hint, pow10_linear, pow10_linear_hint,
-)
-
-__all__ += ["facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint"]

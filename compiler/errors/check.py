@@ -56,10 +56,6 @@ def log_scale_hint() -> str:
     return "filter those rows out, or use scale type 'symlog'"
 
 
-def unknown_type_for(field: str) -> str:
-    return f"cannot infer the type of {field!r}"
-
-
 @code("E457")
 def unknown_shape(name: object) -> str:
     """An unknown marker shape.

@@ -302,7 +302,6 @@ EXTRA_SHAPE_PATHS: dict[str, str] = {
     shape.name: _REGISTRY.values[shape.name] for shape in _REGISTRY.shapes.values() if shape.outline is not None}
 LINE_SHAPE_PATHS: dict[str, str] = {
     shape.name: _REGISTRY.values[shape.name] for shape in _REGISTRY.shapes.values() if shape.strokes is not None}
-SHAPE_VALUES: dict[str, str] = dict(_REGISTRY.values)
 
 
 def shape_choices() -> tuple[str, ...]:

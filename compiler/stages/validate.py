@@ -27,10 +27,6 @@ from ..trends.schema import trend_properties
 if TYPE_CHECKING:  # annotations only: checking a document needs no YAML loader
     from .load import Document
 
-JSON_TYPES = {
-    dict: "a mapping", list: "a list", str: "a string", bool: "true or false",
-    int: "a number", float: "a number", type(None): "null",
-}
 SCHEMA_TYPE_NAMES = {
     "object": "a mapping", "array": "a list", "string": "a string", "boolean": "true or false",
     "number": "a number", "integer": "a whole number", "null": "null",

@@ -127,7 +127,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     for index, layer in enumerate(chart.layers):
         if layer.trend is not None:
             with emitting(layer.trend):
-                charts = translate_trend(layer, fits.get(layer.path, []), alt, plan)
+                charts = translate_trend_layers(layer, fits.get(layer.path, []), alt, plan=plan)
             views.extend(charts)
             trend_views.extend(charts)
             sources.extend(layer for _ in charts)
@@ -298,14 +298,6 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None):
         with emitting(step):
             view = TRANSFORMS[type(step)](view, step, alt, types)
     return view
-
-
-def translate_trend(layer: Layer, lines, alt, plan=None) -> list:
-    """Fitted trend lines -> line (and band) layers over their own inline data.
-
-    A labelled trend joins the chart's legend through `plan`.
-    """
-    return translate_trend_layers(layer, lines, alt, plan=plan)
 
 
 # ------------------------------------------------------------------ one function per transform kind

@@ -160,21 +160,17 @@ def _declared_line_colors(layer: Layer, lines, style: dict, plan, legend_values)
     declared = layer.trend.style.get("color")
     if plan is not None and any(v is not None for v in legend_values):
         # The legend draws the lines; the band and annotations use its colours.
-        by_value = {_key(e.value): e for e in plan.entries}
-        return [_entry_color(by_value.get(_key(v))) or declared or style["color"]
+        by_value = {category_key(e.value): e for e in plan.entries}
+        return [_entry_color(by_value.get(category_key(v))) or declared or style["color"]
                 for v in legend_values]
     if declared is not None or layer.trend.by is None:
         return [style["color"]] * len(lines)
     if plan is not None:
-        by_value = {_key(e.value): e for e in plan.entries if e.kind != "trend"}
-        found = [_entry_color(by_value.get(_key(line.group))) for line in lines]
+        by_value = {category_key(e.value): e for e in plan.entries if e.kind != "trend"}
+        found = [_entry_color(by_value.get(category_key(line.group))) for line in lines]
         if all(found):
             return found
     return None
-
-
-def _key(value) -> str:
-    return category_key(value)
 
 
 def _entry_color(entry) -> str | None:
