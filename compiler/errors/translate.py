@@ -20,7 +20,9 @@ def vega_lite_invalid(reason: str) -> str:
     return f"the merged Vega-Lite is invalid: {reason}"
 
 
-def vega_lite_invalid_hint(vl_path: str) -> str:
+def vega_lite_invalid_hint(vl_path: str, suggestion: str | None = None) -> str:
+    if suggestion:  # a misspelled value: "did you mean 'point'?"
+        return f"{suggestion} Vega-Lite rejects this value (at {vl_path} in the compiled chart)"
     return f"Vega-Lite rejects this value (at {vl_path} in the compiled chart)"
 
 

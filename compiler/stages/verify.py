@@ -26,6 +26,7 @@ from typing import Any
 
 from .. import errors as msg
 from ..errors import SpecError
+from ..errors.text import VALUE_SYNONYMS
 from ..infra.table import Table, to_number
 from ..ir.expressions.d3format import FORMAT_SPECIFIER
 from ..ir.nodes import Chart, FreeForm
@@ -35,6 +36,7 @@ from ..render.export import compile_to_vega, renderer_reason
 from .data import MAX_SAFE_INTEGER
 from .translate import Translation, vega_lite_schema
 from .translate.fields import unescape_field
+from .validate import SCHEMA_TYPE_NAMES
 
 STAGE = "translate"
 
@@ -105,16 +107,58 @@ def _leaves(error):
 
 
 def vega_lite_problem(vega_lite: dict):
-    """The deepest Vega-Lite schema violation of a compiled chart, or None.
+    """The Vega-Lite schema violation of a compiled chart that says most about it, or None.
 
     Returns:
         A jsonschema ``ValidationError`` (its ``absolute_path`` is the path in
         the Vega-Lite), or None when the chart is valid.
     """
-    errors = list(_vega_lite_validator().iter_errors(_without_rows(vega_lite)))
-    if not errors:
-        return None
-    return max((leaf for error in errors for leaf in _leaves(error)), key=lambda e: len(e.absolute_path))
+    leaves = _vega_lite_leaves(vega_lite)
+    return _best_leaf(leaves) if leaves else None
+
+
+def _vega_lite_leaves(vega_lite: dict) -> list:
+    """Every leaf error of every Vega-Lite schema violation (an anyOf's branches each give theirs)."""
+    return [leaf for error in _vega_lite_validator().iter_errors(_without_rows(vega_lite)) for leaf in _leaves(error)]
+
+
+def _best_leaf(leaves: list):
+    """The leaf of the branch the value was meant for.
+
+    The deepest leaf wins: a branch that got further into the value is the
+    one meant. At one depth, a leaf naming allowed values (an enum or a
+    constant) goes first: `_describe_leaf` lists them with those of every
+    sibling branch, where a wrong type (`'scatter' is not of type 'object'`)
+    or the last branch's constant alone says nothing of what to write. Ties
+    keep the schema's order.
+    """
+    return max(leaves, key=lambda leaf: (len(leaf.absolute_path), leaf.validator in ("enum", "const")))
+
+
+def _describe_leaf(leaf, leaves: list) -> tuple[str, str | None]:
+    """The reason of a Vega-Lite schema violation, and a did-you-mean for a misspelled value.
+
+    An anyOf of constants (`mark` is one of the marks, or 'boxplot', or
+    'errorbar', ...) fails in every branch at once: the choices of all of them
+    are listed, never the last branch's alone.
+    """
+    if leaf.validator not in ("enum", "const"):
+        return _reason(leaf), None
+    here = [other for other in leaves if other.absolute_path == leaf.absolute_path]
+    constants: list = []
+    for other in here:
+        if other.validator in ("enum", "const"):
+            values = other.validator_value if other.validator == "enum" else [other.validator_value]
+            constants.extend(v for v in values if v not in constants)
+    types = [other.validator_value for other in here if other.validator == "type"]
+    types = list(dict.fromkeys(t for wanted in types for t in ([wanted] if isinstance(wanted, str) else wanted)))
+    instance = leaf.instance
+    words = [c for c in constants if isinstance(c, str)]
+    suggestion = msg.did_you_mean(instance, words, synonyms=VALUE_SYNONYMS) if isinstance(instance, str) else None
+    if types and len(constants) <= 3:  # `width: wide`: a number or 'container'
+        names = [repr(c) for c in constants] + [SCHEMA_TYPE_NAMES[t] for t in types if t in SCHEMA_TYPE_NAMES]
+        return msg.wrong_type(instance, names), suggestion
+    return msg.not_one_of(instance, constants), suggestion
 
 
 def check_vega_lite(translation: Translation, chart: Chart, table: Table | None = None) -> list[SpecError]:
@@ -158,10 +202,12 @@ def check_vega_lite(translation: Translation, chart: Chart, table: Table | None 
                      msg.number_format_too_large_hint(D3_MAX_WIDTH, D3_MAX_PRECISION))
     for vl_path, number in _big_integers(vega_lite):
         return error(msg.number_out_of_range(str(number)), vl_path, msg.integer_range_hint())
-    leaf = vega_lite_problem(vega_lite)
-    if leaf is not None:
-        return error(msg.vega_lite_invalid(_reason(leaf)), tuple(leaf.absolute_path),
-                     msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path)))
+    leaves = _vega_lite_leaves(vega_lite)
+    if leaves:
+        leaf = _best_leaf(leaves)
+        reason, suggestion = _describe_leaf(leaf, leaves)
+        return error(msg.vega_lite_invalid(reason), tuple(leaf.absolute_path),
+                     msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path), suggestion))
     reason = vega_compile_problem(vega_lite)
     if reason is not None:  # valid by the schema, yet Vega-Lite's compiler refuses it
         reason = _first_line(reason)
