@@ -185,6 +185,7 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     data_url_hint, empty_data, empty_data_hint, expression_throws, file_not_found, files_in_folder,
     rows_unknowable_parse_conflict, rows_unknowable_random, rows_unknowable_unparsed,
     rows_unknowable_unsupported,
+    data_path_outside_hint,
 )
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
@@ -338,4 +339,5 @@ __all__ = [
     "unsupported_yaml_version", "unsupported_yaml_version_hint", "vega_lite_invalid",
     "vega_lite_invalid_hint", "vega_lite_refused", "wrong_size", "wrong_type",
     "facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint",
+    "data_path_outside_hint",
 ]

@@ -92,12 +92,14 @@ def data_path_hint() -> str:
     return "keep data files inside the project, e.g. path: data/results.csv"
 
 
-@code("E405", hint="data_path_hint")
+@code("E405")
 def data_path_outside(path: str, root: str) -> str:
     """A data path leaving the project.
 
     The data path leaves the project folder (through `..` or a symbolic link). chartc reads data only
-    from inside the project, so a spec cannot read other files on the machine that builds it.
+    from inside the project, so a spec cannot read other files on the machine that builds it. The
+    project is the git work tree the spec is in (the folder holding `.git`), or the spec's own folder
+    when it is in none: a spec outside any repository reads only files beside it and below.
 
     Example:
         data: {path: ../../../outside.csv}
@@ -107,6 +109,13 @@ def data_path_outside(path: str, root: str) -> str:
           y: b
     """
     return f"data path {path!r} leaves the project folder {root!r}"
+
+
+def data_path_outside_hint(root: str, git: bool) -> str:
+    if git:
+        return f"the project is the git work tree the spec is in, {root}; move or copy the file inside it"
+    return (f"the spec is in no git work tree, so the project is the spec's own folder, {root}; move or copy "
+            "the file inside it, or run git init in a folder that holds both")
 
 
 @code("E406")

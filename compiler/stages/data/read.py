@@ -99,6 +99,11 @@ def project_root(spec_file: Path) -> Path:
     return folder
 
 
+def _in_git(root: Path) -> bool:
+    """Whether `project_root` found a git work tree (else the root is the spec's folder)."""
+    return (root / ".git").exists()
+
+
 def spec_file(data: DataSource) -> Path:
     """The spec file the data source was read from (its data paths are relative to its folder)."""
     return Path(data.source.file if data.source is not None else ".")
@@ -159,7 +164,7 @@ def data_file(data: DataSource) -> tuple[Path, str]:
     resolved = target.resolve()
     root = project_root(spec)
     if not resolved.is_relative_to(root):
-        raise fail(msg.data_path_outside(path, root.name), msg.data_path_hint())
+        raise fail(msg.data_path_outside(path, root.name), msg.data_path_outside_hint(str(root), _in_git(root)))
     if not resolved.exists():
         raise fail(msg.file_not_found(path), _nearby_files(path, target))
     if not resolved.is_file():
