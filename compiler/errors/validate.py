@@ -552,3 +552,56 @@ def constant_channel_with(prop: str, constant: str) -> str:
 
 def constant_channel_hint(constant: str) -> str:
     return f"keep either {constant!r} alone, or a 'field' with its settings"
+
+
+@code("E228")
+def extent_ci() -> str:
+    """A bootstrap confidence interval as an error bar's or band's extent.
+
+    Vega-Lite's `ci` extent is a bootstrap: it resamples the data at random on every render, so the
+    same spec would draw different bars each time, and chartc draws every chart the same on every build.
+    Use `stderr` (one standard error of the mean on each side; about a 68% interval), `stdev` or `iqr`,
+    or a trend layer with `band: 0.95` for an exact 95% confidence band of a fitted line.
+
+    Example:
+        data: {dataset: cars}
+        mark: {type: errorbar, extent: ci}
+        encoding:
+          x: Origin
+          y: Miles_per_Gallon
+    """
+    return "'ci' is left out: Vega-Lite's bootstrap interval is random and changes on every render"
+
+
+def extent_ci_hint() -> str:
+    return ("write extent: stderr for one standard error of the mean on each side, or stdev or iqr; for a 95% "
+            "confidence band of a fitted line, a trend layer with band: 0.95")
+
+
+@code("E229")
+def trend_extent_ci() -> str:
+    """A confidence interval written as a trend's extent.
+
+    A trend's `extent` is the x range its line covers (`data`, `axis` or `[min, max]`), not a confidence
+    interval: a confidence band of the fitted mean is `band: 0.95`, a prediction band `prediction: 0.95`.
+
+    Example:
+        data: {dataset: cars}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+        layers:
+          - mark: point
+          - trend: {method: linear, extent: ci}
+    """
+    return "a trend's extent is the x range its line covers ('data', 'axis' or [min, max]), not a confidence interval"
+
+
+def trend_extent_ci_hint() -> str:
+    return "for a confidence band write band: 0.95, for a prediction band prediction: 0.95"
+
+
+def condition_hint(channel: str) -> str:
+    return (f"chartc's channels have no conditions: compute a field with a calculate transform, e.g. "
+            f"calculate: \"datum.Horsepower > 150 ? 'high' : 'low'\", as: power, and encode it; or pass "
+            f"Vega-Lite's condition on with vega_lite: {{encoding: {{{channel}: {{condition: ...}}}}}}")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from .. import errors as msg
 from ..errors import SpecError, SpecWarning
+from ..errors.text import KEY_SYNONYMS, VALUE_SYNONYMS
 from ..infra import paths
 from ..infra.colors import free_form_problems, resolve_color
 from ..infra.shapes import resolve_shape, shape_schema, shapes_version
@@ -298,6 +299,7 @@ def _check_encoding(encoding, path, doc: Document) -> list[SpecError]:
     if not isinstance(encoding, dict):
         return []
     problems = []
+    known = _resolve({"$ref": "#/$defs/channel"}).get("properties", {})
     for channel, definition in encoding.items():
         items = definition if isinstance(definition, list) else [definition]
         for index, item in enumerate(items):
@@ -314,7 +316,7 @@ def _check_encoding(encoding, path, doc: Document) -> list[SpecError]:
                 problems.extend(
                     _error(msg.constant_channel_with(prop, constants[0]), where + (prop,), doc,
                            hint=msg.constant_channel_hint(constants[0]), key=True)
-                    for prop in item if prop != constants[0])
+                    for prop in item if prop != constants[0] and prop in known)  # an unknown key is E201 alone
     return problems
 
 
@@ -326,6 +328,9 @@ def _describe(error, doc: Document) -> list[SpecError]:
     """Reword one jsonschema error (descending into anyOf/oneOf) for people."""
     path = tuple(error.absolute_path)
     validator, value, instance = error.validator, error.validator_value, error.instance
+    refused = _refused_on_purpose(path, instance, doc)
+    if refused is not None:
+        return [refused]
     if validator in ("anyOf", "oneOf"):
         if path == ("data",) or (validator == "oneOf" and _is_data_choice(error)):
             return [_describe_data_sources(instance, path, doc)]
@@ -341,12 +346,13 @@ def _describe(error, doc: Document) -> list[SpecError]:
             return [_error(msg.unknown_key(k), path + (k,), doc, key=True) for k in extra]
         return [
             _error(msg.unknown_key(k), path + (k,), doc, key=True,
-                   hint=msg.did_you_mean(k, allowed) or _unknown_key_hint(k, path) or msg.allowed_keys(allowed))
+                   hint=msg.did_you_mean(k, allowed, synonyms=KEY_SYNONYMS) or _unknown_key_hint(k, path)
+                   or msg.allowed_keys(allowed))
             for k in extra
         ]
     if validator == "enum":
         choices = [v for v in value if v is not None and not isinstance(v, bool)]
-        hint = msg.did_you_mean(instance, choices) if isinstance(instance, str) else None
+        hint = msg.did_you_mean(instance, choices, synonyms=VALUE_SYNONYMS) if isinstance(instance, str) else None
         return [_error(msg.not_one_of(instance, value), path, doc, hint=hint)]
     if validator == "const":
         return [_error(msg.not_one_of(instance, [value]), path, doc)]
@@ -374,9 +380,20 @@ def _describe(error, doc: Document) -> list[SpecError]:
 
 
 def _unknown_key_hint(key: str, path: tuple) -> str | None:
-    """A hint for keys people bring from Vega-Lite: `encoding: {row: ...}`."""
+    """A hint for keys people bring from Vega-Lite: `encoding: {row: ...}`, a channel's `condition`."""
     if path and path[-1] == "encoding" and key in FACET_CHANNELS:
         return msg.facet_channel_hint("column" if key == "facet" else key)
+    if key == "condition" and len(path) >= 2 and path[-2] == "encoding":
+        return msg.condition_hint(str(path[-1]))
+    return None
+
+
+def _refused_on_purpose(path: tuple, instance, doc: Document) -> SpecError | None:
+    """A value chartc leaves out on purpose, said with why: the schema can only say it is not allowed."""
+    if instance == "ci" and path[-1:] == ("extent",):
+        if path[-2:-1] == ("trend",):  # a confidence band, taken for the line's x range
+            return _error(msg.trend_extent_ci(), path, doc, hint=msg.trend_extent_ci_hint())
+        return _error(msg.extent_ci(), path, doc, hint=msg.extent_ci_hint())
     return None
 
 
@@ -436,7 +453,8 @@ def _describe_choice(error, doc: Document) -> list[SpecError]:
     if (len(errors) == 1 and errors[0].validator in ("const", "enum") and len(branches) > 1
             and tuple(errors[0].absolute_path) == path and len(_choice_names([branches[best]])) <= 3):
         # `width: wide`: the string branch is a constant, so name every alternative.
-        hint = msg.did_you_mean(instance, _branch_constants(branches[best])) if isinstance(instance, str) else None
+        hint = (msg.did_you_mean(instance, _branch_constants(branches[best]), synonyms=VALUE_SYNONYMS)
+                if isinstance(instance, str) else None)
         return [_error(msg.wrong_type(instance, _choice_names(branches)), path, doc, hint=hint)]
     found: list[SpecError] = []
     for sub in errors:
