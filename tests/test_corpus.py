@@ -46,15 +46,7 @@ SOURCE_LINE = re.compile(r"# source: (?P<project>[^·]+) · (?P<example>[^·]+) 
 COMPILE_ARGS: tuple[str, ...] = ("compile",)
 
 # Corpus charts chartc draws other than declared, until the defect is fixed.
-CALCULATED_TEXT_IS_QUANTITATIVE = (
-    "every field a `calculate` adds is typed quantitative (ir/transforms.py: CALCULATED_TYPE) when the "
-    "channel gives no type, even when its values are text (a ternary of two strings): the colour scale "
-    "cannot place them, Vega-Lite drops every row as invalid and the chart is blank, with exit 0")
-DEFECTS = {
-    "alt_bar_chart_with_highlighted_bar": CALCULATED_TEXT_IS_QUANTITATIVE,
-    "alt_bar_chart_with_negatives": CALCULATED_TEXT_IS_QUANTITATIVE,
-    "alt_candlestick_chart": CALCULATED_TEXT_IS_QUANTITATIVE,
-}
+DEFECTS: dict[str, str] = {}
 LEGEND_LABEL_TRUNCATED = (
     "legend labels are cut at Vega's default labelLimit of 160 px: a trend label with its equation "
     "and R² is drawn as 'dist = -17.58 + 3.932 speed, R² = …'")

@@ -144,3 +144,29 @@ def test_pow10_on_a_log_axis_labels_the_powers_of_ten(tmp_path, scene):
     labels = [item["text"] for node in marks(scene(vl), "text") for item in node["items"]
               if isinstance(item.get("text"), str) and item["text"].startswith("10")]
     assert {"10¹", "10²", "10³", "10⁴", "10⁵"} <= set(labels)
+
+
+# ---------------------------------------------------------------- a calculated category
+
+
+def test_a_calculated_category_draws_every_row(tmp_path, scene):
+    # Typed quantitative, a ternary of two strings met a continuous colour scale and Vega-Lite dropped
+    # every bar: a blank chart, exit 0. Typed from its expression, each bar is drawn in its category's colour.
+    compiled = compile_text(tmp_path, """\
+        data:
+          values:
+            - {x: a, y: 3}
+            - {x: b, y: -2}
+            - {x: c, y: 1}
+        transform:
+          - {calculate: "datum.y > 0 ? 'gain' : 'loss'", as: sign}
+        mark: bar
+        encoding:
+          x: {field: x, type: nominal}
+          y: {field: y}
+          color: {field: sign}
+        """)
+    bars = [item for node in marks(scene(compiled.vega_lite), "rect", "mark") for item in node["items"]]
+    assert len(bars) == 3
+    fills = [bar["fill"] for bar in bars]
+    assert fills[0] == fills[2] != fills[1]

@@ -34,6 +34,7 @@ from chartc.infra.table import NUMBER, Table
 from chartc.ir import (Aggregate, AggregateOp, Calculate, Channel, Expression, Facet, FieldPredicate, Filter, Fold,
                        FreeForm, Layer, Legend, Mark, Markers, MarkerStyle, Trend)
 from chartc.ir import expressions as ex
+from chartc.ir.expressions.types import measurement
 from chartc.stages.check import check_chart
 from chartc.stages.data import flow_data, follow_fields, read_rows, scrub_table
 from chartc.stages.data import vega as vega_rules
@@ -954,3 +955,28 @@ def test_what_the_renderer_refuses_is_placed_at_the_text_it_names(project, text,
     problem = render_refusal(refused.value.reason, compiled.chart)
     assert placed(problem) == (*where, msg.render_refused('Unrecognized signal name: "x"'))
     assert (problem.location.file, problem.hint) == (str(spec), msg.render_refused_hint())
+
+
+# --- the type a calculated field takes, from its expression ------------------------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("datum.a > 0 ? 'up' : 'down'", "nominal"),      # the corpus' candlestick and highlighted bar
+    ("'k' + datum.a", "nominal"),                      # `+` with text concatenates
+    ("datum.a + datum.b", "quantitative"),
+    ("datum.a * 2", "quantitative"),
+    ("datum.a > 0", "nominal"),                        # a boolean is a category, as Altair types it
+    ("!datum.a", "nominal"),
+    ("datetime(2024, 0, 1)", "temporal"),
+    ("toDate(datum.s)", "temporal"),
+    ("year(datum.d)", "quantitative"),
+    ("upper(datum.s)", "nominal"),
+    ("datum.a > 0 ? datum.a : null", "quantitative"),  # a null branch takes the other's type
+    ("if(datum.a > 0, 'pos', 'neg')", "nominal"),
+    ("datum.a > 0 ? 'up' : 1", None),                  # branches disagree: the tree does not say
+    ("datum.s", "nominal"),
+    ("datum.unknown", None),
+])
+def test_calculated_field_types_follow_the_expression(text, expected):
+    fields = {"a": "quantitative", "b": "quantitative", "s": "nominal", "d": "temporal"}
+    assert measurement(ex.parse(text), fields) == expected
+

@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import expressions
+from .expressions.types import measurement
 from .source import Node
 
 Fields = dict  # field name -> measurement type ("quantitative", "nominal", "temporal", "ordinal")
 
-# What a field becomes when a transform makes it and nothing says more.
+# What a field becomes when a transform makes it and nothing says more (a calculated
+# field's expression usually says: `expressions.types.measurement`).
 CALCULATED_TYPE = "quantitative"
 AGGREGATED_TYPE = "quantitative"
 FOLD_KEY_TYPE = "nominal"
@@ -139,7 +141,8 @@ class Calculate(Transform):
         return tuple(FieldRead(read.name, ("calculate",), read.offset) for read in self.expression.reads())
 
     def fields_after(self, fields: Fields) -> Fields:
-        return {**fields, self.as_: CALCULATED_TYPE}
+        kind = measurement(self.expression.tree, fields) if self.expression.tree is not None else None
+        return {**fields, self.as_: kind or CALCULATED_TYPE}
 
     def makes(self) -> tuple[str, ...]:
         return (self.as_,)
