@@ -123,14 +123,15 @@ def emitting(node: Node, *child):
 
 def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> dict:
     table = data.drawn
-    text = _text_style(chart)
+    config = _config(chart, {})  # the theme's and the user's: how text will be drawn, how wide the plot is
+    text = _text_style(chart, config)
     plan = plan_legend(chart, table, fits, text)  # one legend across every layer
     views, trend_views, sources = [], [], []
     for index, layer in enumerate(chart.layers):
         if layer.trend is not None:
             with emitting(layer.trend):
                 charts = translate_trend_layers(layer, fits.get(layer.path, []), alt, plan=plan,
-                                                text=text, plot_width=_plot_width(chart))
+                                                text=text, plot_width=_plot_width(chart, config))
             views.extend(charts)
             trend_views.extend(charts)
             sources.extend(layer for _ in charts)
@@ -380,9 +381,8 @@ def _size(chart: Chart) -> dict:
 VEGA_THEME_KEYS = {"group": "view", "path": None, "shape": None, "symbol": None}
 
 
-def _text_style(chart: Chart) -> TextStyle:
+def _text_style(chart: Chart, config: dict) -> TextStyle:
     """How the chart's legend labels will be drawn: its theme, legend settings and config (the escape hatch's too)."""
-    config = _config(chart, {})
     override = resolve_free_form(chart.vega_lite.plain()).get("config")
     return label_style(deep_merge(config, override) if isinstance(override, dict) else config)
 
@@ -391,11 +391,11 @@ def _text_style(chart: Chart) -> TextStyle:
 CONTINUOUS_WIDTH = 300
 
 
-def _plot_width(chart: Chart) -> float:
-    """The plot's width in px, as a trend layer's x (continuous) lays it out."""
+def _plot_width(chart: Chart, config: dict) -> float:
+    """The plot's width in px, as a trend layer's x (continuous) lays it out (`container`: the default)."""
     if isinstance(chart.width, (int, float)) and not isinstance(chart.width, bool):
         return chart.width
-    view = _config(chart, {}).get("view")
+    view = config.get("view")
     width = view.get("continuousWidth") if isinstance(view, dict) else None
     return width if isinstance(width, (int, float)) and width > 0 else CONTINUOUS_WIDTH
 
