@@ -8,7 +8,8 @@ import math
 import pytest
 
 from chartc import compile_spec
-from chartc.stages.translate.vega import FORMAT_PRESETS, POW10_EXPR, apply_format, channel_type, deep_merge
+from chartc.stages.translate.vega import (FORMAT_PRESETS, LOG_LABEL_SEPARATION, POW10_EXPR, apply_format,
+                                          channel_type, deep_merge)
 from chartc.stages.translate import VEGA_THEME_KEYS
 from chartc.infra.jsonout import canonical_json
 
@@ -122,7 +123,8 @@ def test_format_presets():
 
 def test_pow10_axis(compile_text):
     text = ROWS + "mark: point\nencoding:\n  x: {field: n, scale: {type: log}, axis: {format: pow10}}\n"
-    assert view(compile_text(text))["encoding"]["x"]["axis"] == {"labelExpr": POW10_EXPR}
+    axis = {"labelExpr": POW10_EXPR, "labelSeparation": LOG_LABEL_SEPARATION}  # log labels kept apart
+    assert view(compile_text(text))["encoding"]["x"]["axis"] == axis
 
 
 # ------------------------------------------------------------------ layers, transforms, facet

@@ -37,7 +37,8 @@ from ...ir.transforms import Aggregate, Calculate, Expression, Filter, Fold
 from ...render.export import vega_themes
 from ..data import DataFlow, emitted_predicate
 from .fields import escape_fields
-from .legend import KIND_CHANNELS, legend_config, plan_legend
+from .legend import KIND_CHANNELS, legend_config, plan_legend, wrap_legend_labels
+from .text import TextStyle, label_style
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
 
@@ -122,12 +123,15 @@ def emitting(node: Node, *child):
 
 def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> dict:
     table = data.drawn
-    plan = plan_legend(chart, table, fits)  # one legend across every layer
+    config = _config(chart, {})  # the theme's and the user's: how text will be drawn, how wide the plot is
+    text = _text_style(chart, config)
+    plan = plan_legend(chart, table, fits, text)  # one legend across every layer
     views, trend_views, sources = [], [], []
     for index, layer in enumerate(chart.layers):
         if layer.trend is not None:
             with emitting(layer.trend):
-                charts = translate_trend_layers(layer, fits.get(layer.path, []), alt, plan=plan)
+                charts = translate_trend_layers(layer, fits.get(layer.path, []), alt, plan=plan,
+                                                text=text, plot_width=_plot_width(chart, config))
             views.extend(charts)
             trend_views.extend(charts)
             sources.extend(layer for _ in charts)
@@ -146,6 +150,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
         top.data = inline
     top = _decorate(top, chart, inline, alt, data.fields.shared)
     vega_lite = top.to_dict(validate=False)
+    wrap_legend_labels(vega_lite, table, text, plan.field if plan is not None else None)
     _record(origins, chart, sources, len(views), faceted_trends)
     for vl_path, name in escape_fields(vega_lite):  # before the override: that is the user's own Vega-Lite
         node, child = origins.place(vl_path)
@@ -374,6 +379,25 @@ def _size(chart: Chart) -> dict:
 # for. Vega's `group` marks are Vega-Lite's views (so ggplot2's grey panels show);
 # `path`, `shape` and `symbol` style marks that Vega-Lite always styles itself.
 VEGA_THEME_KEYS = {"group": "view", "path": None, "shape": None, "symbol": None}
+
+
+def _text_style(chart: Chart, config: dict) -> TextStyle:
+    """How the chart's legend labels will be drawn: its theme, legend settings and config (the escape hatch's too)."""
+    override = resolve_free_form(chart.vega_lite.plain()).get("config")
+    return label_style(deep_merge(config, override) if isinstance(override, dict) else config)
+
+
+# Vega-Lite's width of a plot with a continuous x scale (`config.view.continuousWidth`).
+CONTINUOUS_WIDTH = 300
+
+
+def _plot_width(chart: Chart, config: dict) -> float:
+    """The plot's width in px, as a trend layer's x (continuous) lays it out (`container`: the default)."""
+    if isinstance(chart.width, (int, float)) and not isinstance(chart.width, bool):
+        return chart.width
+    view = config.get("view")
+    width = view.get("continuousWidth") if isinstance(view, dict) else None
+    return width if isinstance(width, (int, float)) and width > 0 else CONTINUOUS_WIDTH
 
 
 def _config(chart: Chart, altair_config: dict) -> dict:

@@ -33,6 +33,7 @@ from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                        DEFAULT_SIZE, category_key, layer_categories, mark_kind, merge_style)
+from .text import TextStyle, text_width, wrap_text
 from .vega import expression_string
 
 # The field trend rows carry when no marker map names one.
@@ -59,6 +60,12 @@ CHANNEL_CLASSES = {
 INSIDE_POSITIONS = ("top-left", "top-right", "bottom-left", "bottom-right")
 INSIDE_LEGEND = {"fillColor": "rgba(255, 255, 255, 0.85)", "strokeColor": "#cccccc",
                  "cornerRadius": 3, "padding": 8}
+# Vega-Lite cuts a legend label at 160 px with "…" (`Trend (R²=0.…`). A label
+# is never cut: past that width the legend lifts the limit, and a label wider
+# than LABEL_WRAP_WIDTH is wrapped into lines, so the legend stays about as
+# wide as that (a 500-character label: 14 lines, the legend ~270 px wide).
+VEGA_LITE_LABEL_LIMIT = 160
+LABEL_WRAP_WIDTH = 240
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +96,7 @@ class LegendPlan:
     hidden: bool = False   # `legend.position: none`: draw the styles, no legend
     entries: list[LegendEntry] = dataclass_field(default_factory=list)
     trend_labels: dict = dataclass_field(default_factory=dict)   # trend layer path -> label template
+    text: TextStyle = dataclass_field(default_factory=TextStyle)  # how its labels are drawn
 
     def trend_value(self, layer_path, line) -> str | None:
         """The legend text of a fitted line, or None when it has no legend entry.
@@ -151,12 +159,22 @@ class LegendPlan:
         if self.hidden:
             return None
         props = {"title": self.title}
-        renamed = [(category_key(e.value), e.label) for e in self.entries
-                   if e.label != category_key(e.value)]
-        if renamed:
+        size = self.text.size
+        if not self.text.label_limit and any(
+                text_width(e.label, size) > VEGA_LITE_LABEL_LIMIT for e in self.entries):
+            props["labelLimit"] = 0  # no limit: a long label wraps instead
+        shown = []  # (domain key, the label's text expression) where the label is not the key itself
+        for entry in self.entries:
+            key = category_key(entry.value)
+            lines = [entry.label] if "labelLimit" not in props else wrap_text(entry.label, LABEL_WRAP_WIDTH, size)
+            if len(lines) > 1:  # Vega draws an array of strings as lines
+                shown.append((key, "[" + ", ".join(expression_string(line) for line in lines) + "]"))
+            elif entry.label != key:
+                shown.append((key, expression_string(entry.label)))
+        if shown:
             expr = "datum.label"
-            for key, label in reversed(renamed):
-                expr = f"datum.label === {expression_string(key)} ? {expression_string(label)} : {expr}"
+            for key, label in reversed(shown):
+                expr = f"datum.label === {expression_string(key)} ? {label} : {expr}"
             props["labelExpr"] = expr
         if not any(e.kind == "marker" for e in self.entries) and any(
                 e.kind in ("line", "trend") for e in self.entries):
@@ -180,13 +198,14 @@ class LegendPlan:
         return result
 
 
-def plan_legend(chart: Chart, table, fits: dict) -> LegendPlan | None:
+def plan_legend(chart: Chart, table, fits: dict, label_text: TextStyle | None = None) -> LegendPlan | None:
     """Plan the chart's legend from its marker maps and labelled trends.
 
     Args:
         chart: the checked chart.
         table: the rows drawn (the data stage's).
         fits: layer path -> list of `TrendLine` (from the fit stage).
+        label_text: how the chart's legend labels are drawn (default: Vega's).
 
     Returns:
         The plan, or None when no layer has markers or a trend label.
@@ -224,7 +243,7 @@ def plan_legend(chart: Chart, table, fits: dict) -> LegendPlan | None:
     if chart.legend.has_title:
         title = chart.legend.title
     plan = LegendPlan(field=field, title=title, hidden=chart.legend.position == "none",
-                      trend_labels=trend_labels)
+                      trend_labels=trend_labels, text=label_text or TextStyle())
     plan.entries = [_entry(info, styles[key], index) for index, (key, info) in enumerate(entries.items())]
     return plan
 
@@ -295,6 +314,63 @@ def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
         strokeWidth=width if width is not None else DEFAULT_LINE_WIDTH,
         strokeDash=tuple(style.dash) if style.dash else SOLID,
         opacity=style.opacity if style.opacity is not None else 1)
+
+
+# Channels Vega-Lite draws a legend for.
+LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "opacity", "fillOpacity", "strokeOpacity",
+                   "strokeWidth", "strokeDash")
+
+
+def wrap_legend_labels(vega_lite: dict, table, style: TextStyle, planned: str | None = None) -> None:
+    """Lift the label limit of every legend whose categories are too long for it, and wrap the longest.
+
+    A channel's categories come from the rows drawn; a field a transform
+    makes is not known before rendering and is left as it is. The plan's
+    legend (`planned`, its field) wraps its own labels.
+
+    Args:
+        vega_lite: the compiled chart, changed in place (its `encoding`
+            blocks, in every view and layer).
+        table: the rows drawn.
+        style: how the chart's legend labels are drawn.
+        planned: the legend plan's field, if any.
+    """
+    if style.label_limit:
+        return
+    for view in _views(vega_lite):
+        for channel, definition in view.get("encoding", {}).items():
+            if channel not in LEGEND_CHANNELS or not isinstance(definition, dict):
+                continue
+            name, legend = definition.get("field"), definition.get("legend", {})
+            if (not isinstance(name, str) or name == planned or name not in table or legend is None
+                    or definition.get("type") not in ("nominal", "ordinal") or "labelLimit" in legend):
+                continue
+            long = [v for v in table.unique(name) if isinstance(v, str)
+                    and text_width(v, style.size) > VEGA_LITE_LABEL_LIMIT]
+            if not long:
+                continue
+            legend = {**legend, "labelLimit": 0}
+            if "labelExpr" not in legend:  # a label expression of the user's (or a format's) stays
+                expr = "datum.label"
+                for value in reversed(long):
+                    lines = wrap_text(value, LABEL_WRAP_WIDTH, style.size)
+                    if len(lines) > 1:
+                        text = "[" + ", ".join(expression_string(line) for line in lines) + "]"
+                        expr = f"datum.label === {expression_string(value)} ? {text} : {expr}"
+                if expr != "datum.label":
+                    legend["labelExpr"] = expr
+            definition["legend"] = legend
+
+
+def _views(spec: dict):
+    """The chart and every view in it (a facet's inner spec, layers), never its data."""
+    yield spec
+    inner = spec.get("spec")
+    if isinstance(inner, dict):
+        yield from _views(inner)
+    for layer in spec.get("layer", ()):
+        if isinstance(layer, dict):
+            yield from _views(layer)
 
 
 def legend_config(legend: Legend) -> dict:

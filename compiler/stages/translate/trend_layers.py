@@ -7,7 +7,8 @@ Each trend layer of the spec becomes, over its own inline data:
 - the line: one per `by` group, in the group's colour;
 - with `annotate`, one text mark per line in a corner of the plot, placed in
   pixels (`x: {value: "width"}`), so it stays inside the plot whatever the
-  scales.
+  scales; a text wider than the plot is wrapped into lines that fit it, in
+  the legend labels' font.
 
 Colours: a labelled trend joins the chart's one legend through the legend
 plan, which draws it (stroke, dash, width). Otherwise a declared
@@ -30,6 +31,7 @@ from ...ir.nodes import Channel, Layer
 from ...trends.labels import format_trend_label
 from ..fit import annotation, label_uses_group
 from ..markers import category_key
+from .text import TextStyle, wrap_text
 from .vega import translate_channel
 
 DEFAULT_STYLE = {"color": "gray", "width": 2}
@@ -52,7 +54,8 @@ ANNOTATE_CORNERS = {
 }
 
 
-def translate_trend_layers(layer: Layer, lines, alt, plan=None) -> list:
+def translate_trend_layers(layer: Layer, lines, alt, plan=None, text: TextStyle | None = None,
+                           plot_width: float = 300) -> list:
     """Band, line and annotation charts for the fitted lines of one trend layer.
 
     Args:
@@ -61,6 +64,9 @@ def translate_trend_layers(layer: Layer, lines, alt, plan=None) -> list:
         alt: the altair module.
         plan: the chart's `LegendPlan`, or None (then the trend has no legend
             entry).
+        text: how the chart's legend labels are drawn: annotations take
+            their font (default: Vega's).
+        plot_width: the plot's width in px: annotations wrap to fit it.
 
     Returns:
         Altair charts, bottom to top: band, line, annotations.
@@ -70,10 +76,10 @@ def translate_trend_layers(layer: Layer, lines, alt, plan=None) -> list:
     # Altair validates each object as it is built (the curve rows one by one);
     # the compiled chart is checked as a whole instead (tests/test_fit.py).
     with alt.utils.schemapi.debug_mode(False):
-        return _trend_charts(layer, lines, alt, plan)
+        return _trend_charts(layer, lines, alt, plan, text or TextStyle(), plot_width)
 
 
-def _trend_charts(layer: Layer, lines, alt, plan) -> list:
+def _trend_charts(layer: Layer, lines, alt, plan, text: TextStyle, plot_width: float) -> list:
     trend = layer.trend
     style = {**DEFAULT_STYLE, **trend.style}
     x_field = layer.encoding["x"].field
@@ -146,7 +152,7 @@ def _trend_charts(layer: Layer, lines, alt, plan) -> list:
         **line_encodings))
 
     if annotation(trend)[0] in ANNOTATE_CORNERS:
-        charts.extend(_annotations(layer, lines, colors, by_field, alt))
+        charts.extend(_annotations(layer, lines, colors, by_field, alt, text, plot_width))
     return charts
 
 
@@ -257,20 +263,31 @@ def annotation_texts(layer: Layer, lines) -> list[str]:
     return texts
 
 
-def _annotations(layer: Layer, lines, colors, by_field, alt) -> list:
-    """One text mark per line, stacked in the plot's corner."""
+def _annotations(layer: Layer, lines, colors, by_field, alt, style: TextStyle, plot_width: float) -> list:
+    """One text mark per line, stacked in the plot's corner, each wrapped to the plot's width."""
     x_value, align, y_value, baseline = ANNOTATE_CORNERS[annotation(layer.trend)[0]]
-    texts = annotation_texts(layer, lines)
-    count = len(texts)
+    width = max(plot_width - 2 * ANNOTATE_PADDING, ANNOTATE_FONT_SIZE)
+    texts = [wrap_text(text, width, ANNOTATE_FONT_SIZE) for text in annotation_texts(layer, lines)]
+    # Lines above each text (from the plot's edge): a wrapped text takes the room of its lines.
+    order = range(len(texts)) if baseline == "top" else reversed(range(len(texts)))
+    before, above = {}, 0
+    for index in order:
+        before[index] = above
+        above += len(texts[index])
     charts = []
     for index, (line, text) in enumerate(zip(lines, texts)):
-        slot = index if baseline == "top" else count - 1 - index
-        offset = ANNOTATE_PADDING + slot * ANNOTATE_LINE_HEIGHT
+        offset = ANNOTATE_PADDING + before[index] * ANNOTATE_LINE_HEIGHT
+        if baseline == "bottom":  # Vega puts the first line at y, the others below it
+            offset += (len(text) - 1) * ANNOTATE_LINE_HEIGHT
         mark = dict(
             align=align, baseline=baseline, fontSize=ANNOTATE_FONT_SIZE,
             dx=ANNOTATE_PADDING if align == "left" else -ANNOTATE_PADDING,
             dy=offset if baseline == "top" else -offset)
-        row = {TEXT_FIELD: text}
+        if style.font != style.text_font:  # a text mark's own font differs from the legend's
+            mark["font"] = style.font
+        if len(text) > 1:
+            mark.update(lineBreak="\n", lineHeight=ANNOTATE_LINE_HEIGHT)
+        row = {TEXT_FIELD: "\n".join(text)}
         encodings = {}
         if colors is not None:
             mark["color"] = colors[index]

@@ -45,6 +45,11 @@ CHANNEL_CLASSES = {
     "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
     "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
 }
+# A log axis ticks 2, 3, ... 9 between decades, ever closer together: Vega-Lite
+# hides overlapping labels ("greedy"), but keeps labels that touch, and
+# `200` `300` read as `200300`. Past this gap (px) a label is hidden instead.
+LOG_LABEL_SEPARATION = 4
+LOG_SCALES = ("log", "symlog")
 # Secondary channels take their type from the primary one and accept no type.
 UNTYPED_CHANNELS = {"x2", "y2"}
 
@@ -77,6 +82,8 @@ def translate_channel(channel: str, definition, types: dict, alt):
         props["type"] = channel_type(props, types)
     if channel in UNTYPED_CHANNELS:
         props.pop("type", None)
+    if channel in ("x", "y") and isinstance(props.get("scale"), dict) and props["scale"].get("type") in LOG_SCALES:
+        props = _separate_log_labels(props)
     if "scale" in props:
         props["scale"] = _build(alt.Scale, "scale", props["scale"])
     for key, params in (("axis", alt.Axis), ("legend", alt.Legend)):
@@ -87,6 +94,14 @@ def translate_channel(channel: str, definition, types: dict, alt):
     if isinstance(props.get("bin"), dict):
         props["bin"] = _build(alt.Bin, "bin", props["bin"])
     return cls(**props)
+
+
+def _separate_log_labels(props: dict) -> dict:
+    """A log axis that hides labels closer than `LOG_LABEL_SEPARATION` (none for a hidden axis)."""
+    axis = props.get("axis", {})
+    if axis is None:
+        return props
+    return {**props, "axis": {**axis, "labelSeparation": LOG_LABEL_SEPARATION}}
 
 
 def _build(cls, key: str, props: dict):
