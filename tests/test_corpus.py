@@ -47,9 +47,6 @@ COMPILE_ARGS: tuple[str, ...] = ("compile",)
 
 # Corpus charts chartc draws other than declared, until the defect is fixed.
 DEFECTS: dict[str, str] = {}
-LEGEND_LABEL_TRUNCATED = (
-    "legend labels are cut at Vega's default labelLimit of 160 px: a trend label with its equation "
-    "and R² is drawn as 'dist = -17.58 + 3.932 speed, R² = …'")
 
 
 def param(spec: Path, *, checked: bool = True):
@@ -471,10 +468,9 @@ def svg_legend_labels(stem: str) -> list[str]:
             for text in group.iter("{http://www.w3.org/2000/svg}text")]
 
 
-@pytest.mark.xfail(strict=True, reason=LEGEND_LABEL_TRUNCATED)
 @pytest.mark.parametrize("stem", ["r_cars_lm", "ggpmisc_stat_poly_eq"])
 def test_a_long_legend_label_is_drawn_whole(stem):
-    """The fit's label (R's summary(lm), ggpmisc's equation and R²) as written, not cut at 160 px."""
+    """The fit's label (R's summary(lm), ggpmisc's equation and R²) as written, not cut at Vega's 160 px."""
     labels = legend_labels(scene(stem))
     assert len(labels) == 1
     assert svg_legend_labels(stem) == labels
