@@ -6,6 +6,7 @@
          -fit-> trend lines -translate-> Altair -> Vega-Lite dict + origins
          -verify-> (what the renderer would refuse, placed through the origins)
          -provenance-> usermeta.chartc -export-> .vl.json / .svg / .png / .pdf / .html
+         -scene-> (what the renderer drew against the spec: warnings; errors under --strict)
 
 Each stage takes plain data and returns plain data; after the parse stage
 every stage reads the chart model (`ir.Chart`, whose nodes know where they
@@ -44,6 +45,8 @@ class Compiled:
     provenance block (``usermeta.chartc``) holds their hash and that of the
     data, taken before the rows were read. `document` is the loaded spec,
     for commands that show its raw values (the gallery's chart page, diff).
+    `flow` (the rows each layer got) and `origins` (the translator's map of
+    Vega-Lite paths to spec nodes) are what the scene check reads after a render.
     """
 
     chart: Chart
@@ -52,6 +55,8 @@ class Compiled:
     fits: dict = field(default_factory=dict)
     warnings: tuple = ()
     source: bytes = b""
+    flow: object = None
+    origins: object = None
 
 
 def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
@@ -143,7 +148,38 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(translation.vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
     return Compiled(chart, document, vega_lite, fits,
-                    tuple(p for p in problems if isinstance(p, SpecWarning)), source)
+                    tuple(p for p in problems if isinstance(p, SpecWarning)), source, flow, translation.origins)
+
+
+def check_drawn(compiled: Compiled) -> list[SpecWarning]:
+    """What the renderer draws of a compiled chart, against its spec (the scene stage).
+
+    Runs the renderer once more for Vega's scenegraph (see
+    benchmarks/bench_scene.py for what it costs beside the export).
+
+    Args:
+        compiled: from `compile_spec`.
+
+    Returns:
+        A `SpecWarning` per difference (a layer that drew fewer marks than
+        its rows, an empty facet panel, unreadable axis labels, cut or
+        stray text, legend entries drawn alike), placed at its spec node.
+
+    Raises:
+        SpecError: the renderer refused the chart, at the spec node that caused it.
+    """
+    from .render.export import scenegraph
+    from .stages.scene import check_scene
+
+    with refusals_as_errors(compiled):
+        drawn = scenegraph(compiled.vega_lite)
+    return check_scene(drawn, compiled.chart, compiled.flow, compiled.origins)
+
+
+def as_errors(warnings) -> list[SpecError]:
+    """Warnings reported as errors (``--strict``): the same message, place, hint and code."""
+    return [SpecError(w.message, w.path, location=w.location, stage=w.stage, hint=w.hint, code=w.code)
+            for w in warnings]
 
 
 @contextlib.contextmanager
