@@ -27,7 +27,7 @@ from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
 from .infra.table import sample_rows
 from .ir.nodes import Chart
-from .render.export import RenderRefused, export_format, render, use_utc
+from .render.export import RenderRefused, export_format, png_from_svg, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
 from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
@@ -46,7 +46,7 @@ class Compiled:
     data, taken before the rows were read. `document` is the loaded spec,
     for commands that show its raw values (the gallery's chart page, diff).
     `flow` (the rows each layer got) and `origins` (the translator's map of
-    Vega-Lite paths to spec nodes) are what the scene check reads after a render.
+    Vega-Lite paths to spec nodes) are what the scene check reads beside the SVG.
     """
 
     chart: Chart
@@ -151,14 +151,15 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
                     tuple(p for p in problems if isinstance(p, SpecWarning)), source, flow, translation.origins)
 
 
-def check_drawn(compiled: Compiled) -> list[SpecWarning]:
-    """What the renderer draws of a compiled chart, against its spec (the scene stage).
+def check_drawn(compiled: Compiled, svg: bytes | None = None) -> list[SpecWarning]:
+    """What the renderer drew of a compiled chart, against its spec (the scene stage).
 
-    Runs the renderer once more for Vega's scenegraph (see
-    benchmarks/bench_scene.py for what it costs beside the export).
+    Reads the chart's SVG: the one just rendered when given (an SVG export,
+    or the SVG a PNG is rasterised from), else one rendered for the check.
 
     Args:
         compiled: from `compile_spec`.
+        svg: the chart's SVG export (`export_bytes(compiled, "svg")`), when there is one.
 
     Returns:
         A `SpecWarning` per difference (a layer that drew fewer marks than
@@ -168,12 +169,35 @@ def check_drawn(compiled: Compiled) -> list[SpecWarning]:
     Raises:
         SpecError: the renderer refused the chart, at the spec node that caused it.
     """
-    from .render.export import scenegraph
-    from .stages.scene import check_scene
+    from .stages.scene import check_scene, scene_from_svg
 
-    with refusals_as_errors(compiled):
-        drawn = scenegraph(compiled.vega_lite)
-    return check_scene(drawn, compiled.chart, compiled.flow, compiled.origins)
+    if svg is None:
+        svg = export_bytes(compiled, "svg")
+    return check_scene(scene_from_svg(svg), compiled.chart, compiled.flow, compiled.origins)
+
+
+def export_checked(compiled: Compiled, fmt: str) -> tuple[bytes, list[SpecWarning]]:
+    """The bytes of one export format, and the scene check of what the renderer drew.
+
+    An SVG is checked as it is; a PNG is rasterised from the SVG that is
+    checked (the same bytes as rendering it directly, `export.png_from_svg`);
+    other formats render one SVG more for the check.
+
+    Args:
+        compiled: from `compile_spec`.
+        fmt: "vl.json", "svg", "png", "pdf" or "html".
+
+    Returns:
+        The file content and the scene warnings (`check_drawn`).
+
+    Raises:
+        SpecError: the renderer refused the chart, at the spec node that caused it.
+    """
+    if fmt not in ("svg", "png"):
+        return export_bytes(compiled, fmt), check_drawn(compiled)
+    svg = export_bytes(compiled, "svg")
+    content = svg if fmt == "svg" else png_from_svg(svg, compiled.vega_lite)
+    return content, check_drawn(compiled, svg)
 
 
 def as_errors(warnings) -> list[SpecError]:

@@ -219,7 +219,7 @@ def run_compile(args) -> int:
 
 
 def _compile(args, fmt: str) -> int:
-    from ..pipeline import as_errors, check_drawn, compile_spec, export_bytes
+    from ..pipeline import as_errors, check_drawn, compile_spec, export_bytes, export_checked
 
     try:
         compiled = compile_spec(args.spec)
@@ -227,9 +227,15 @@ def _compile(args, fmt: str) -> int:
         print_problems(error)
         return EXIT_INVALID
     try:
-        files = {} if args.out == "-" else {args.out: export_bytes(compiled, fmt)}
         # What the renderer drew, against the spec: every rendered format (and .vl.json under --strict).
-        warnings = [*compiled.warnings, *(check_drawn(compiled) if fmt != "vl.json" or args.strict else ())]
+        files, drawn = {}, []
+        if fmt != "vl.json":
+            files[args.out], drawn = export_checked(compiled, fmt)
+        elif args.out != "-":
+            files[args.out] = export_bytes(compiled, fmt)
+        if fmt == "vl.json" and args.strict:
+            drawn = check_drawn(compiled)
+        warnings = [*compiled.warnings, *drawn]
         if args.strict and warnings:
             raise SpecError.collect(as_errors(warnings))
         for warning in warnings:

@@ -87,13 +87,13 @@ def axis_labels_overlap_hint() -> str:
 
 
 @code("W765")
-def text_truncated(text: str, limit: float) -> str:
+def text_truncated(shown: str) -> str:
     """Text cut short by the renderer.
 
-    A legend label or annotation is longer than the space the renderer gives it (Vega's `limit`,
-    e.g. the legend's `labelLimit`), so it is drawn cut off with an ellipsis.
+    A legend label is longer than the space the renderer gives it (Vega's `limit`, the legend's
+    `labelLimit`), so it is drawn cut off with an ellipsis.
     """
-    return f"{text!r} is cut to {limit:g} px by the renderer"
+    return f"the renderer cut this legend label short: it reads {shown!r}"
 
 
 def text_truncated_hint() -> str:

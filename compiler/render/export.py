@@ -167,29 +167,6 @@ def compile_to_vega(vega_lite: dict) -> dict:
     return engine().vegalite_to_vega(vega_lite)
 
 
-def scenegraph(vega_lite: dict) -> dict:
-    """What Vega draws for a chart: its scenegraph (every mark item with its position, style and text).
-
-    One more run of the renderer beside the export (vl-convert gives the
-    scenegraph and the image from separate calls); the scene stage reads it.
-
-    Args:
-        vega_lite: the compiled chart.
-
-    Returns:
-        vl-convert's scenegraph: ``{"width", "height", "origin", "scenegraph"}``.
-
-    Raises:
-        RenderRefused: Vega refused to draw the chart.
-    """
-    try:
-        return engine().vegalite_to_scenegraph(vega_lite, allowed_base_urls=[])
-    except ValueError as error:
-        if "conversion failed" not in str(error):
-            raise
-        raise RenderRefused(renderer_reason(error)) from None
-
-
 def _render_json(vega_lite: dict) -> bytes:
     return canonical_json(vega_lite).encode("utf-8")
 

@@ -1,28 +1,36 @@
-"""Stage 10, after the render: what the renderer drew (Vega's scenegraph), against what the spec declared.
+"""Stage 10, after the render: what the renderer drew, against what the spec declared.
 
-`check_scene` is a pure function of the scenegraph (`render.export.scenegraph`),
-the chart model, its rows (`data.DataFlow`) and the translator's `Origins`;
-it returns `SpecWarning`s placed at the spec node responsible:
+`check_scene` is a pure function of the chart's SVG (the render itself:
+Vega's SVG renderer writes every item of its scenegraph, one element per
+item, in groups named after their marks), the chart model, its rows
+(`data.DataFlow`) and the translator's `Origins`; it returns `SpecWarning`s
+placed at the spec node responsible:
 
 - a data layer that drew fewer marks at a finite position than the rows it
   was given (`DataFlow.drawn_layers`, where the rows are known);
 - a trend drawn while the data layers drew nothing;
 - a facet panel with no mark in it;
 - an axis that labels fewer than two of its ticks, or whose labels overlap;
-- a legend label cut short by its `limit`, an annotation past the plot's edge;
+- a legend label cut short (Vega's ellipsis), an annotation past the plot's edge;
 - two entries of one legend drawn with the same shape, colour, size and dash.
 
-Vega names each mark after the Vega-Lite view that made it (``layer_1_marks``,
-``child_layer_0_marks`` inside a facet); that name read as a Vega-Lite path
-(``("spec", "layer", 0)``) finds the IR node through the origins, as the
-verify stage places the renderer's refusals. Text widths are estimated from
-the characters (`text_width`), as the scenegraph carries no bounds.
+`scene_from_svg` reads the SVG back into the scenegraph's form (marks with
+their type, role, name and items; group items with their offset and size),
+so no second run of the renderer is needed: reading it costs a few
+milliseconds where a `vegalite_to_scenegraph` call costs about as much as
+the render (benchmarks/bench_scene.py). Vega names each mark after the
+Vega-Lite view that made it (``layer_1_marks``, ``child_layer_0_marks``
+inside a facet); that name read as a Vega-Lite path (``("spec", "layer", 0)``)
+finds the IR node through the origins, as the verify stage places the
+renderer's refusals. Text widths are estimated from the characters
+(`text_width`): an SVG carries no text bounds.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -113,7 +121,7 @@ class Scene:
 
 
 def read_scene(scenegraph: dict) -> Scene:
-    """The marks, axes, legends, facet panels and placed texts of a scenegraph (vl-convert's JSON)."""
+    """The marks, axes, legends, facet panels and placed texts of a scenegraph (`scene_from_svg`'s)."""
     scene = Scene()
     root = scenegraph.get("scenegraph", scenegraph)
     view = Box(0, 0, _number(scenegraph.get("width")) or 0, _number(scenegraph.get("height")) or 0)
@@ -129,7 +137,7 @@ def _visit(node: dict, scene: Scene, ox: float, oy: float, view: Box) -> None:
                 labels = [label for mark in _marks(item) if mark.get("role") == "axis-label"
                           for label in mark.get("items") or []]
                 if labels:
-                    scene.axes.append((item.get("orient"), labels))
+                    scene.axes.append((item.get("orient") or _orient(node, labels), labels))
             return
         if role == "legend":
             for item in items:
@@ -159,6 +167,18 @@ def _visit(node: dict, scene: Scene, ox: float, oy: float, view: Box) -> None:
                 box = text_box(item, ox, oy)
                 if box is not None:
                     scene.texts.append((name, item, box, view))
+
+
+def _orient(node: dict, labels: list[dict]) -> str:
+    """Which side an axis is on, for an SVG (which does not say): its ARIA label or how its labels spread."""
+    described = node.get("aria", "")
+    xs = [item.get("x") or 0.0 for item in labels]
+    ys = [item.get("y") or 0.0 for item in labels]
+    horizontal = described.startswith("X-axis") or (
+        not described.startswith("Y-axis") and max(xs) - min(xs) >= max(ys) - min(ys))
+    if horizontal:
+        return "bottom" if min(ys) >= 0 else "top"
+    return "left" if max(xs) <= 0 else "right"
 
 
 def _marks(item: dict) -> Iterator[dict]:
@@ -200,13 +220,112 @@ def vega_lite_path(name: str) -> tuple:
     return tuple(path)
 
 
+# ------------------------------------------------------------------ the SVG, read back as a scenegraph
+
+SVG = "{http://www.w3.org/2000/svg}"
+TRANSLATE = re.compile(r"translate\(\s*([^,\s)]+)[,\s]+([^)\s]+)\s*\)")
+ROTATE = re.compile(r"rotate\(\s*([^,\s)]+)")
+GROUP_SIZE = re.compile(r"^M[-\d.]+,[-\d.]+h([-\d.]+)v([-\d.]+)h")
+PATH_COMMANDS = re.compile(r"[MLHVCSQTA]", re.I)
+ANCHORS = {"start": "left", "middle": "center", "end": "right"}
+ELLIPSIS = "\u2026"
+
+
+def scene_from_svg(svg: bytes | str) -> dict:
+    """A chart's SVG (Vega's SVG renderer) read back in the form of vl-convert's scenegraph.
+
+    Marks come back as ``{marktype, role, name, items}``; group items as
+    ``{x, y, width, height, items}``; other items with what the checks read:
+    position (``x``, ``y``), text (its font size, anchor as ``align``, the
+    alphabetic ``baseline`` it is written at, rotation as ``angle``),
+    ``opacity``, and for symbols and lines their path as ``shape``, ``fill``,
+    ``stroke`` and ``strokeDash``. A line or area is one item per vertex of
+    its path. A text Vega cut short ends with an ellipsis, as drawn.
+    """
+    root = ElementTree.fromstring(svg)
+    frame = next((element for element in root.iter(f"{SVG}g")
+                  if element.get("class", "").startswith("mark-group role-frame")), None)
+    return {"width": _float(root.get("width")), "height": _float(root.get("height")),
+            "scenegraph": _svg_mark(frame) if frame is not None else {}}
+
+
+def _svg_mark(element) -> dict:
+    """One mark (a ``<g class="mark-TYPE role-ROLE NAME">``) and its items."""
+    words = element.get("class", "").split()
+    marktype = words[0][len("mark-"):] if words else ""
+    role = words[1][len("role-"):] if len(words) > 1 and words[1].startswith("role-") else None
+    node = {"marktype": marktype, "role": role, "name": words[2] if len(words) > 2 else None}
+    if element.get("aria-label"):
+        node["aria"] = element.get("aria-label")
+    children = [child for child in element if child.tag != f"{SVG}title"]
+    if marktype == "group":
+        node["items"] = [_svg_group_item(child) for child in children if child.tag == f"{SVG}g"]
+    elif marktype in ("line", "area", "trail"):
+        vertices = [len(PATH_COMMANDS.findall(child.get("d", ""))) for child in children]
+        per_point = 2 if marktype == "area" else 1  # an area goes out along its top and back along its base
+        node["items"] = [_svg_item(child) for child in children for _ in range(max(1, vertices.pop(0) // per_point))]
+    else:
+        node["items"] = [_svg_item(child) for child in children]
+    return node
+
+
+def _svg_group_item(element) -> dict:
+    """A group item: its offset, its size (from its background) and the marks inside it."""
+    x, y = _translate(element.get("transform"))
+    item: dict = {"x": x, "y": y, "items": []}
+    for child in element:
+        if child.get("class") == "background":
+            size = GROUP_SIZE.match(child.get("d", ""))
+            if size is not None:
+                item["width"], item["height"] = float(size.group(1)), float(size.group(2))
+        elif child.tag == f"{SVG}g":  # the item's content: its marks
+            item["items"] = [_svg_mark(mark) for mark in child if "class" in mark.attrib]
+    return item
+
+
+def _svg_item(element) -> dict:
+    transform = element.get("transform", "")
+    x, y = _translate(transform)
+    item: dict = {"x": x, "y": y}
+    for attribute, key in (("fill", "fill"), ("stroke", "stroke"), ("d", "shape")):
+        if element.get(attribute) is not None:
+            item[key] = element.get(attribute)
+    if element.get("opacity") is not None:
+        item["opacity"] = _float(element.get("opacity"))
+    if element.get("stroke-dasharray"):
+        item["strokeDash"] = [_float(part) for part in element.get("stroke-dasharray").split(",")]
+    if "NaN" in transform or "NaN" in element.get("d", "") or "NaN" in element.get("x", ""):
+        item["x"] = None  # drawn nowhere
+    if element.tag == f"{SVG}text":
+        spans = element.findall(f"{SVG}tspan")
+        item["text"] = [span.text or "" for span in spans] if spans else (element.text or "")
+        item["fontSize"] = _float((element.get("font-size") or "").removesuffix("px"))
+        item["align"] = ANCHORS.get(element.get("text-anchor", "start"), "left")
+        item["baseline"] = "alphabetic"
+        angle = ROTATE.search(transform)
+        item["angle"] = _float(angle.group(1)) if angle else 0.0
+    return item
+
+
+def _translate(transform: str | None) -> tuple[float, float]:
+    found = TRANSLATE.search(transform or "")
+    return (_float(found.group(1)), _float(found.group(2))) if found else (0.0, 0.0)
+
+
+def _float(text) -> float | None:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
 # ------------------------------------------------------------------ the checks
 
 def check_scene(scenegraph: dict, chart: Chart, flow: DataFlow, origins: Origins) -> list[SpecWarning]:
     """Compare what the renderer drew with what the chart declares.
 
     Args:
-        scenegraph: Vega's scenegraph of the rendered chart (`render.export.scenegraph`).
+        scenegraph: what the renderer drew: the chart's SVG read back (`scene_from_svg`).
         chart: the chart model that was rendered.
         flow: its rows (`data.flow_data`): how many rows each layer was given.
         origins: the translator's map from Vega-Lite paths to IR nodes.
@@ -381,12 +500,10 @@ def _texts(chart: Chart, scene: Scene, origins: Origins) -> Iterator[SpecWarning
     """Legend labels cut by their limit; trend annotations past the plot's edge."""
     for entries in scene.legends:
         for label, _ in entries:
-            limit = _number(label.get("limit")) or 0
             text = " ".join(_lines(label.get("text")))
-            size = _number(label.get("fontSize")) or DEFAULT_FONT_SIZE
-            if limit > 0 and text_width(text, size) > limit + TOLERANCE:
+            if text.endswith(ELLIPSIS):  # Vega cut it at its limit
                 node, child = _limit_owner(chart, text)
-                yield node.warning(msg.text_truncated(text, limit), *child, stage=STAGE, key=True,
+                yield node.warning(msg.text_truncated(text), *child, stage=STAGE, key=True,
                                    hint=msg.text_truncated_hint())
     for name, item, box, view in scene.texts:
         found = origins.place(vega_lite_path(name))

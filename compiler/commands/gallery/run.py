@@ -214,7 +214,7 @@ def render_chart(spec: str, strict: bool = False) -> RenderedChart:
         compiled = compile_spec(spec)
         with refusals_as_errors(compiled):
             outputs = chart_outputs(compiled)
-        warnings = [*compiled.warnings, *check_drawn(compiled)]
+        warnings = [*compiled.warnings, *check_drawn(compiled, outputs["svg"])]  # the SVG just rendered
         if strict and warnings:
             raise SpecError.collect(as_errors(warnings))
     except SpecError as error:
