@@ -19,8 +19,8 @@ import pytest
 from chartc import errors as msg
 from chartc.commands import cli
 from chartc.errors import SpecError, SpecWarning
-from chartc.pipeline import check_drawn, compile_spec, export_bytes
-from chartc.stages.scene import Box, read_scene, scene_from_svg, text_box, text_width, vega_lite_path
+from chartc.pipeline import check_drawn, compile_spec, export_bytes, export_checked
+from chartc.stages.scene import Box, check_scene, read_scene, scene_from_svg, text_box, text_width, vega_lite_path
 
 from conftest import example_specs
 
@@ -356,6 +356,15 @@ def test_text_boxes_follow_alignment_baseline_and_rotation():
     assert text_box({**item, "align": "center", "baseline": "middle"}) == Box(100 - width / 2, 45, 100 + width / 2, 55)
     assert text_box({**item, "angle": 270}) == Box(95, 50 - width / 2, 105, 50 + width / 2)
     assert text_box({**item, "text": ""}) is None
+    assert scene_from_svg(b"<svg") == {} and check_scene({}, None, None, None) == []  # nothing read, nothing said
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_a_checked_export_is_the_same_bytes_from_one_render(tmp_path, fmt):
+    compiled = compile_spec(write(tmp_path, NULLS))
+    content, warnings = export_checked(compiled, fmt)
+    assert content == export_bytes(compiled, fmt)
+    assert [w.message for w in warnings] == [msg.layer_drew_fewer(0, 2)]
     assert text_width("10", 10) == pytest.approx(11) and text_width("il", 10) < text_width("MW", 10)
 
 

@@ -240,9 +240,13 @@ def scene_from_svg(svg: bytes | str) -> dict:
     alphabetic ``baseline`` it is written at, rotation as ``angle``),
     ``opacity``, and for symbols and lines their path as ``shape``, ``fill``,
     ``stroke`` and ``strokeDash``. A line or area is one item per vertex of
-    its path. A text Vega cut short ends with an ellipsis, as drawn.
+    its path. A text Vega cut short ends with an ellipsis, as drawn. Text
+    that is no SVG gives an empty mapping (`check_scene` then checks nothing).
     """
-    root = ElementTree.fromstring(svg)
+    try:
+        root = ElementTree.fromstring(svg)
+    except ElementTree.ParseError:  # not Vega's SVG (nothing chartc renders): nothing to read back
+        return {}
     frame = next((element for element in root.iter(f"{SVG}g")
                   if element.get("class", "").startswith("mark-group role-frame")), None)
     return {"width": _float(root.get("width")), "height": _float(root.get("height")),
@@ -334,6 +338,8 @@ def check_scene(scenegraph: dict, chart: Chart, flow: DataFlow, origins: Origins
         One `SpecWarning` per problem, placed at the spec node responsible;
         an empty list when the chart drew what it declares.
     """
+    if not scenegraph:
+        return []
     scene = read_scene(scenegraph)
     drawn = _drawn_by_node(scene, origins)
     return [*_layer_counts(chart, flow, drawn), *_empty_panels(chart, scene), *_axes(chart, scene),
