@@ -100,6 +100,16 @@ def test_rows_without_a_value_are_left_out_as_vega_lite_documents(tmp_path):
           y: {field: b, type: quantitative}
         """)
     assert len(marks(scene, role="mark", marktype="symbol")[0]["items"]) == 2 and warnings == []
+    compiled, warnings, scene = drawn(tmp_path, """\
+        data:
+          values: [{a: 1, b: 2, s: 3}, {a: 2, b: 3, s: null}, {a: 3, b: 4, s: 5}]
+        mark: point
+        encoding:
+          x: {field: a, type: quantitative}
+          y: {field: b, type: quantitative}
+          size: {field: s, type: quantitative}
+        """)
+    assert len(marks(scene, role="mark", marktype="symbol")[0]["items"]) == 2 and warnings == []  # any channel
 
 
 # ---------------------------------------------------------------- a trend over nothing
@@ -220,6 +230,31 @@ def test_labels_vega_hides_itself_are_no_overlap(tmp_path):
         """)
     opacities = [item.get("opacity") for item in marks(scene, role="axis-label")[0]["items"]]
     assert 0 in opacities and warnings == []  # labelOverlap (the default) hid some: the rest are readable
+
+
+LONG_NAMES = """\
+data:
+  values:
+    - {k: "a fairly long category name one", v: 3}
+    - {k: "a fairly long category name two", v: 4}
+    - {k: "a fairly long category name three", v: 5}
+width: 200
+mark: bar
+encoding:
+  x: {field: k, type: nominal, axis: {labelAngle: ANGLE}}
+  y: {field: v, type: quantitative}
+"""
+
+
+def test_long_category_labels_side_by_side_overlap_and_slanted_ones_do_not(tmp_path):
+    compiled, warnings, scene = drawn(tmp_path, LONG_NAMES.replace("ANGLE", "0"))
+    one, three = marks(scene, role="axis-label")[0]["items"][:2]
+    # 67 px apart, centred, and each over 120 px wide (0.4 em a character is narrow for any sans-serif font)
+    assert three["x"] - one["x"] < len(one["text"]) * one["fontSize"] * 0.4
+    assert [(w.message, *where(w)) for w in warnings] == [
+        (msg.axis_labels_overlap("x", one["text"], three["text"]), "W764", ("encoding", "x", "axis"), (9, 38),
+         "scene")]
+    assert drawn(tmp_path, LONG_NAMES.replace("ANGLE", "-45"))[1] == []
 
 
 # ---------------------------------------------------------------- text

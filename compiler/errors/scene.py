@@ -16,9 +16,9 @@ def layer_drew_fewer(drawn: int, rows: int) -> str:
     """A layer drew fewer marks than it has rows.
 
     The renderer drew fewer marks at a finite position than the rows the layer was given that have
-    a value in every position field: the rest were dropped, usually because a position field is
+    a value in every encoded field: the rest were dropped, usually because a position field is
     text on a quantitative axis, or is not the column the spec meant. Rows with an empty (null)
-    position are left out as Vega-Lite documents, and count only when the layer drew nothing at
+    value are left out as Vega-Lite documents, and count only when the layer drew nothing at
     all: a blank layer is a blank chart that still exits 0.
     """
     return f"the renderer drew {drawn:,} of this layer's {rows:,} rows at a finite position"

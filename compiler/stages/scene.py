@@ -383,17 +383,18 @@ def _layer_counts(chart: Chart, flow: DataFlow, drawn: dict) -> Iterator[SpecWar
             empty.append(layer)
         if not _counts_rows(layer) or rows.table is None or not len(rows.table):
             continue
-        channels = [channel for name in POSITION_CHANNELS
-                    if isinstance(channel := layer.encoding.get(name), Channel) and channel.field in rows.table]
-        # A row without a position value is left out by Vega-Lite, as documented (and as matplotlib
-        # skips NaN): it counts only when nothing at all is drawn.
+        channels = [channel for channel in layer.encoding.each() if channel.field in rows.table]
+        # A row without a value in an encoded field is left out by Vega-Lite, as documented (and as
+        # matplotlib skips NaN): it counts only when nothing at all is drawn.
         placed = sum(1 for row in zip(*(rows.table[channel.field] for channel in channels))
                      if not any(map(is_missing, row))) if channels else len(rows.table)
         expected = placed if count else len(rows.table)
         if count >= expected:
             continue
         types = flow.fields.layers[index]
-        node, child = _unplottable(channels, rows.table, types) or (layer.mark, ())
+        positions = [channel for channel in channels if channel.name in POSITION_CHANNELS]
+        node, child = (_unplottable(positions, rows.table, types) or _unplottable(channels, rows.table, types)
+                       or (layer.mark, ()))
         yield node.warning(msg.layer_drew_fewer(count, expected), *child, stage=STAGE,
                            hint=msg.layer_drew_fewer_hint())
     if not empty or len(empty) < data_layers:
@@ -492,12 +493,33 @@ def _written(free, wanted) -> tuple | None:
 
 
 def _overlapping(labels: list[dict], *, horizontal: bool) -> tuple[dict, dict] | None:
-    """The first two neighbouring labels whose boxes run into each other along the axis."""
-    boxes = [(box, label) for label in labels if (box := text_box(label)) is not None]
-    boxes.sort(key=lambda pair: pair[0].x0 if horizontal else pair[0].y0)
+    """The first two neighbouring labels that run into each other along the axis."""
+    labels = [label for label in labels if text_box(label) is not None]
+    if any(round(_number(label.get("angle")) or 0.0) % 90 for label in labels):
+        return _slanted_overlap(labels, horizontal=horizontal)
+    boxes = sorted(((text_box(label), label) for label in labels),
+                   key=lambda pair: pair[0].x0 if horizontal else pair[0].y0)
     for (first, a), (second, b) in zip(boxes, boxes[1:]):
         overlap = first.x1 - second.x0 if horizontal else first.y1 - second.y0
         if overlap > TOLERANCE:
+            return a, b
+    return None
+
+
+def _slanted_overlap(labels: list[dict], *, horizontal: bool) -> tuple[dict, dict] | None:
+    """Slanted labels are parallel lines of text: they collide when their anchors are closer, across
+    the text, than its height and, along it, than its length."""
+    anchors = sorted(labels, key=lambda label: (label.get("x") if horizontal else label.get("y")) or 0.0)
+    for a, b in zip(anchors, anchors[1:]):
+        key = "x" if horizontal else "y"
+        gap = abs((b.get(key) or 0.0) - (a.get(key) or 0.0))
+        angle = math.radians(_number(a.get("angle")) or 0.0)
+        across, along = (abs(math.sin(angle)), abs(math.cos(angle)))
+        if not horizontal:
+            across, along = along, across
+        size = _number(a.get("fontSize")) or DEFAULT_FONT_SIZE
+        length = min(text_width(" ".join(_lines(label.get("text"))), size) for label in (a, b))
+        if gap * across < size - TOLERANCE and gap * along < length - TOLERANCE:
             return a, b
     return None
 
