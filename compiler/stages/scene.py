@@ -265,9 +265,9 @@ def _svg_mark(element) -> dict:
     if marktype == "group":
         node["items"] = [_svg_group_item(child) for child in children if child.tag == f"{SVG}g"]
     elif marktype in ("line", "area", "trail"):
-        vertices = [len(PATH_COMMANDS.findall(child.get("d", ""))) for child in children]
         per_point = 2 if marktype == "area" else 1  # an area goes out along its top and back along its base
-        node["items"] = [_svg_item(child) for child in children for _ in range(max(1, vertices.pop(0) // per_point))]
+        node["items"] = [item for child in children for item in
+                         [_svg_item(child)] * max(1, len(PATH_COMMANDS.findall(child.get("d", ""))) // per_point)]
     else:
         node["items"] = [_svg_item(child) for child in children]
     return node
