@@ -6,6 +6,7 @@
          -fit-> trend lines -translate-> Altair -> Vega-Lite dict + origins
          -verify-> (what the renderer would refuse, placed through the origins)
          -provenance-> usermeta.chartc -export-> .vl.json / .svg / .png / .pdf / .html
+         -scene-> (what the renderer drew against the spec: warnings; errors under --strict)
 
 Each stage takes plain data and returns plain data; after the parse stage
 every stage reads the chart model (`ir.Chart`, whose nodes know where they
@@ -26,7 +27,7 @@ from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
 from .infra.table import sample_rows
 from .ir.nodes import Chart
-from .render.export import RenderRefused, export_format, render, use_utc
+from .render.export import RenderRefused, export_format, png_from_svg, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
 from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
@@ -44,6 +45,8 @@ class Compiled:
     provenance block (``usermeta.chartc``) holds their hash and that of the
     data, taken before the rows were read. `document` is the loaded spec,
     for commands that show its raw values (the gallery's chart page, diff).
+    `flow` (the rows each layer got) and `origins` (the translator's map of
+    Vega-Lite paths to spec nodes) are what the scene check reads beside the SVG.
     """
 
     chart: Chart
@@ -52,6 +55,8 @@ class Compiled:
     fits: dict = field(default_factory=dict)
     warnings: tuple = ()
     source: bytes = b""
+    flow: object = None
+    origins: object = None
 
 
 def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
@@ -143,7 +148,62 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(translation.vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
     return Compiled(chart, document, vega_lite, fits,
-                    tuple(p for p in problems if isinstance(p, SpecWarning)), source)
+                    tuple(p for p in problems if isinstance(p, SpecWarning)), source, flow, translation.origins)
+
+
+def check_drawn(compiled: Compiled, svg: bytes | None = None) -> list[SpecWarning]:
+    """What the renderer drew of a compiled chart, against its spec (the scene stage).
+
+    Reads the chart's SVG: the one just rendered when given (an SVG export,
+    or the SVG a PNG is rasterised from), else one rendered for the check.
+
+    Args:
+        compiled: from `compile_spec`.
+        svg: the chart's SVG export (`export_bytes(compiled, "svg")`), when there is one.
+
+    Returns:
+        A `SpecWarning` per difference (a layer that drew fewer marks than
+        its rows, an empty facet panel, unreadable axis labels, cut or
+        stray text, legend entries drawn alike), placed at its spec node.
+
+    Raises:
+        SpecError: the renderer refused the chart, at the spec node that caused it.
+    """
+    from .stages.scene import check_scene, scene_from_svg
+
+    if svg is None:
+        svg = export_bytes(compiled, "svg")
+    return check_scene(scene_from_svg(svg), compiled.chart, compiled.flow, compiled.origins)
+
+
+def export_checked(compiled: Compiled, fmt: str) -> tuple[bytes, list[SpecWarning]]:
+    """The bytes of one export format, and the scene check of what the renderer drew.
+
+    An SVG is checked as it is; a PNG is rasterised from the SVG that is
+    checked (the same bytes as rendering it directly, `export.png_from_svg`);
+    other formats render one SVG more for the check.
+
+    Args:
+        compiled: from `compile_spec`.
+        fmt: "vl.json", "svg", "png", "pdf" or "html".
+
+    Returns:
+        The file content and the scene warnings (`check_drawn`).
+
+    Raises:
+        SpecError: the renderer refused the chart, at the spec node that caused it.
+    """
+    if fmt not in ("svg", "png"):
+        return export_bytes(compiled, fmt), check_drawn(compiled)
+    svg = export_bytes(compiled, "svg")
+    content = svg if fmt == "svg" else png_from_svg(svg, compiled.vega_lite)
+    return content, check_drawn(compiled, svg)
+
+
+def as_errors(warnings) -> list[SpecError]:
+    """Warnings reported as errors (``--strict``): the same message, place, hint and code."""
+    return [SpecError(w.message, w.path, location=w.location, stage=w.stage, hint=w.hint, code=w.code)
+            for w in warnings]
 
 
 @contextlib.contextmanager

@@ -57,7 +57,7 @@ ALLOWED = {
 # A stage imports only stages that run before it (or beside it: markers are
 # the data stage's marker styles), never a later one.
 STAGE_ORDER = {"load": 0, "validate": 1, "parse": 2, "data": 3, "markers": 3, "check": 4, "limits": 5, "fit": 6,
-               "translate": 7, "verify": 8}
+               "translate": 7, "verify": 8, "scene": 9}
 # Third-party libraries only some modules may import: the library's top-level
 # name -> module name prefixes allowed to import it (empty: none).
 RESTRICTED = {

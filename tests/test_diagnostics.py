@@ -30,7 +30,7 @@ ERRORS = ROOT / "compiler" / "errors"
 # The hundreds of a code -> the messages modules that may declare it (docs/how-it-works.md's stages).
 STAGE_MODULES = {
     "1": {"load"}, "2": {"validate"}, "3": {"parse"}, "4": {"data", "check"}, "5": {"limits"}, "6": {"fit"},
-    "7": {"translate", "verify", "render"}, "8": {"commands"},
+    "7": {"translate", "verify", "render", "scene"}, "8": {"commands"},
 }
 WITH_EXAMPLES = [entry.code for entry in entries() if entry.example]
 

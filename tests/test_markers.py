@@ -337,12 +337,12 @@ def test_numeric_categories_and_default_style():
     compiled = example("markers_cylinders")
     assert compiled.warnings == ()
     layer = marker_layer(compiled.vega_lite)
-    assert scale(layer, "shape")["domain"] == [4, 6, 8, 3, 5]  # data-typed; undeclared after, in data order
-    assert scale(layer, "fill")["range"] == ["#2ca02c", "transparent", "#d62728", "transparent", "transparent"]
-    assert scale(layer, "size")["range"] == [60, 36, 36, 36, 36]  # `default` is the base of 6 and 8
-    assert scale(layer, "shape")["range"][3:] == ["circle", "circle"]
+    assert scale(layer, "shape")["domain"] == [4, 5, 6, 8, 3]  # data-typed; the undeclared one after
+    assert scale(layer, "fill")["range"] == ["#2ca02c", "transparent", "transparent", "#d62728", "transparent"]
+    assert scale(layer, "size")["range"] == [60, 36, 36, 36, 36]  # `default` is the base of 5, 6 and 8
+    assert scale(layer, "shape")["range"][4:] == ["circle"]
     labels = legend_labels(vlc.vegalite_to_svg(compiled.vega_lite))
-    assert labels == ["4 (most common)", "6", "8", "3", "5"]
+    assert labels == ["4 (most common)", "5", "6", "8", "3"]
 
 
 @pytest.mark.parametrize("value, key", [(4, "4"), (4.0, "4"), (4.5, "4.5"), ("MLA", "MLA"), (True, "true")])

@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     compile_.add_argument("-o", "--out", required=True, metavar="OUT",
                           help="output file: .vl.json, .json, .svg, .png, .pdf or .html; '-' for Vega-Lite JSON on stdout")
     compile_.add_argument("--fits", metavar="FILE", help="also write the fitted trends as JSON")
+    compile_.add_argument("--strict", action="store_true",
+                          help="report every warning (the scene check's too) as an error: exit 1, write nothing")
     compile_.set_defaults(run=run_compile)
 
     build = commands.add_parser("build", help="render every spec and an index page")
@@ -103,6 +105,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="worker processes that render charts (default: the number of cores)")
     build.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="stop a chart that takes longer to render and report it as failed (default: 180)")
+    build.add_argument("--strict", action="store_true",
+                       help="for CI: render and check every chart; a chart with any warning (the scene check's "
+                            "too) fails and keeps its previous outputs")
     build.set_defaults(run=run_build)
 
     diff = commands.add_parser(
@@ -198,7 +203,7 @@ def run_compile(args) -> int:
                          "(use .vl.json, .json, .svg, .png, .pdf or .html)")
     if not Path(args.spec).is_file():
         raise UsageError(f"no such spec file: {args.spec}")
-    if fmt == "vl.json" or (fmt == "html" and _bundle_cached()):
+    if fmt == "vl.json" and not args.strict:  # nothing is drawn: no renderer, no scene check
         return _compile(args, fmt)
     from ..render.workers import RenderFailed, engine_in_worker
 
@@ -213,31 +218,35 @@ def run_compile(args) -> int:
         return EXIT_INVALID
 
 
-def _bundle_cached() -> bool:
-    from ..render.export import cached_javascript_bundle
-
-    return cached_javascript_bundle() is not None
-
-
 def _compile(args, fmt: str) -> int:
-    from ..pipeline import compile_spec, export_bytes
+    from ..pipeline import as_errors, check_drawn, compile_spec, export_bytes, export_checked
 
     try:
         compiled = compile_spec(args.spec)
     except SpecError as error:
         print_problems(error)
         return EXIT_INVALID
-    for warning in compiled.warnings:
-        print(warning.diagnostic(), file=sys.stderr)
     try:
-        files = {} if args.out == "-" else {args.out: export_bytes(compiled, fmt)}
+        # What the renderer drew, against the spec: every rendered format (and .vl.json under --strict).
+        files, drawn = {}, []
+        if fmt != "vl.json":
+            files[args.out], drawn = export_checked(compiled, fmt)
+        elif args.out != "-":
+            files[args.out] = export_bytes(compiled, fmt)
+        if fmt == "vl.json" and args.strict:
+            drawn = check_drawn(compiled)
+        warnings = [*compiled.warnings, *drawn]
+        if args.strict and warnings:
+            raise SpecError.collect(as_errors(warnings))
+        for warning in warnings:
+            print(warning.diagnostic(), file=sys.stderr)
         if args.fits:
             from .gallery import fits_json
 
             files[args.fits] = fits_json(compiled).encode("utf-8")
         write_all(files)  # the chart and its fits, or neither
-    except SpecError as refused:  # the renderer refused the chart: placed on the spec like every problem
-        print(refused.diagnostic(), file=sys.stderr)
+    except SpecError as refused:  # refused by the renderer, or warnings under --strict: placed on the spec
+        print_problems(refused)
         return EXIT_INVALID
     except OSError as error:  # a folder that cannot be written, a full disk: the system's fault, not a bug
         where = os.fsdecode(error.filename) if error.filename else args.out
@@ -251,15 +260,15 @@ def _compile(args, fmt: str) -> int:
 def run_build(args) -> int:
     from .gallery import build_gallery
 
-    if args.check and args.force:
-        raise UsageError("--check and --force exclude each other")
+    if args.check and (args.force or args.strict):
+        raise UsageError(f"--check and --{'force' if args.force else 'strict'} exclude each other")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError(f"--jobs must be at least 1, not {args.jobs}")
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     specs = spec_files(args.specs or ["specs"])
     report = build_gallery(specs, Path(args.out), check=args.check, force=args.force, jobs=args.jobs,
-                           timeout=args.timeout)
+                           timeout=args.timeout, strict=args.strict)
     for line in report.lines:
         print(line)
     for line in report.problems:

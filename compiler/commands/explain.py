@@ -43,6 +43,8 @@ STAGE_NOTES = {
                "would refuse or crash on, and places each problem at the spec key that wrote it."),
     "render": ("render", "render/", "Rendering runs in a separate process with a timeout, so a renderer crash "
                "or hang fails only its own chart."),
+    "scene": ("scene", "stages/scene.py", "The scene stage reads what the renderer drew (Vega's scenegraph) and "
+              "reports where it differs from what the spec declared: warnings, errors under --strict."),
     "commands": ("commands", "commands/", "The commands (build, diff, serve) check what they read besides "
                  "specs, such as the gallery's manifest.json and the names of the outputs."),
 }
@@ -52,7 +54,8 @@ TITLE = """\
 Every diagnostic chartc prints has a stable code: `E` for an error, `W` for a
 warning, and the hundreds say which stage found it (see docs/how-it-works.md):
 E1xx load, E2xx validate, E3xx parse (expressions), E4xx data and check, E5xx
-limits, E6xx fit (trends), E7xx translate, verify and render, E8xx commands.
+limits, E6xx fit (trends), E7xx translate, verify, render and the scene
+check (W76x), E8xx commands.
 
 ```
 specs/cars.yaml:4:6: error[E451]: encoding.x: field 'Horsepowr' is not in the data (did you mean 'Horsepower'? ...)

@@ -9,7 +9,7 @@ explain.
 
 The messages live in one module per stage (`load`, `validate`, `parse`,
 `data`, `check`, `limits`, `fit`, `translate`, `verify`, `render`,
-`commands`), each function declaring its code (`registry.code`); they are all
+`scene`, `commands`), each function declaring its code (`registry.code`); they are all
 re-exported here, so ``from chartc import errors as msg; msg.field_not_found(...)``
 reads any of them. Tests compare against the same functions.
 
@@ -229,6 +229,12 @@ from .render import (  # noqa: E402  (after the types: the messages are re-expor
     bundle_failed, pdf_not_reproducible, render_crashed, render_failed_hint, render_raised, render_timed_out,
     render_timeout_hint,
 )
+from .scene import (  # noqa: E402  (after the types: the messages are re-exported)
+    axis_labels_blank, axis_labels_blank_hint, axis_labels_overlap, axis_labels_overlap_hint, facet_panel_empty,
+    facet_panel_empty_hint, layer_drew_fewer, layer_drew_fewer_hint, legend_entries_identical,
+    legend_entries_identical_hint, text_outside_view, text_outside_view_hint, text_truncated, text_truncated_hint,
+    trend_over_nothing, trend_over_nothing_hint,
+)
 from .commands import (  # noqa: E402  (after the types: the messages are re-exported)
     build_locked, build_summary, chart_forced, chart_input_changed, chart_input_missing,
     chart_input_unreadable, chart_not_built, chart_rendered, chart_spec_moved, chart_tools_changed,
@@ -342,4 +348,8 @@ __all__ = [
     "facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint",
     "condition_hint", "extent_ci", "extent_ci_hint", "trend_extent_ci", "trend_extent_ci_hint",
     "data_path_outside_hint",
+    "axis_labels_blank", "axis_labels_blank_hint", "axis_labels_overlap", "axis_labels_overlap_hint",
+    "facet_panel_empty", "facet_panel_empty_hint", "layer_drew_fewer", "layer_drew_fewer_hint",
+    "legend_entries_identical", "legend_entries_identical_hint", "text_outside_view", "text_outside_view_hint",
+    "text_truncated", "text_truncated_hint", "trend_over_nothing", "trend_over_nothing_hint",
 ]

@@ -30,7 +30,7 @@ from typing import Callable
 CODE_PATTERN = re.compile(r"^[EW][1-8]\d\d$")
 STAGES = {
     "1": "load", "2": "validate", "3": "parse", "4": "data and check", "5": "limits", "6": "fit",
-    "7": "translate, verify and render", "8": "commands",
+    "7": "translate, verify, render and scene", "8": "commands",
 }
 # Codes once published and since removed: never reused (docs/diagnostics.md keeps them listed).
 RETIRED: dict[str, str] = {}

@@ -37,11 +37,12 @@ from .plan import GALLERY_FORMATS, BuildReport, PlannedChart, check_gallery, che
 # What a worker imports before its first chart (`render_chart` compiles with
 # them), so a chart's timeout measures its own compile and render.
 RENDER_MODULES = ("chartc.commands.gallery.run", "chartc.pipeline", "chartc.stages.fit", "chartc.stages.translate",
-                  "chartc.stages.verify")
+                  "chartc.stages.verify", "chartc.stages.scene")
 
 
 def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: bool = False,
-                  jobs: int | None = None, timeout: float | None = None, pool=None) -> BuildReport:
+                  jobs: int | None = None, timeout: float | None = None, pool=None,
+                  strict: bool = False) -> BuildReport:
     """Render every stale chart into `out`, with an index page and the manifest.
 
     Charts are compiled and rendered in warm worker processes (`workers`), so
@@ -61,6 +62,9 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         pool: a `workers.WorkerPool` to render with; `jobs` and `timeout` are
             then ignored. By default the process's `workers.shared_pool`,
             kept warm between builds.
+        strict: for CI: render and check every chart (as `force`), and fail
+            a chart with any warning, the scene check's included (its
+            previous outputs are kept).
 
     Returns:
         A report; `failed` is set when a spec has errors or its chart could
@@ -82,13 +86,15 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         _write_failed(report, error, error.filename or out)
         return report
     try:
-        _build_locked(specs, out, report, force=force, jobs=jobs, timeout=timeout, pool=pool)
+        _build_locked(specs, out, report, force=force or strict, jobs=jobs, timeout=timeout, pool=pool,
+                      strict=strict)
     finally:
         release_lock(out, lock)
     return report
 
 
-def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, jobs, timeout, pool) -> None:
+def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, jobs, timeout, pool,
+                  strict) -> None:
     """`build_gallery` once this process holds the folder's lock."""
     try:
         for path in remove_leftovers(out):  # no other build runs: whatever is staged was left by a killed one
@@ -102,7 +108,7 @@ def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, j
     charts, orphans = plan_charts(specs, out, old, report)
 
     stale = [chart for chart in charts if force or chart.reasons or chart.output_reasons]
-    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool)
+    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool, strict=strict)
     tools = {**old.tools, **toolchain()}
     records: dict[str, ChartRecord] = {}
     contents: dict[str, bytes] = {}  # file name -> new bytes, for rendered charts
@@ -185,8 +191,8 @@ class RenderedChart:
     problems: tuple[SpecError, ...] = ()    # when it has any, nothing else is set
 
 
-def render_chart(spec: str) -> RenderedChart:
-    """Compile one spec and render every gallery output of it.
+def render_chart(spec: str, strict: bool = False) -> RenderedChart:
+    """Compile one spec, render every gallery output of it, and check what was drawn (the scene stage).
 
     What a worker process runs for each chart (and a build with ``jobs=0``
     in its own process). The spec and data bytes are read once and their
@@ -194,19 +200,23 @@ def render_chart(spec: str) -> RenderedChart:
 
     Args:
         spec: the spec file.
+        strict: report its warnings as errors (then it has no outputs).
 
     Returns:
         Its outputs, or its problems (a chart the renderer refuses is one,
         placed as `chartc compile` places it); everything in it pickles.
     """
     # The compiler (YAML, numpy, Altair): loaded in the workers (`RENDER_MODULES`), never by a no-op build.
-    from ...pipeline import compile_spec, refusals_as_errors
+    from ...pipeline import as_errors, check_drawn, compile_spec, refusals_as_errors
     from ...stages.data import data_source
 
     try:
         compiled = compile_spec(spec)
         with refusals_as_errors(compiled):
             outputs = chart_outputs(compiled)
+        warnings = [*compiled.warnings, *check_drawn(compiled, outputs["svg"])]  # the SVG just rendered
+        if strict and warnings:
+            raise SpecError.collect(as_errors(warnings))
     except SpecError as error:
         return RenderedChart(problems=tuple(error.errors))
     block = provenance(compiled.vega_lite)
@@ -217,7 +227,7 @@ def render_chart(spec: str) -> RenderedChart:
         spec_hash=block["spec_hash"],
         data=(block["data"], block["data_hash"], str(where) if kind == "path" else None),
         vega_lite=block.get("vega_lite"),
-        warnings=tuple(warning.diagnostic() for warning in compiled.warnings),
+        warnings=tuple(warning.diagnostic() for warning in warnings),
     )
 
 
@@ -231,7 +241,7 @@ def chart_outputs(compiled) -> dict[str, bytes]:
     return outputs
 
 
-def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool) -> tuple[dict, object]:
+def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=False) -> tuple[dict, object]:
     """stem -> `workers.Outcome` of `render_chart` for every chart, and the bundle's.
 
     The bundle comes from chartc's cache when it is there; otherwise one
@@ -239,7 +249,7 @@ def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool) -> tuple[
     """
     if not charts:
         return {}, None
-    tasks = [(render_chart, (str(chart.spec),)) for chart in charts]
+    tasks = [(render_chart, (str(chart.spec), strict)) for chart in charts]
     cached = export.cached_javascript_bundle()
     if cached is None:
         tasks.insert(0, (export.javascript_bundle, ()))  # first: the slowest task starts soonest
