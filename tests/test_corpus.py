@@ -43,7 +43,7 @@ SOURCE_LINE = re.compile(r"# source: (?P<project>[^·]+) · (?P<example>[^·]+) 
 
 # How the CLI compiles a corpus spec. The scene check's strict mode joins these arguments
 # (`("compile", "--strict")`): every corpus chart must then pass it.
-COMPILE_ARGS: tuple[str, ...] = ("compile",)
+COMPILE_ARGS: tuple[str, ...] = ("compile", "--strict")
 
 # Corpus charts chartc draws other than declared, until the defect is fixed.
 DEFECTS: dict[str, str] = {}
