@@ -115,6 +115,21 @@ def test_trend_lines_by_group_are_drawn_in_distinct_colours_their_legend_shows(t
     assert swatches == strokes  # the legend entry of each group in its line's colour, in group order
 
 
+@pytest.mark.parametrize("scale", ["", ", scale: {range: ['#111111', '#00aa00', '#aa0000']}"])
+def test_trend_lines_by_group_take_the_colour_of_their_groups_points(tmp_path, scene, scale):
+    # Points coloured by g and one line per g: the USA line was green over red USA points (the lines took
+    # chartc's palette, the points Vega's). Each line now takes its group's colour in the points' scale.
+    text = (THREE + "layers:\n  - mark: point\n    encoding: {x: x, y: y, color: {field: g" + scale + "}}\n"
+            "  - trend: {method: linear, by: g, label: '{group}'}\n    encoding: {x: x, y: y}\n")
+    graph = scene(compile_text(tmp_path, text).vega_lite)
+    labels = [node["items"][0]["text"] for node in marks(graph, "text", "legend-label")]
+    swatches = [node["items"][0]["stroke"] for node in marks(graph, "symbol", "legend-symbol")]
+    assert labels == ["p", "q", "r"] * 2  # the points' legend, then the lines'
+    points, lines = swatches[:3], swatches[3:]
+    assert len(set(points)) == 3 and lines == points
+    assert [node["items"][0]["stroke"] for node in marks(graph, "line", "mark")] == points
+
+
 def test_one_overall_trend_line_stays_gray(tmp_path, scene):
     text = TREND_BY.replace(", by: g LABEL", ", label: Fit")
     graph = scene(compile_text(tmp_path, text).vega_lite)

@@ -42,6 +42,10 @@ TREND_FIELD = "legend"
 # long, so 400 is a 20 px line, long enough to show one period of a dash.
 LINE_SYMBOL_SIZE = 400
 TREND_COLOR = "gray"
+# The colours Vega gives a nominal colour scale's categories, in domain order ("tableau10"), when
+# neither the theme, the config nor the channel's scale names others.
+VEGA_CATEGORY = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b",
+                 "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac")
 SOLID = (1, 0)  # a strokeDash that draws a solid line in both SVG and canvas
 
 # Channels each kind of layer encodes. A line mark's `size` is its width and
@@ -235,7 +239,7 @@ def plan_legend(chart: Chart, table, fits: dict, label_text: TextStyle | None = 
                 trend_labels[layer.path] = layer.trend.label
                 if text not in entries:
                     entries[text] = {"value": text, "kinds": {"trend"}}
-                    styles[text] = _trend_style(layer, line, styles)
+                    styles[text] = _trend_style(layer, line, styles, chart, table)
     if not entries:
         return None
     field = fields[0] if fields else TREND_FIELD
@@ -253,11 +257,12 @@ def _fill_in(first: MarkerStyle, later: MarkerStyle) -> MarkerStyle:
     return merge_style(later, first)
 
 
-def _trend_style(layer: Layer, line, styles: dict) -> MarkerStyle:
+def _trend_style(layer: Layer, line, styles: dict, chart: Chart, table) -> MarkerStyle:
     """A trend line's look, from its `style`; a per-group line without a colour
-    takes its group's marker colour, so line and points match.
+    takes its group's marker colour, or the colour a layer's colour encoding of
+    the same field gives its points, so line and points match.
 
-    A group no marker map colours gets none here: its entry then takes the
+    A group nothing else colours gets none here: its entry then takes the
     category palette's colour of its place (`_entry`), so each group's line
     and legend swatch differ rather than all being gray.
     """
@@ -266,7 +271,7 @@ def _trend_style(layer: Layer, line, styles: dict) -> MarkerStyle:
     if color is None and line.group is not None:
         group = category_key(line.group)
         if group not in styles:
-            color = None
+            color = _encoded_color(chart, layer.trend.by, line.group, table)
         elif styles[group].color is not None:
             color = styles[group].color
         else:  # a marker map that styles the group's shape only: its points take the palette's colour
@@ -275,6 +280,35 @@ def _trend_style(layer: Layer, line, styles: dict) -> MarkerStyle:
         color = TREND_COLOR
     return MarkerStyle(color=color, dash=tuple(style["dash"]) if "dash" in style else None,
                        width=style.get("width"), opacity=style.get("opacity"))
+
+
+def _encoded_color(chart: Chart, field: str | None, group, table) -> str | None:
+    """The colour Vega gives `group`'s points where a layer encodes colour by `field`, when chartc can know it.
+
+    Vega-Lite sorts a nominal domain ascending and takes the category range
+    in order; a scheme, a theme or a config range chartc does not read
+    leaves it unknown (None), and the line keeps the palette's colour.
+    """
+    for layer in chart.layers:
+        channel = layer.encoding.get("color") if layer.mark is not None else None
+        if channel is None or isinstance(channel, tuple) or field is None or channel.field != field:
+            continue
+        scale = channel.get("scale") or {}
+        colors = scale.get("range")
+        if colors is None and scale.get("scheme") is None and chart.theme == "default" \
+                and "category" not in (chart.config.get("range") or {}):
+            colors = VEGA_CATEGORY
+        domain = scale.get("domain")
+        domain = list(domain) if isinstance(domain, list | tuple) else domain
+        if domain is None and channel.get("sort") is None and field in table:
+            values = {value for value in table[field] if value is not None}
+            if all(isinstance(value, str) for value in values) or all(
+                    isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
+                domain = sorted(values)
+        if not isinstance(colors, list | tuple) or not isinstance(domain, list) or group not in domain:
+            return None
+        return colors[domain.index(group) % len(colors)]
+    return None
 
 
 def _entry(info: dict, style: MarkerStyle, index: int) -> LegendEntry:
