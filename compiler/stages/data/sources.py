@@ -100,8 +100,9 @@ def register_rows(connection: duckdb.DuckDBPyConnection, table: Table, read: Tab
     Returns:
         The view's name.
     """
-    exists = connection.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $1 AND temporary",
-                                [SOURCE]).fetchone()[0]
+    # fetchall: a result left unfinished (fetchone) keeps DuckDB 2's connection busy for the next query.
+    (exists,), = connection.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $1 AND temporary",
+                                    [SOURCE]).fetchall()
     if table is read and exists:
         return SOURCE
     return register_table(connection, table)
