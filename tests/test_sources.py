@@ -375,3 +375,29 @@ def test_reading_a_million_rows_twice_with_two_threads_gives_the_same_bytes(proj
     written = pyarrow.parquet.read_table(project / "m.parquet")
     assert results[0] == results[1]
     assert results[0] == repr(list(zip(written.column("x").to_pylist(), written.column("k").to_pylist()))).encode()
+
+
+# ------------------------------------------------------------------ identity
+
+@pytest.mark.parametrize("data", [b"", b"a\r\nb", b"\r", b"\r\r\n\r\n", b"x\r" * 7 + b"\n", bytes(range(256)) * 9])
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+def test_a_streamed_hash_is_the_input_hash_whatever_the_blocks(data, block):
+    from chartc.infra.provenance import input_blocks_hash, input_hash
+
+    assert input_blocks_hash(data[i:i + block] for i in range(0, len(data), block)) == input_hash(data)
+
+
+def test_a_parquet_identity_is_its_input_hash(project):
+    from chartc.infra.provenance import input_hash
+    from chartc.stages.data import data_identity
+
+    write_runs(project / "runs.parquet")
+    label, digest, path = data_identity(source(project, file="runs.parquet"))
+    assert (label, digest, path) == ("runs.parquet", input_hash((project / "runs.parquet").read_bytes()),
+                                     (project / "runs.parquet").resolve())
+    (project / "runs").mkdir()
+    write_runs(project / "runs" / "a.parquet")
+    label, digest, path = data_identity(source(project, file="runs/*.parquet"))
+    assert label == "runs/*.parquet" and path is None and len(digest) == 64
+    write_runs(project / "runs" / "b.parquet")  # one more file matched: another identity
+    assert data_identity(source(project, file="runs/*.parquet"))[1] != digest

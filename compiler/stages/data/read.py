@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from ... import errors as msg
 from ...errors import SpecError
-from ...infra.files import read_bounded
-from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_hash, values_hash
+from ...infra.files import read_blocks, read_bounded
+from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_blocks_hash, input_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import DataSource
@@ -443,11 +443,8 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
 
 
 def _file_hash(path: Path, suffix: str) -> str:
-    """A data file's hash: text formats as `input_hash` (blind to CRLF), the engine's formats streamed."""
+    """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the engine's formats,
+    which have no size limit, streamed."""
     if suffix not in ENGINE_SUFFIXES:
         return input_hash(read_bounded(path, MAX_INPUT_BYTES))
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return input_blocks_hash(read_blocks(path))
