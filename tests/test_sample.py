@@ -36,7 +36,7 @@ def project(tmp_path_factory):
     (root / ".git").mkdir()
     rng = np.random.default_rng(7)
     x = np.round(rng.random(ROWS) * 100, 3)
-    y = np.round(2 * x + 1 + rng.normal(0, 5, ROWS), 3)
+    y = np.round(2 * x + 1 + rng.normal(0, 5, ROWS), 6)  # 6 decimals: every (x, y) line differs, so a row is its line
     lines = ["x,y"] + [f"{a!r},{b!r}" for a, b in zip(x.tolist(), y.tolist())]
     (root / "big.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root

@@ -1,9 +1,10 @@
 """Reading a chart's rows: inline values, files beside the spec (one, or a glob), or an offline vega-datasets table.
 
-`read_rows` registers them in the data engine as the view `sources.SOURCE`
-and returns them as a `table.Table` with parsed dates, every row of them
+`read_rows` reads every row of them into a `table.Table` with parsed dates
 (no row is left unread: only the marks drawn are limited, by the limits
-stage); `read_columns` reads only the column names (for `chartc validate`:
+stage), Parquet and Arrow files through the data engine;
+`register_source` makes them the engine's view `sources.SOURCE` for the
+queries over them; `read_columns` reads only the column names (for `chartc validate`:
 a CSV's header, a Parquet file's schema), through the same readers, so both
 refuse the same files with the same words. `data_identity` hashes the rows'
 source (before they are read) for the chart's provenance. Every failure is a
@@ -226,7 +227,7 @@ def data_files(data: DataSource) -> tuple[list[Path], str]:
         raise fail(msg.data_path_absolute(path), msg.data_path_hint())
     spec = spec_file(data)
     root = project_root(spec)
-    if GLOB_CHARACTERS.search(path) and not (spec.parent / path).exists():  # a file named `a[1].csv` is itself
+    if is_glob(data):
         matches = _glob(spec.parent, path)
         if not matches:
             raise fail(msg.data_glob_no_match(path), _nearby_files(path, spec.parent / path))
@@ -252,6 +253,11 @@ def data_files(data: DataSource) -> tuple[list[Path], str]:
             if size > MAX_FILE_BYTES:
                 raise fail(msg.data_too_large(written, size, MAX_FILE_BYTES))
     return [resolved for _, resolved in targets], suffix
+
+
+def is_glob(data: DataSource) -> bool:
+    """Whether the data path is a glob: it holds ``*``, ``?`` or ``[`` (and no file has that very name)."""
+    return bool(GLOB_CHARACTERS.search(data.file)) and not (spec_file(data).parent / data.file).exists()
 
 
 def _glob(folder: Path, pattern: str) -> list[str]:
@@ -397,7 +403,7 @@ def data_source(data: DataSource) -> tuple[str, object]:
         return ("values", data.records())
     if data.dataset is not None:
         return ("dataset", data.dataset)
-    if GLOB_CHARACTERS.search(data.file) and not (spec_file(data).parent / data.file).exists():
+    if is_glob(data):
         return ("glob", data.file)
     return ("path", (spec_file(data).parent / data.file).resolve())
 
@@ -417,8 +423,9 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
         ``(path as written in the spec, hash, resolved path)`` or, for a
         glob, ``(the glob, hash of every file it matches and its name, None)``.
-        A text file is hashed blind to line endings (`input_hash`), a
-        Parquet or Arrow file byte for byte, streamed (they have no size limit).
+        A file is hashed blind to line endings (`input_hash`, as the
+        gallery's manifest hashes its inputs); a Parquet or Arrow file
+        streamed, as they have no size limit.
 
     Raises:
         SpecError: the data file fails `data_file`'s checks (outside the

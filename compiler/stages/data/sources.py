@@ -174,8 +174,9 @@ def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suf
         else:  # ENUM, UUID, TIME, INTERVAL, BLOB, ...: shown as their text
             expression = "CAST({} AS VARCHAR)"
         select.append(f"{expression.format(quote_identifier(column))} AS {quote_identifier(column)}")
+    columns = ", ".join(select) if select else "NULL AS none"  # a file without columns: a view without rows
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS "
-                       f"SELECT {', '.join(select) or 'NULL AS none LIMIT 0'} FROM {base}")
+                       f"SELECT {columns} FROM {base}{'' if select else ' LIMIT 0'}")
     return name
 
 
