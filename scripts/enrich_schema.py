@@ -52,7 +52,7 @@ EXAMPLES: dict[str, object] = {
     "height": [320, "container"],
     "data": [{"dataset": "cars"}, {"path": "data/results.csv"}, {"values": [{"model": "a", "loss": 2.4}]}],
     "data.values": [[{"model": "small", "params": 1.2e8, "loss": 3.1}, {"model": "large", "params": 1.3e9, "loss": 2.6}]],
-    "data.path": ["data/results.csv", "data/runs.tsv", "data/points.json"],
+    "data.path": ["data/results.csv", "runs/*.parquet"],
     "data.dataset": ["cars", "iris", "stocks"],
     "data.format": ["csv", "tsv", "json"],
     "data.sample": [20000],

@@ -17,9 +17,13 @@ one module that writes the head of every HTML page.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 import chartc
 
@@ -67,6 +71,10 @@ RESTRICTED = {
     "numpy": ("chartc.trends", "chartc.stages.fit", "chartc.infra.table"),
     "pandas": (),
     "scipy": (),
+    # The data engine: only the stages run queries (through stages/data/engine.py's connection).
+    "duckdb": ("chartc.stages",),
+    # Arrow IPC files, read in place for the engine.
+    "pyarrow": ("chartc.stages.data.sources",),
 }
 
 
@@ -425,3 +433,24 @@ def test_one_module_writes_the_head_of_every_html_page():
     writers = sorted(name for name, path in modules().items()
                      if any(tag in path.read_text(encoding="utf-8").lower() for tag in ("<!doctype", "<head>")))
     assert writers == ["chartc.infra.html"], f"modules writing an HTML head of their own: {writers}"
+
+
+# ------------------------------------------------------------------ 5. the light paths stay light
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [
+    ["--version"], ["schema"], ["new", "{tmp}/chart"], ["validate", "specs/seed_pretraining.yaml"],
+], ids=["version", "schema", "new", "validate-csv"])
+def test_the_light_commands_never_import_the_data_engine(command, tmp_path):
+    """duckdb (~0.15 s) is imported at a compile's first query, never by a command that reads no rows."""
+    args = [part.format(tmp=tmp_path) for part in command]
+    probe = ("import contextlib, io, sys; from chartc.commands import cli\n"
+             "try:\n"
+             "    with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"        code = cli.main({args!r})\n"
+             "except SystemExit as exit:\n"
+             "    code = exit.code\n"
+             "print(code, sorted(m for m in ('duckdb', 'pyarrow', 'sqlglot') if m in sys.modules))")
+    root = Path(__file__).resolve().parent.parent  # the checkout: specs/ is there
+    result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True)
+    assert result.stdout.strip() == "0 []", result.stderr

@@ -327,22 +327,10 @@ def test_a_file_over_the_size_limit_is_refused_without_reading_it(project, monke
     big = project / "data" / "big.csv"
     with big.open("wb") as stream:  # sparse: the size is there, the bytes are not
         stream.truncate(resolve.MAX_FILE_BYTES + 1)
-    monkeypatch.setitem(resolve.READERS, ".csv", lambda path, rows: pytest.fail("read the oversized file"))
+    monkeypatch.setitem(resolve.READERS, ".csv", lambda paths: pytest.fail("read the oversized file"))
     spec = write(project, "big.yaml", spec_text("{path: data/big.csv}"))
     problem = at(compile_error(spec), 2, 14)
     assert problem.message == msg.data_too_large("data/big.csv", resolve.MAX_FILE_BYTES + 1, resolve.MAX_FILE_BYTES)
-
-
-def test_a_file_over_the_row_limit_is_refused_reading_no_further(project, monkeypatch):
-    monkeypatch.setattr(resolve, "MAX_ROWS", 5)
-    lines = ["x,y"] + [f"{i},{i}" for i in range(6)] + ['"unterminated'] * 3  # past the limit: unparseable
-    (project / "data" / "rows.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    spec = write(project, "rows.yaml", spec_text("{path: data/rows.csv}", x="x", y="y"))
-    problem = at(compile_error(spec), 2, 7)
-    assert problem.message == msg.data_too_many_rows("data/rows.csv", 5)
-    monkeypatch.setattr(resolve, "MAX_ROWS", 6)  # exactly at the limit is fine
-    (project / "data" / "rows.csv").write_text("\n".join(lines[:7]) + "\n", encoding="utf-8")
-    assert compile_spec(write(project, "rows6.yaml", spec_text("{path: data/rows.csv}", x="x", y="y")))
 
 
 @pytest.mark.parametrize("where, url", [

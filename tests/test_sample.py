@@ -1,4 +1,4 @@
-"""`data.sample`: past the row limit, draw a fixed random sample and fit every row."""
+"""Every row is read, whatever the count; `data.sample` draws a fixed random sample of them and fits every row."""
 
 from __future__ import annotations
 
@@ -8,15 +8,17 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+import vl_convert
 
 from chartc import errors as msg
 from chartc.errors import SpecError
 from chartc.render.export import render
 from chartc.pipeline import compile_spec
-from chartc.stages.data import MAX_ROWS
+from chartc.stages.limits import MAX_MARKS
 from chartc.infra.table import SAMPLE_SEED, from_records, sample_rows
 
-ROWS = MAX_ROWS + 50_000
+# Past the mark limit (and 2.5x the old 100,000-row read cap): only what is drawn is limited.
+ROWS = MAX_MARKS + 50_000
 
 SPEC = """\
 data: {{path: big.csv{sample}}}
@@ -29,12 +31,12 @@ layers:
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    """A git work tree with big.csv: 150,000 rows of y = 2x + 1 + noise (noise from a fixed seed)."""
+    """A git work tree with big.csv: 250,000 rows of y = 2x + 1 + noise (noise from a fixed seed)."""
     root = tmp_path_factory.mktemp("sample")
     (root / ".git").mkdir()
     rng = np.random.default_rng(7)
     x = np.round(rng.random(ROWS) * 100, 3)
-    y = np.round(2 * x + 1 + rng.normal(0, 5, ROWS), 3)
+    y = np.round(2 * x + 1 + rng.normal(0, 5, ROWS), 6)  # 6 decimals: every (x, y) line differs, so a row is its line
     lines = ["x,y"] + [f"{a!r},{b!r}" for a, b in zip(x.tolist(), y.tolist())]
     (root / "big.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
@@ -51,12 +53,41 @@ def drawn_rows(chart) -> list[dict]:
     return chart.vega_lite["datasets"][chart.vega_lite["data"]["name"]]
 
 
-def test_past_the_row_limit_the_error_suggests_a_sample(project):
+@pytest.mark.slow
+def test_a_scatter_of_every_row_is_refused_by_the_mark_limit_not_by_a_row_cap(project):
     with pytest.raises(SpecError) as raised:
         compiled(project, None)
     (problem,) = raised.value.errors
-    assert problem.message == msg.data_too_many_rows("big.csv", MAX_ROWS)
-    assert problem.hint == msg.data_too_many_rows_hint() and "data.sample" in problem.hint
+    assert problem.message == msg.too_many_marks(ROWS, MAX_MARKS, 1)
+    assert problem.hint == msg.too_many_marks_hint() and "sample" in problem.hint
+
+
+@pytest.mark.slow
+def test_an_aggregate_of_every_row_compiles_and_counts_every_row(project):
+    spec = project / "histogram.yaml"
+    spec.write_text("data: {path: big.csv}\nmark: bar\n"
+                    "encoding: {x: {field: x, bin: {step: 10}}, y: {aggregate: count}}\n", encoding="utf-8")
+    chart = compile_spec(spec)
+    scene = vl_convert.vegalite_to_scenegraph(chart.vega_lite)
+    bars = [item for mark in marks_of(scene) if mark["marktype"] == "rect" for item in mark["items"]]
+    x = np.loadtxt(project / "big.csv", delimiter=",", skiprows=1)[:, 0]
+    counts, _ = np.histogram(x, bins=np.arange(0, 110, 10))
+    assert len(bars) == 10 and sum(counts) == ROWS
+    # Drawn bar heights are proportional to the counts: the tallest bar is the largest count.
+    heights = sorted(bar["height"] for bar in bars)
+    assert heights == pytest.approx(sorted(heights[-1] * counts / counts.max()), abs=0.5)
+
+
+def marks_of(node):
+    """Every mark (a scenegraph node with a `marktype`) under a scenegraph node."""
+    if isinstance(node, dict):
+        if "marktype" in node:
+            yield node
+        for value in node.values():
+            yield from marks_of(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from marks_of(value)
 
 
 @pytest.mark.slow
@@ -68,7 +99,7 @@ def test_a_sample_draws_that_many_file_rows_in_file_order_and_fits_every_row(pro
     positions = {line: i for i, line in enumerate(lines)}
     picked = [positions[f"{row['x']!r},{row['y']!r}"] for row in rows]
     assert picked == sorted(picked) and len(set(picked)) == 2_000
-    # The trend is fitted on all 150,000 rows: numpy's least squares on the whole file.
+    # The trend is fitted on all 250,000 rows: numpy's least squares on the whole file.
     data = np.loadtxt(project / "big.csv", delimiter=",", skiprows=1)
     slope, intercept = np.polyfit(data[:, 0], data[:, 1], 1)
     (line,) = chart.fits[("layers", 1)]

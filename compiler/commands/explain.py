@@ -172,13 +172,15 @@ def codes_list() -> str:
 
 def diagnostics_markdown() -> str:
     """The text of docs/diagnostics.md: the introduction, a table of codes, then every code's section."""
-    table = ["| code | stage | title |", "| --- | --- | --- |"]
+    rows = {}
     for entry in entries():
         anchor = _anchor(f"{entry.code}: {entry.title}")
-        table.append(f"| [{entry.code}](#{anchor}) | {STAGE_NOTES[entry.module][0]} | {entry.title} |")
-    for code, title in sorted(RETIRED.items()):
-        table.append(f"| {code} | {STAGES[code[1]]} | (retired) {title} |")
-    sections = [explain_code(entry.code) for entry in entries()] + [explain_code(code) for code in sorted(RETIRED)]
+        rows[entry.code] = f"| [{entry.code}](#{anchor}) | {STAGE_NOTES[entry.module][0]} | {entry.title} |"
+    for code, title in RETIRED.items():
+        rows[code] = f"| {code} | {STAGES[code[1]]} | (retired) {title} |"
+    codes = sorted(rows, key=_order)  # a retired code keeps its place: E410 after E409
+    table = ["| code | stage | title |", "| --- | --- | --- |", *(rows[code] for code in codes)]
+    sections = [explain_code(code) for code in codes]
     return TITLE + "\n".join(table) + "\n\n" + "\n".join(sections)
 
 

@@ -131,22 +131,23 @@ def data_not_a_file(path: str) -> str:
 def data_unknown_format(path: str) -> str:
     """A data file of unknown format.
 
-    chartc reads .csv, .tsv and .json data files, and tells them apart by the suffix. Rename the file,
-    or give `data.format`.
+    chartc reads .csv, .tsv, .json (and JSON Lines: .jsonl, .ndjson), .parquet and Arrow IPC (.arrow,
+    .feather) data files, and tells them apart by the suffix. Rename the file, or give `data.format`.
     """
     return f"cannot tell the format of {path!r}"
 
 
 def data_format_hint() -> str:
-    return "use a .csv, .tsv or .json file, or set data.format"
+    return "use a .csv, .tsv, .json, .jsonl, .parquet or .arrow file, or set data.format"
 
 
 @code("E408")
 def data_too_large(path: str, size: int, limit: int) -> str:
     """A data file over the size limit.
 
-    Data files are limited in size so a build stays fast and within memory. Aggregate or filter the data
-    before it reaches the chart, or keep only the columns it uses.
+    Text data files (CSV, TSV, JSON) are limited in size so a build stays fast and within memory: they
+    are parsed whole. Parquet and Arrow files have no such limit (the data engine streams them): write
+    large data as Parquet, or keep only the columns the chart uses.
     """
     return f"data file {path!r} is {size:,} bytes, over the limit of {limit:,}"
 
@@ -156,7 +157,8 @@ def data_unreadable(path: str, reason: str) -> str:
     """A data file that cannot be read.
 
     The data file exists but cannot be read as a table: the reason says why (a malformed CSV or JSON
-    file, a header or cell over its limit, too many columns).
+    file, a damaged Parquet or Arrow file, a column of nested values, a header or cell over its limit,
+    too many columns).
     """
     return f"cannot read data file {path!r}: {reason}"
 
@@ -259,21 +261,55 @@ def data_integers_hint() -> str:
     return "charts are drawn with JavaScript numbers, exact only up to 2⁵³ = 9007199254740992"
 
 
-@code("E410")
-def data_too_many_rows(path: str, limit: int) -> str:
-    """A data file over the row limit.
+def data_damaged(kind: str) -> str:
+    return f"it is not a {kind} file, or it is damaged (truncated, or written by a writer that failed)"
 
-    Data files are limited in rows. A larger file can be drawn as a sample (`data: {path: ..., sample:
-    20000}`), the same rows on every build; trends are still fitted on every row.
+
+def data_nested_column(column: str) -> str:
+    return f"column {column!r} holds lists, structs or maps, but chart data are flat rows"
+
+
+def data_glob_schemas() -> str:
+    return "the files the glob matches have columns of the same name but different types"
+
+
+def data_needs_pyarrow() -> str:
+    return "reading Arrow IPC files needs the pyarrow package, which is not installed"
+
+
+def data_needs_pyarrow_hint() -> str:
+    return "pip install 'chartc[arrow]' (or pyarrow), or write the data as Parquet"
+
+
+@code("E413")
+def data_glob_no_match(pattern: str) -> str:
+    """A glob that matches no file.
+
+    `data.path` is a glob (it holds `*`, `?` or `[`) and no file matches it, relative to the spec file.
+    The hint lists the files that are there.
+
+    Example:
+        data: {path: "runs/*.parquet"}
+        mark: line
+        encoding:
+          x: step
+          y: loss
     """
-    return f"data {path!r} has more than {limit:,} rows"
+    return f"no data file matches {pattern!r}"
 
 
-def data_too_many_rows_hint(sampled: bool = False) -> str:
-    if sampled:
-        return "aggregate the data before charting it"
-    return ("set data.sample to draw that many rows (trends are still fitted on every row), "
-            "or aggregate the data before charting it")
+@code("E414", hint="data_glob_formats_hint")
+def data_glob_formats(pattern: str, suffixes: Sequence[str]) -> str:
+    """A glob matching files of different formats.
+
+    The files a glob matches are read as one table, so they must be of one format: a glob such as
+    `runs/*` that matches both CSV and Parquet files is refused. Narrow the glob (`runs/*.parquet`).
+    """
+    return f"the files {pattern!r} matches are of different formats: {quoted_list(suffixes)}"
+
+
+def data_glob_formats_hint() -> str:
+    return "end the glob with the suffix of the files to read, e.g. runs/*.parquet"
 
 
 def data_file_line(path: str, line: int) -> str:

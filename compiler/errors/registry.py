@@ -33,7 +33,9 @@ STAGES = {
     "7": "translate, verify, render and scene", "8": "commands",
 }
 # Codes once published and since removed: never reused (docs/diagnostics.md keeps them listed).
-RETIRED: dict[str, str] = {}
+RETIRED: dict[str, str] = {
+    "E410": "A data file over the row limit (removed: the rows read are never limited, only the marks drawn)",
+}
 
 
 class Message(str):

@@ -2,6 +2,7 @@
 
 Reading: `read_bounded` reads a regular file of at most so many bytes, once,
 without blocking on a FIFO; what it refuses is an `UnreadableFile`.
+`read_blocks` reads one of any size block by block, for hashing.
 
 Writing: every file is written atomically (`write_atomic`, `write_all`): a
 reader sees the old bytes or the new ones, never half a file, and a process
@@ -72,6 +73,33 @@ def read_bounded(path: str | os.PathLike, limit: int, *, follow: bool = True) ->
     if size > limit:  # grew while it was read
         raise UnreadableFile(0, f"larger than {limit // (1024 * 1024)} MB", os.fspath(path))
     return b"".join(chunks)
+
+
+def read_blocks(path: str | os.PathLike, block: int = 1 << 20):
+    """The bytes of a regular file of any size, block by block (for hashing a large data file).
+
+    Opened as `read_bounded` opens a file: without blocking, and refused
+    unless it is a regular file.
+
+    Yields:
+        The file's bytes, at most `block` at a time.
+
+    Raises:
+        FileNotFoundError: there is no file at `path`.
+        UnreadableFile: a folder, device, FIFO or socket.
+        OSError: any other failure to open or read it.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        handle = os.open(path, flags)
+    except IsADirectoryError:
+        raise UnreadableFile(0, "a folder, not a regular file", os.fspath(path)) from None
+    with os.fdopen(handle, "rb", buffering=0) as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(0, f"{file_kind(info.st_mode)}, not a regular file", os.fspath(path))
+        while chunk := stream.read(block):
+            yield chunk
 
 
 def file_kind(mode: int) -> str:

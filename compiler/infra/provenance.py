@@ -54,6 +54,20 @@ def dist_version(name: str) -> str:
         return "none"
 
 
+def input_blocks_hash(blocks) -> str:
+    """`input_hash` of the bytes `blocks` yields in turn: the same hash for a file of any size, in constant memory.
+
+    A CR ending one block is held back until the next shows whether an LF follows it.
+    """
+    digest, held = hashlib.sha256(), b""
+    for block in blocks:
+        block = held + block
+        held = b"\r" if block.endswith(b"\r") else b""
+        digest.update(block[:len(block) - len(held)].replace(b"\r\n", b"\n"))
+    digest.update(held)
+    return digest.hexdigest()
+
+
 def dataset_hash(name: str) -> str:
     """Identity of a vega-datasets table: its name and the package version."""
     return hashlib.sha256(f"{DATASET_DISTRIBUTION} {dist_version(DATASET_DISTRIBUTION)}\0{name}".encode()).hexdigest()

@@ -11,7 +11,8 @@ type them (tests compare the two on every shipped dataset and on generated
 files): pandas' missing-value words (``NA``, ``null``, empty, ...) are None,
 a column of integers and floats or missing values is all floats, a column
 of ``true``/``false`` is booleans. Text columns whose every value is an ISO
-date become dates (naive `datetime`, the wall clock as written).
+date become dates (naive `datetime`, the wall clock as written; a time with
+a zone, ``Z`` or ``+02:00``, as its UTC wall clock).
 
 Where pandas would lose information or time, a Table does not follow it: a
 column of integers beyond ±2⁵³ with a missing value keeps exact integers
@@ -53,7 +54,10 @@ INTEGER_TEXT = r"[+-]?\d+"
 FLOAT_TEXT = r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf(?:inity)?)"
 INTEGER = re.compile(rf"^\s*{INTEGER_TEXT}\s*$", re.ASCII)
 FLOAT = re.compile(rf"^\s*{FLOAT_TEXT}\s*$", re.I | re.ASCII)
-ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$", re.ASCII)
+# A time may end with a zone, `Z` or an offset (`+02:00`, `+0200`): such a date is read as the UTC
+# wall clock it names, as the renderer runs in UTC (render.export.use_utc).
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$", re.ASCII)
+ISO_ZONE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$", re.ASCII)
 
 
 def _column_pattern(body: str, flags: int = 0) -> re.Pattern:
@@ -312,18 +316,58 @@ def _read_delimited(path: str | Path, delimiter: str, max_rows: int | None) -> T
             `MAX_COLUMNS`, `MAX_NAME_LENGTH` or `MAX_CELLS`.
         OSError: the file cannot be opened.
     """
+    names, cells = _delimited_cells(path, delimiter, max_rows, 0)
+    return _typed_table(names, cells)
+
+
+def read_delimited_files(paths: list[Path], delimiter: str = ",") -> Table:
+    """Every row of CSV or TSV files (a glob's matches) as one table, typed like `read_delimited`.
+
+    Columns are matched by name, in order of first appearance; a column a
+    file lacks is missing in its rows. The cell limit counts every file.
+
+    Raises:
+        TableError: as `read_delimited`, for the first file that fails.
+    """
+    if len(paths) == 1:
+        return read_delimited(paths[0], delimiter)
+    with _without_cycle_collection():
+        files, cells_read = [], 0
+        for path in paths:
+            names, cells = _delimited_cells(path, delimiter, None, cells_read)
+            files.append((names, cells))
+            cells_read += len(names) * (len(cells[0]) if cells else 0)
+        every = list(dict.fromkeys(name for names, _ in files for name in names))
+        merged = []
+        for name in every:
+            column: list[str] = []
+            for names, cells in files:
+                length = len(cells[0]) if cells else 0
+                column.extend(cells[names.index(name)] if name in names else [""] * length)
+            merged.append(column)
+        return _typed_table(every, merged)
+
+
+def _delimited_cells(path: str | Path, delimiter: str, max_rows: int | None, cells_before: int):
+    """A delimited file's column names and its cells as text, column by column (short rows padded)."""
     with open_delimited(path, delimiter) as (names, reader):
         if not names:  # an empty file: no columns, no rows
-            return Table({}, {})
+            return [], []
         rows = _data_rows(reader, max_rows)
     width = len(names)
     if rows and max(map(len, rows)) > width:
         raise TableError(_row_too_long(path, delimiter, width))
-    if len(rows) * width > MAX_CELLS:  # before padding: short rows would cost the header's width each
-        raise TableError(msg.data_too_many_cells(len(rows), width, MAX_CELLS), msg.data_too_many_cells_hint())
+    if cells_before + len(rows) * width > MAX_CELLS:  # before padding: short rows would cost the header's width
+        rows_before = cells_before // width
+        raise TableError(msg.data_too_many_cells(rows_before + len(rows), width, MAX_CELLS),
+                         msg.data_too_many_cells_hint())
     if rows and min(map(len, rows)) < width:
         rows = [row + [""] * (width - len(row)) if len(row) < width else row for row in rows]
-    cells = list(zip(*rows)) if rows else [()] * width
+    return names, list(zip(*rows)) if rows else [()] * width
+
+
+def _typed_table(names: list[str], cells: list) -> Table:
+    """Columns of text cells typed like `pandas.read_csv`, ISO dates parsed."""
     columns, kinds = {}, {}
     for name, texts in zip(names, cells):
         columns[name], kinds[name] = _typed_text(texts)
@@ -556,6 +600,39 @@ def from_records(rows: list[dict]) -> Table:
     return parse_dates(Table(columns, kinds))
 
 
+# How an engine holds a column, for `from_typed_columns`.
+STORED_INTEGER, STORED_FLOAT, STORED_BOOLEAN, STORED_TEXT, STORED_DATE = "integer", "float", "boolean", "text", "date"
+
+
+def from_typed_columns(columns: dict[str, tuple[list, str]]) -> Table:
+    """Columns an engine has typed (name -> (values, how it stores them)) as a table, kinds as pandas gives them.
+
+    The engine's values are kept (NaN stays NaN: it is a value of a float
+    column, not a missing one), with the Table's rules for what pandas
+    changes: integers beside a missing value become floats where floats hold
+    them exactly, booleans beside one make a mixed column, and text columns of
+    ISO dates become dates.
+
+    Args:
+        columns: per column, its cells (None for SQL's NULL) and one of
+            STORED_INTEGER, STORED_FLOAT, STORED_BOOLEAN, STORED_TEXT, STORED_DATE.
+    """
+    typed, kinds = {}, {}
+    for name, (values, stored) in columns.items():
+        present = sum(v is not None for v in values)
+        if stored == STORED_INTEGER:
+            typed[name], kinds[name] = _numbers(values), NUMBER
+        elif stored == STORED_FLOAT:
+            typed[name], kinds[name] = values, NUMBER
+        elif stored == STORED_BOOLEAN:
+            typed[name], kinds[name] = values, BOOLEAN if present == len(values) else None
+        elif stored == STORED_DATE:
+            typed[name], kinds[name] = values, DATE if present else None
+        else:
+            typed[name], kinds[name] = values, TEXT if present else None
+    return parse_dates(Table(typed, kinds))
+
+
 def _typed_values(values: list) -> tuple[list, str | None]:
     """A column of JSON values: its kind, and numbers as pandas would hold them."""
     present = [v for v in values if not is_missing(v)]
@@ -618,7 +695,7 @@ def parse_dates(table: Table, formats: dict[str, str] | None = None) -> Table:
 
 
 def parse_date(text: str, pattern: str | None = None) -> datetime.datetime:
-    """ISO date text (or text in a strptime pattern) as a naive datetime.
+    """ISO date text (or text in a strptime pattern) as a naive datetime (a zone's time as UTC).
 
     Raises:
         ValueError: the text is not such a date, or no such day exists.
@@ -627,10 +704,20 @@ def parse_date(text: str, pattern: str | None = None) -> datetime.datetime:
         return datetime.datetime.strptime(text, pattern)
     if not ISO_DATE.match(text):
         raise ValueError(f"not an ISO date: {text!r}")
+    zone = ISO_ZONE.search(text) if len(text) > 10 else None
+    if zone is not None:
+        text = text[:zone.start()]
     head, _, fraction = text.partition(".")
     stamp = datetime.datetime.fromisoformat(head)
     if fraction:  # any number of digits, as pandas reads them (to the microsecond here)
         stamp = stamp.replace(microsecond=int(fraction[:6].ljust(6, "0")))
+    if zone is not None and zone.group() != "Z":  # the UTC wall clock of a time at an offset
+        sign, digits = zone.group()[0], zone.group()[1:].replace(":", "")
+        offset = datetime.timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        try:
+            stamp = stamp - offset if sign == "+" else stamp + offset
+        except OverflowError:  # 0001-01-01T00:00+01:00 is in year 0
+            raise ValueError(f"not a date after its offset: {text!r}") from None
     return stamp
 
 

@@ -1,11 +1,14 @@
 """Stage 4: the chart's rows: read, scrubbed, sampled, and through every layer's transforms as Vega computes them.
 
-    DataSource -read_rows-> Table -scrub_table-> Table (+ warnings) -sample_rows-> the rows drawn
+    DataSource -read_rows-> the engine's view `SOURCE` + Table -scrub_table-> Table (+ warnings)
+               -sample_rows-> the rows drawn
     Chart + Table -follow_fields-> FieldFlow (the fields before and after each transform)
     Chart + Tables -flow_data-> DataFlow (per layer: the rows its marks get, or why they cannot be known)
 
-`read` finds and reads the rows (inline values, a file beside the spec, an
+`read` finds and reads the rows (inline values, files beside the spec, an
 offline vega-datasets table) and hashes their source for provenance;
+`sources` registers them in the data engine (`engine`, DuckDB) as one view
+and turns a query's rows into a `Table`;
 `scrub` replaces text that would abort the renderer; `interpret` is the one
 interpreter of transforms (a table from transform class to function) and
 `vega` what Vega-Lite and Vega do to rows on the way (field predicates,
@@ -21,16 +24,19 @@ from dataclasses import dataclass
 from ...infra.table import Table
 from ...ir.nodes import Chart
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
-from .read import (DELIMITERS, MAX_FILE_BYTES, MAX_ROWS, MAX_SAMPLED_ROWS, READERS, data_file, data_identity,
-                   data_source, load_dataset, project_root, read_columns, read_rows, row_place)
+from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, data_file, data_files, data_identity, data_source,
+                   load_dataset, project_root, read_columns, read_rows, register_source, row_place)
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
+from .sources import SOURCE, materialise, register_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
-    "DELIMITERS", "DataFlow", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_ROWS", "MAX_SAFE_INTEGER",
-    "MAX_SAMPLED_ROWS", "READERS", "RENDERER_UNSAFE", "Rows", "Unknowable", "channel_type", "data_file",
+    "DELIMITERS", "DataFlow", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
+    "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
     "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
-    "load_dataset", "project_root", "read_columns", "read_rows", "row_place", "scrub_table", "scrub_text",
+    "load_dataset", "materialise", "project_root", "read_columns", "read_rows", "register_rows", "register_source",
+    "row_place",
+    "scrub_table", "scrub_text",
 ]
 
 

@@ -1,49 +1,67 @@
-"""Reading a chart's rows: inline values, a file beside the spec, or an offline vega-datasets table.
+"""Reading a chart's rows: inline values, files beside the spec (one, or a glob), or an offline vega-datasets table.
 
-`read_rows` reads them into a `table.Table` with parsed dates; `read_columns`
-reads only the column names (for `chartc validate`), through the same
-readers, so both refuse the same files with the same words.
-`data_identity` hashes the rows' source (before they are read) for the
-chart's provenance. Every failure is a `SpecError` at the spec's `data`.
+`read_rows` reads every row of them into a `table.Table` with parsed dates
+(no row is left unread: only the marks drawn are limited, by the limits
+stage), Parquet and Arrow files through the data engine;
+`register_source` makes them the engine's view `sources.SOURCE` for the
+queries over them; `read_columns` reads only the column names (for `chartc validate`:
+a CSV's header, a Parquet file's schema), through the same readers, so both
+refuse the same files with the same words. `data_identity` hashes the rows'
+source (before they are read) for the chart's provenance. Every failure is a
+`SpecError` at the spec's `data`.
 """
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import importlib.util
 import json
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ... import errors as msg
 from ...errors import SpecError
-from ...infra.files import read_bounded
-from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_hash, values_hash
+from ...infra.files import read_blocks, read_bounded
+from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_blocks_hash, input_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
-                            read_delimited, read_header, record_names)
+                            read_delimited_files, read_header, record_names)
 from ...ir.nodes import DataSource
+from .engine import connect
+from .sources import ENGINE_SUFFIXES, engine_columns, materialise, register_files, register_table
+
+if TYPE_CHECKING:
+    import duckdb
 
 # The step of the data stage that finds and reads the rows (the name diagnostics carry).
 STAGE = "resolve"
+# Text formats are parsed in Python (every byte of them held at once): up to this size each. Parquet and
+# Arrow files are read by the engine, which streams them: they have no size limit.
 MAX_FILE_BYTES = 50 * 1024 * 1024
-MAX_ROWS = 100_000  # far more marks than a chart can show; ~10⁶ points abort the renderer (vl-convert#210)
-# Rows a chart may read when it draws a `sample` of them (and fits every one).
-MAX_SAMPLED_ROWS = 2_000_000
 DELIMITERS = {".csv": ",", ".tsv": "\t"}
-# Readers of a data file; past `max_rows` rows they stop reading (one more is read, to tell).
+# Readers of the text formats: every row of the files (a glob's, in path order) as one table.
 READERS = {
-    ".csv": lambda path, max_rows: read_delimited(path, ",", max_rows=max_rows),
-    ".tsv": lambda path, max_rows: read_delimited(path, "\t", max_rows=max_rows),
-    ".json": lambda path, max_rows: from_records(_read_json_rows(path)),
+    ".csv": lambda paths: read_delimited_files(paths, ","),
+    ".tsv": lambda paths: read_delimited_files(paths, "\t"),
+    ".json": lambda paths: from_records([row for path in paths for row in _read_json_rows(path)]),
 }
 # The same files' column names, and whether a row follows, for `read_columns`:
 # the readers above name columns with the same functions.
 HEADER_READERS = {
-    ".csv": lambda path: read_header(path, ","),
-    ".tsv": lambda path: read_header(path, "\t"),
-    ".json": lambda path: _json_header(_read_json_rows(path)),
+    ".csv": lambda paths: _union_header([read_header(path, ",") for path in paths]),
+    ".tsv": lambda paths: _union_header([read_header(path, "\t") for path in paths]),
+    ".json": lambda paths: _json_header([row for path in paths for row in _read_json_rows(path)]),
+    ".parquet": lambda paths: engine_columns(paths, ".parquet"),
+    ".arrow": lambda paths: engine_columns(paths, ".arrow"),
 }
-FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json"}
+FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json", "parquet": ".parquet", "arrow": ".arrow"}
+# A file's suffix -> its format's (`.jsonl` holds JSON records one a line, read by the JSON reader).
+SUFFIXES = {".csv": ".csv", ".tsv": ".tsv", ".json": ".json", ".jsonl": ".json", ".ndjson": ".json",
+            ".parquet": ".parquet", ".arrow": ".arrow", ".feather": ".arrow", ".ipc": ".arrow"}
+JSON_LINES = (".jsonl", ".ndjson")
+GLOB_CHARACTERS = re.compile(r"[*?\[]")
 # Date columns of the vega-datasets tables not written as ISO dates (as the
 # package's own pandas loaders parse them).
 DATASET_DATES = {
@@ -54,11 +72,19 @@ DATASET_DATES = {
 }
 
 
-def read_rows(data: DataSource) -> Table:
-    """Load the chart's rows.
+def read_rows(data: DataSource, connection: duckdb.DuckDBPyConnection | None = None) -> Table:
+    """Load every row of the chart's data.
+
+    Parquet and Arrow files are read by the engine: they become its view
+    `sources.SOURCE` (`register_source`) and the table is that view's rows.
+    The other sources are read by chartc's readers and not registered: the
+    caller registers the rows it keeps (`sources.register_rows`, after
+    `scrub_table`).
 
     Args:
         data: the chart's data source (its file's folder is the spec's).
+        connection: the engine Parquet and Arrow files are read in
+            (default: a connection of their own).
 
     Returns:
         A table whose date columns are parsed to datetimes.
@@ -66,25 +92,55 @@ def read_rows(data: DataSource) -> Table:
     Raises:
         SpecError: the file is missing, unreadable, outside the project, or empty.
     """
-    limit = MAX_ROWS if data.sample is None else MAX_SAMPLED_ROWS
-    if data.values is not None:
-        table = _read_values(data, from_records)
-    elif data.dataset is not None:
-        table = load_dataset(data.dataset)
+    if data.file is None:
+        table = _read_values(data, from_records) if data.values is not None else load_dataset(data.dataset)
     else:
-        table = _read_data_file(data, lambda path, suffix: READERS[suffix](path, limit + 1))
+        table = _read_data_file(data, lambda paths, suffix: _read_files(connection, paths, suffix))
     if not len(table):
         raise _empty_data(data)
-    if len(table) > limit:
-        raise data.error(msg.data_too_many_rows(data.file or data.dataset or "values", limit), stage=STAGE,
-                         hint=msg.data_too_many_rows_hint(sampled=data.sample is not None))
     return table
+
+
+def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path], suffix: str) -> Table:
+    """Data files' rows: the engine's formats read by it (registered), the text formats parsed by chartc."""
+    if suffix in ENGINE_SUFFIXES:
+        connection = connect() if connection is None else connection
+        return materialise(connection, f"SELECT * FROM {register_files(connection, paths, suffix)}")
+    return READERS[suffix](paths)
+
+
+def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> str:
+    """The chart's data as a view in the engine, typed and named as chartc reads it.
+
+    Parquet and Arrow files (one, or a glob's) are registered as they are:
+    nothing but their schemas is read until a query runs. Text files, inline
+    values and vega-datasets tables are read and typed by chartc's readers
+    first (`read_rows` gives the same table), then registered as it is (a
+    compile registers them once scrubbed: `sources.register_rows`).
+
+    Args:
+        connection: the engine (`engine.connect()`).
+        data: the chart's data source.
+
+    Returns:
+        The view's name, `sources.SOURCE`.
+
+    Raises:
+        SpecError: as `read_rows` (but for data without rows, which only a
+            query can tell of an engine file).
+    """
+    if data.file is None:
+        return register_table(connection, _read_values(data, from_records) if data.values is not None
+                              else load_dataset(data.dataset))
+    return _read_data_file(data, lambda paths, suffix: (
+        register_files(connection, paths, suffix) if suffix in ENGINE_SUFFIXES
+        else register_table(connection, READERS[suffix](paths))))
 
 
 def load_dataset(name: str) -> Table:
     """A vega-datasets table shipped with the package, typed as its pandas loader types it."""
     path, suffix = _dataset_file(name)
-    table = READERS[suffix](path, None)
+    table = READERS[suffix]([path])
     if suffix == ".json":
         table = json_reader_types(table)
     return parse_dates(table, DATASET_DATES.get(name))
@@ -110,7 +166,7 @@ def spec_file(data: DataSource) -> Path:
 
 
 def _read_data_file(data: DataSource, read):
-    """`read(resolved path, suffix)` of the spec's data file, every failure a `SpecError` at `data.path`.
+    """`read(resolved paths, suffix)` of the spec's data files, every failure a `SpecError` at `data.path`.
 
     `read_rows` and `read_columns` both read through here, so a file one
     of them refuses the other refuses with the same words.
@@ -119,7 +175,7 @@ def _read_data_file(data: DataSource, read):
         return data.error(msg.data_unreadable(data.file, reason), "path", stage=STAGE, hint=hint)
 
     try:
-        resolved, suffix = data_file(data)
+        resolved, suffix = data_files(data)
         return read(resolved, suffix)
     except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
         raise fail(getattr(exc, "strerror", None) or str(exc)) from None
@@ -144,11 +200,26 @@ def _empty_data(data: DataSource) -> SpecError:
 
 
 def data_file(data: DataSource) -> tuple[Path, str]:
-    """The data file a spec names, after every safety check, and its format suffix.
+    """The data file a spec names (a glob's first match), after every safety check, and its format suffix.
+
+    Raises:
+        SpecError: see `data_files`.
+    """
+    resolved, suffix = data_files(data)
+    return resolved[0], suffix
+
+
+def data_files(data: DataSource) -> tuple[list[Path], str]:
+    """The data files a spec names (one path, or every match of a glob in path order), checked, and their format.
+
+    A glob (``runs/*.parquet``, ``logs/**/*.csv``) is matched relative to the
+    spec's folder; every file it matches must be inside the project, and all
+    of them of one format.
 
     Raises:
         SpecError: a URL, an absolute or escaping path, a missing file or
-            directory, an unknown format or a file over the size limit.
+            directory, a glob matching no file or files of different formats,
+            an unknown format or a text file over the size limit.
     """
     path = data.file
 
@@ -160,43 +231,92 @@ def data_file(data: DataSource) -> tuple[Path, str]:
     if path.startswith("~") or os.path.isabs(path):
         raise fail(msg.data_path_absolute(path), msg.data_path_hint())
     spec = spec_file(data)
-    target = (spec.parent / path)
-    resolved = target.resolve()
     root = project_root(spec)
-    if not resolved.is_relative_to(root):
-        raise fail(msg.data_path_outside(path, root.name), msg.data_path_outside_hint(str(root), _in_git(root)))
-    if not resolved.exists():
-        raise fail(msg.file_not_found(path), _nearby_files(path, target))
-    if not resolved.is_file():
-        raise fail(msg.data_not_a_file(path))
-    suffix = FORMAT_SUFFIX.get(data.format) or resolved.suffix.lower()
-    if suffix not in READERS:
+    if is_glob(data):
+        matches = _glob(spec.parent, path)
+        if not matches:
+            raise fail(msg.data_glob_no_match(path), _nearby_files(path, spec.parent / path))
+        targets = [(match, (spec.parent / match).resolve()) for match in matches]
+    else:
+        targets = [(path, (spec.parent / path).resolve())]
+    for written, resolved in targets:
+        if not resolved.is_relative_to(root):
+            raise fail(msg.data_path_outside(written, root.name), msg.data_path_outside_hint(str(root), _in_git(root)))
+        if not resolved.exists():
+            raise fail(msg.file_not_found(written), _nearby_files(written, spec.parent / written))
+        if not resolved.is_file():
+            raise fail(msg.data_not_a_file(written))
+    suffixes = {FORMAT_SUFFIX.get(data.format) or SUFFIXES.get(resolved.suffix.lower()) for _, resolved in targets}
+    if len(suffixes) > 1:
+        raise fail(msg.data_glob_formats(path, sorted(s or "?" for s in suffixes)), msg.data_glob_formats_hint())
+    suffix = suffixes.pop()
+    if suffix is None:
         raise fail(msg.data_unknown_format(path), msg.data_format_hint())
-    size = resolved.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise fail(msg.data_too_large(path, size, MAX_FILE_BYTES))
-    return resolved, suffix
+    if suffix not in ENGINE_SUFFIXES:
+        for written, resolved in targets:
+            size = resolved.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise fail(msg.data_too_large(written, size, MAX_FILE_BYTES))
+    return [resolved for _, resolved in targets], suffix
+
+
+def is_glob(data: DataSource) -> bool:
+    """Whether the data path is a glob: it holds ``*``, ``?`` or ``[`` (and no file has that very name)."""
+    return bool(GLOB_CHARACTERS.search(data.file)) and not (spec_file(data).parent / data.file).exists()
+
+
+def _glob(folder: Path, pattern: str) -> list[str]:
+    """The files a glob matches relative to `folder`, as paths written like the pattern, in path order."""
+    found = glob.glob(pattern, root_dir=folder, recursive=True)
+    return sorted(match.replace(os.sep, "/") for match in found if (folder / match).is_file())
 
 
 def _read_json_rows(path: Path) -> list[dict]:
-    """A JSON list of flat records; anything else (a number, a mapping, a list of lists) is refused.
+    """A JSON list of flat records, or records one a line (JSON Lines); anything else is refused.
 
     A byte order mark is skipped, as in a CSV file (Windows editors write one).
+    A ``.jsonl`` or ``.ndjson`` file, or a ``.json`` file holding more than
+    one JSON value, is read as JSON Lines (blank lines skipped), each line
+    one record.
     """
+    text = path.read_text(encoding="utf-8-sig")
     try:
-        rows = json.loads(path.read_text(encoding="utf-8-sig"))
+        try:
+            if path.suffix.lower() in JSON_LINES:
+                raise json.JSONDecodeError("Extra data", text, 0)
+            rows = json.loads(text)
+        except json.JSONDecodeError as error:
+            if error.msg != "Extra data":
+                raise
+            rows = [_json_line(line, number) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
     except RecursionError:
         raise ValueError("the JSON is nested too deeply") from None
     if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
-        raise ValueError('expected a JSON list of records, e.g. [{"x": 1, "y": 2}]')
+        raise ValueError('expected a JSON list of records, e.g. [{"x": 1, "y": 2}], or one record a line')
     for index, key in _nested_values(rows):
         raise ValueError(msg.data_nested(key, index))
     return rows
 
 
+def _json_line(line: str, number: int) -> dict:
+    """One record of a JSON Lines file; a line that is not one names its number."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"line {number}: {error.msg} (column {error.colno})") from None
+    if not isinstance(row, dict):
+        raise ValueError(f'line {number}: expected a record, e.g. {{"x": 1, "y": 2}}')
+    return row
+
+
 def _json_header(rows: list[dict]) -> tuple[list[str], bool]:
     """Records' column names (as `from_records` names them) and whether there is a row."""
     return record_names(rows), bool(rows)
+
+
+def _union_header(headers: list[tuple[list[str], bool]]) -> tuple[list[str], bool]:
+    """Several files' column names (in order of first appearance), and whether any has a row."""
+    return list(dict.fromkeys(name for names, _ in headers for name in names)), any(rows for _, rows in headers)
 
 
 def _nested_values(rows):
@@ -225,7 +345,9 @@ def read_columns(data: DataSource) -> list[str]:
 
     A CSV/TSV file gives its header (and its first row, to tell it is not
     empty), a JSON file or inline values the keys of their records, a
-    vega-datasets table its file in the package. The names are those
+    Parquet or Arrow file its schema (and its row count from the metadata:
+    no row is read), a vega-datasets table its file in the package. Only
+    Parquet and Arrow files import the engine. The names are those
     `read_rows` gives (`table.read_header` and `table.record_names` are
     the full readers' own), so the light check and a compile agree.
 
@@ -238,9 +360,9 @@ def read_columns(data: DataSource) -> list[str]:
         names, has_rows = _read_values(data, _json_header)
     elif data.dataset is not None:
         path, suffix = _dataset_file(data.dataset)
-        names, has_rows = HEADER_READERS[suffix](path)
+        names, has_rows = HEADER_READERS[suffix]([path])
     else:
-        names, has_rows = _read_data_file(data, lambda path, suffix: HEADER_READERS[suffix](path))
+        names, has_rows = _read_data_file(data, lambda paths, suffix: HEADER_READERS[suffix](paths))
     if not has_rows:
         raise _empty_data(data)
     return names
@@ -259,8 +381,9 @@ def row_place(data: DataSource, index: int) -> str:
     """Where data row `index` is, for a message: a line of the data file, else the row's number."""
     if data.file is not None:
         try:
-            resolved, suffix = data_file(data)
-            line = data_row_line(resolved, DELIMITERS[suffix], index) if suffix in DELIMITERS else None
+            resolved, suffix = data_files(data)
+            line = (data_row_line(resolved[0], DELIMITERS[suffix], index)
+                    if suffix in DELIMITERS and len(resolved) == 1 else None)
         except (SpecError, OSError):  # read a moment ago; if it is gone now, the row number still says which
             line = None
         if line is not None:
@@ -278,13 +401,15 @@ def data_source(data: DataSource) -> tuple[str, object]:
 
     Returns:
         ``("values", rows)`` for inline values, ``("dataset", name)`` for a
-        vega-datasets table, or ``("path", resolved file path)`` — the same
-        file `read_rows` reads.
+        vega-datasets table, ``("path", resolved file path)`` — the same
+        file `read_rows` reads — or ``("glob", pattern)`` for a glob.
     """
     if data.values is not None:
         return ("values", data.records())
     if data.dataset is not None:
         return ("dataset", data.dataset)
+    if is_glob(data):
+        return ("glob", data.file)
     return ("path", (spec_file(data).parent / data.file).resolve())
 
 
@@ -300,8 +425,12 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
         data: the chart's data source.
 
     Returns:
-        ``("values", hash, None)``, ``("dataset:NAME", hash, None)`` or
-        ``(path as written in the spec, hash, resolved path)``.
+        ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
+        ``(path as written in the spec, hash, resolved path)`` or, for a
+        glob, ``(the glob, hash of every file it matches and its name, None)``.
+        A file is hashed blind to line endings (`input_hash`, as the
+        gallery's manifest hashes its inputs); a Parquet or Arrow file
+        streamed, as they have no size limit.
 
     Raises:
         SpecError: the data file fails `data_file`'s checks (outside the
@@ -313,8 +442,21 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
             return "values", values_hash(value), None
         if kind == "dataset":
             return f"dataset:{value}", dataset_hash(value), None
-        resolved, _ = data_file(data)
-        return data.file, input_hash(read_bounded(resolved, MAX_INPUT_BYTES)), resolved
+        resolved, suffix = data_files(data)
+        hashes = [_file_hash(path, suffix) for path in resolved]
+        if kind == "glob":
+            root = spec_file(data).parent.resolve()
+            listing = "".join(f"{os.path.relpath(path, root)}\0{digest}\n" for path, digest in zip(resolved, hashes))
+            return data.file, hashlib.sha256(listing.encode("utf-8", "surrogateescape")).hexdigest(), None
+        return data.file, hashes[0], resolved[0]
     except (OSError, RuntimeError) as error:  # a symlink loop, no permission: as `read_rows` reports them
         raise data.error(msg.data_unreadable(data.file, getattr(error, "strerror", None) or str(error)), "path",
                          stage=STAGE) from None
+
+
+def _file_hash(path: Path, suffix: str) -> str:
+    """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the engine's formats,
+    which have no size limit, streamed."""
+    if suffix not in ENGINE_SUFFIXES:
+        return input_hash(read_bounded(path, MAX_INPUT_BYTES))
+    return input_blocks_hash(read_blocks(path))

@@ -1,0 +1,284 @@
+"""A chart's data source as a view in the data engine, and a query's rows as a `Table`.
+
+    DataSource -register_source-> the view ``source`` in a DuckDB connection -materialise-> Table
+
+Every source becomes the one view `SOURCE` with chartc's column names and
+types (the contract for every query over it): the numbers, booleans, dates
+(``TIMESTAMP``, the UTC wall clock) and text a `Table` holds. Parquet and
+Arrow IPC files are read by the engine itself (a glob of them as one view);
+CSV, TSV and JSON files, inline values and vega-datasets tables are typed by
+`infra.table`'s readers (pandas' rules, which the tests hold them to) and
+registered column by column. `materialise` turns any query's result back into
+a `Table` for the stages that read rows in Python.
+
+Nothing here imports duckdb or pyarrow at module level: the connection comes
+from `engine.connect()`, and pyarrow is imported only to read an Arrow file.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ... import errors as msg
+from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER,
+                            STORED_TEXT, TEXT, Table, TableError, from_typed_columns, json_value)
+from .engine import quote_identifier, quote_text
+
+if TYPE_CHECKING:
+    import duckdb
+
+# The view every query of a chart's rows reads.
+SOURCE = "source"
+# The formats the engine reads itself (suffix as `read.data_files` normalises it).
+ENGINE_SUFFIXES = (".parquet", ".arrow")
+# DuckDB's type (its name before any parameters) -> how the Table stores the column, and the SQL that
+# gives the view chartc's type for it ({} is the quoted column). Types not here are nested (refused)
+# or kept as their text.
+ENGINE_TYPES = {
+    **{name: (STORED_INTEGER, "{}") for name in (
+        "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
+        "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT")},
+    "FLOAT": (STORED_FLOAT, "CAST({} AS DOUBLE)"),
+    "DOUBLE": (STORED_FLOAT, "{}"),
+    "DECIMAL": (STORED_FLOAT, "CAST({} AS DOUBLE)"),
+    "BOOLEAN": (STORED_BOOLEAN, "{}"),
+    "VARCHAR": (STORED_TEXT, "{}"),
+    # Every date becomes a TIMESTAMP: a zoned one as its UTC wall clock (the connection's zone is UTC).
+    **{name: (STORED_DATE, "CAST({} AS TIMESTAMP)") for name in (
+        "DATE", "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMP WITH TIME ZONE")},
+}
+NESTED_TYPES = ("STRUCT", "LIST", "MAP", "UNION", "ARRAY", "VARIANT")
+# A Table's kind -> the view's column type (a mixed column, kind None, is typed by its values).
+SQL_TYPES = {NUMBER: "DOUBLE", BOOLEAN: "BOOLEAN", DATE: "TIMESTAMP", TEXT: "VARCHAR"}
+INT64 = (-2**63, 2**63 - 1)
+INT128 = (-2**127, 2**127 - 1)
+
+
+class EngineReadError(TableError):
+    """A file the engine cannot read (damaged, not of its format, a nested column); the message is chartc's."""
+
+
+# ----------------------------------------------------------------- registering
+
+def register_table(connection: duckdb.DuckDBPyConnection, table: Table, name: str = SOURCE) -> str:
+    """Put a table's rows in the engine as the view `name`, one typed column per column, in row order.
+
+    Each column is sent as one list (the fastest way in without pandas or
+    pyarrow) and the columns are joined by position.
+
+    Returns:
+        The view's name.
+    """
+    parts = []
+    for index, column in enumerate(table.names):
+        sql_type, values = _sql_column(table[column], table.kinds[column])
+        part = f"{name}__{index}"
+        connection.execute(f"CREATE OR REPLACE TEMP TABLE {quote_identifier(part)} AS "
+                           f"SELECT UNNEST($1::{sql_type}[]) AS value", [values])
+        parts.append((part, column))
+    if not parts:
+        connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT NULL AS none LIMIT 0")
+        return name
+    select = ", ".join(f"{quote_identifier(part)}.value AS {quote_identifier(column)}" for part, column in parts)
+    joined = " POSITIONAL JOIN ".join(quote_identifier(part) for part, _ in parts)
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {select} FROM {joined}")
+    return name
+
+
+def register_rows(connection: duckdb.DuckDBPyConnection, table: Table, read: Table) -> str:
+    """Make the view `SOURCE` hold the rows every later stage reads.
+
+    Args:
+        connection: the engine `read_rows` read the data with.
+        table: the rows as the later stages see them (scrubbed).
+        read: the rows `read_rows` returned. When `table` is them and the
+            engine read them itself (Parquet, Arrow), its view over the
+            files stays; else `table` is registered.
+
+    Returns:
+        The view's name.
+    """
+    # fetchall: a result left unfinished (fetchone) keeps DuckDB 2's connection busy for the next query.
+    (exists,), = connection.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $1 AND temporary",
+                                    [SOURCE]).fetchall()
+    if table is read and exists:
+        return SOURCE
+    return register_table(connection, table)
+
+
+def _sql_column(values: list, kind: str | None) -> tuple[str, list]:
+    """A column's SQL type and its cells as DuckDB takes them."""
+    present = [v for v in values if v is not None]
+    if kind in (NUMBER, None) and present and all(type(v) is int for v in present):
+        low, high = min(present), max(present)
+        if INT64[0] <= low and high <= INT64[1]:
+            return "BIGINT", values
+        if INT128[0] <= low and high <= INT128[1]:
+            return "HUGEINT", values
+        return "VARCHAR", [None if v is None else str(v) for v in values]
+    if kind is None:  # mixed: booleans beside gaps stay booleans, anything else is text as the renderer reads it
+        if all(type(v) is bool for v in present):
+            return "BOOLEAN", values
+        return "VARCHAR", [v if v is None or isinstance(v, str) else _text(v) for v in values]
+    if kind == NUMBER:
+        return "DOUBLE", [None if v is None else float(v) for v in values]
+    return SQL_TYPES[kind], values
+
+
+def _text(value) -> str:
+    """A non-text cell of a mixed column as text, as JSON (and so the renderer) writes it."""
+    value = json_value(value)
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, datetime.datetime):
+        return value.isoformat()
+    return "null" if value is None else str(value)
+
+
+def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str,
+                   name: str = SOURCE) -> str:
+    """Put Parquet or Arrow IPC files in the engine as the view `name`, typed as chartc types them.
+
+    A glob's files are one view (columns matched by name; a column one file
+    lacks is null there). Nothing is read but the files' schemas until a
+    query runs.
+
+    Returns:
+        The view's name.
+
+    Raises:
+        EngineReadError: a file that is damaged or not of its format, or a
+            column of nested values (lists, structs, maps).
+    """
+    import duckdb
+
+    try:
+        if suffix == ".parquet":
+            files = "[" + ", ".join(quote_text(str(path)) for path in paths) + "]"
+            base = f"read_parquet({files}, union_by_name = true)"
+        else:
+            base = quote_identifier(_register_arrow(connection, paths, name))
+        columns = connection.sql(f"SELECT * FROM {base}")
+        described = list(zip(columns.columns, (str(t) for t in columns.types)))
+    except duckdb.Error:
+        raise EngineReadError(msg.data_damaged(_format_name(suffix))) from None
+    select = []
+    for column, sql_type in described:
+        base_type = sql_type.split("(")[0]
+        if base_type in ENGINE_TYPES:
+            expression = ENGINE_TYPES[base_type][1]
+        elif base_type.startswith(NESTED_TYPES) or sql_type.endswith("]"):
+            raise EngineReadError(msg.data_nested_column(column), msg.data_nested_hint())
+        else:  # ENUM, UUID, TIME, INTERVAL, BLOB, ...: shown as their text
+            expression = "CAST({} AS VARCHAR)"
+        select.append(f"{expression.format(quote_identifier(column))} AS {quote_identifier(column)}")
+    columns = ", ".join(select) if select else "NULL AS none"  # a file without columns: a view without rows
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS "
+                       f"SELECT {columns} FROM {base}{'' if select else ' LIMIT 0'}")
+    return name
+
+
+def _register_arrow(connection: duckdb.DuckDBPyConnection, paths: list[Path], name: str) -> str:
+    """Arrow IPC files (file or stream format, Feather v2) read by pyarrow, memory-mapped, handed to the engine.
+
+    DuckDB reads IPC only through an extension it would download; pyarrow
+    maps the file and DuckDB scans the Arrow table in place, without a copy.
+    """
+    tables = [_read_arrow(path) for path in paths]
+    import pyarrow
+
+    try:
+        table = tables[0] if len(tables) == 1 else pyarrow.concat_tables(tables, promote_options="default")
+    except pyarrow.ArrowInvalid:
+        raise EngineReadError(msg.data_glob_schemas()) from None
+    arrow = f"{name}__arrow"
+    connection.register(arrow, table)
+    return arrow
+
+
+def _read_arrow(path: Path):
+    try:
+        import pyarrow
+        import pyarrow.ipc
+    except ImportError:
+        raise EngineReadError(msg.data_needs_pyarrow(), msg.data_needs_pyarrow_hint()) from None
+    try:
+        source = pyarrow.memory_map(str(path))
+        try:
+            return pyarrow.ipc.open_file(source).read_all()
+        except pyarrow.ArrowInvalid:  # the stream format (no footer)
+            source.seek(0)
+            return pyarrow.ipc.open_stream(source).read_all()
+    except (pyarrow.ArrowInvalid, OSError):
+        raise EngineReadError(msg.data_damaged("Arrow IPC")) from None
+
+
+def _format_name(suffix: str) -> str:
+    return {".parquet": "Parquet", ".arrow": "Arrow IPC"}[suffix]
+
+
+def engine_columns(paths: list[Path], suffix: str) -> tuple[list[str], bool]:
+    """Column names and whether there is a row, from the files' metadata alone (for `chartc validate`).
+
+    Raises:
+        EngineReadError: as `register_files`.
+    """
+    if suffix == ".arrow":
+        tables = [_read_arrow(path) for path in paths]  # memory-mapped: the rows are not read
+        names = list(dict.fromkeys(name for table in tables for name in table.column_names))
+        return names, any(table.num_rows for table in tables)
+    import duckdb
+
+    from .engine import connect
+
+    files = "[" + ", ".join(quote_text(str(path)) for path in paths) + "]"
+    connection = connect()
+    try:
+        names = connection.sql(f"SELECT * FROM read_parquet({files}, union_by_name = true)").columns
+        (rows,), = connection.execute(f"SELECT sum(num_rows) FROM parquet_file_metadata({files})").fetchall()
+    except duckdb.Error:
+        raise EngineReadError(msg.data_damaged("Parquet")) from None
+    finally:
+        connection.close()
+    return list(names), bool(rows)
+
+
+# ----------------------------------------------------------------- materialising
+
+def materialise(connection: duckdb.DuckDBPyConnection, sql: str) -> Table:
+    """A query's rows as a `Table`, typed as chartc's readers type them.
+
+    Integers are exact (a 17-digit id stays itself; beside a missing value
+    they become floats only where floats hold them exactly), NaN stays NaN,
+    timestamps are naive UTC datetimes, text of ISO dates becomes dates.
+
+    Args:
+        connection: the engine.
+        sql: a query in DuckDB's dialect (say, ``SELECT * FROM source``).
+
+    Raises:
+        EngineReadError: a file behind the query turned out damaged while
+            its rows were read, or a column has a type a chart cannot hold.
+    """
+    import duckdb
+
+    try:
+        relation = connection.sql(sql)
+        names, types = relation.columns, [str(t) for t in relation.types]
+        rows = relation.fetchall()
+    except duckdb.Error:
+        raise EngineReadError(msg.data_damaged("data")) from None
+    cells = list(zip(*rows)) if rows else [()] * len(names)
+    columns = {}
+    for name, sql_type, values in zip(names, types, cells):
+        stored = ENGINE_TYPES.get(sql_type.split("(")[0], (STORED_TEXT,))[0]
+        values = list(values)
+        if stored == STORED_DATE:
+            values = [v if v is None or isinstance(v, datetime.datetime)
+                      else datetime.datetime(v.year, v.month, v.day) for v in values]
+        elif stored == STORED_FLOAT:
+            values = [None if v is None else float(v) for v in values]
+        columns[name] = (values, stored)
+    return from_typed_columns(columns)

@@ -1,0 +1,403 @@
+"""Every data source through the engine: Parquet, Arrow IPC, JSON Lines, globs, and the types users expect.
+
+The engine's view (`data.SOURCE`) is what the SQL transforms read, and the
+`Table` materialised from it what the later stages read: both are checked
+here against files written independently (pyarrow, plain text), and every
+failure against chartc's own message, never DuckDB's text.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import textwrap
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.feather
+import pyarrow.ipc
+import pyarrow.parquet
+import pytest
+import vl_convert
+
+from chartc import errors as msg
+from chartc.errors import SpecError
+from chartc.infra.table import DATE, NUMBER, read_delimited
+from chartc.ir.nodes import DataSource
+from chartc.ir.source import Source
+from chartc.errors import Location
+from chartc.pipeline import compile_spec, validate_spec
+from chartc.stages.data import SOURCE, load_dataset, materialise, read_columns, read_rows, register_source
+from chartc.stages.data.engine import connect
+from chartc.stages.data.sources import register_table
+
+ID = 12345678901234567  # 17 digits: as a double, ID and ID + 1 are one number
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A git work tree (the project root data paths may not leave)."""
+    (tmp_path / ".git").mkdir()
+    return tmp_path
+
+
+def write_spec(folder: Path, data: str, *, x: str = "x", y: str = "y", name: str = "chart.yaml") -> Path:
+    """A one-layer point chart whose `data:` is on line 1, column 7."""
+    path = folder / name
+    path.write_text(f"data: {data}\nmark: point\nencoding:\n  x: {x}\n  y: {y}\n", encoding="utf-8")
+    return path
+
+
+def source(folder: Path, **keys) -> DataSource:
+    """A data source as the parser makes it, read from `folder`/chart.yaml."""
+    spec = folder / "chart.yaml"
+    return DataSource(path=("data",), source=Source(str(spec), {("data",): Location(str(spec), 1, 7)}), **keys)
+
+
+def error_of(spec: Path) -> SpecError:
+    with pytest.raises(SpecError) as raised:
+        compile_spec(spec)
+    return raised.value.errors[0]
+
+
+def drawn_points(vega_lite: dict) -> list[tuple[float, float]]:
+    """The (x, y) of every symbol Vega draws for the chart."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("marktype") == "symbol":
+                found.extend((item["x"], item["y"]) for item in node.get("items", []))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(vl_convert.vegalite_to_scenegraph(vega_lite))
+    return found
+
+
+# ------------------------------------------------------------------ Parquet
+
+def write_runs(path: Path, **extra) -> pa.Table:
+    table = pa.table({
+        "x": pa.array([1.0, math.nan, 2.0, None]),
+        "y": pa.array([10, 20, 30, 40], pa.int64()),
+        "id": pa.array([ID, ID + 1, ID + 2, ID + 3], pa.int64()),
+        "ts": pa.array([0, 3_600_000_000, 7_200_000_000, None], pa.timestamp("us", tz="Europe/Paris")),
+        "day": pa.array([datetime.date(2024, 1, 1)] * 4, pa.date32()),
+        "ok": pa.array([True, False, True, True]),
+        "run": pa.array(["a", "b", "a", "b"]).dictionary_encode(),
+        "price": pa.array([decimal.Decimal(v) for v in ("1.00", "2.00", "3.00", "4.00")], pa.decimal128(10, 2)),
+        "when": pa.array(["2024-01-01T00:00:00Z", "2024-01-01T01:00:00+01:00", "2024-01-02", None]),
+        **extra,
+    })
+    pyarrow.parquet.write_table(table, path)
+    return table
+
+
+def test_a_parquet_nan_is_read_as_nan_by_the_engine_and_the_table(project):
+    write_runs(project / "runs.parquet")
+    connection = connect()
+    view = register_source(connection, source(project, file="runs.parquet"))
+    # The Parquet statistics leave NaN out; without parquet_can_have_nan DuckDB folds isnan() to false.
+    assert connection.execute(f"SELECT count(*) FILTER (WHERE isnan(x)), count(x) FROM {view}").fetchall() == [(1, 3)]
+    table = materialise(connection, f"SELECT * FROM {view}")
+    assert table["x"][0] == 1.0 and math.isnan(table["x"][1]) and table["x"][2:] == [2.0, None]
+
+
+def test_parquet_types_are_chartc_types_in_the_view_and_the_table(project):
+    write_runs(project / "runs.parquet")
+    connection = connect()
+    view = register_source(connection, source(project, file="runs.parquet"))
+    types = dict(zip(*(connection.sql(f"SELECT * FROM {view}").columns,
+                       map(str, connection.sql(f"SELECT * FROM {view}").types))))
+    assert types == {"x": "DOUBLE", "y": "BIGINT", "id": "BIGINT", "ts": "TIMESTAMP", "day": "TIMESTAMP",
+                     "ok": "BOOLEAN", "run": "VARCHAR", "price": "DOUBLE", "when": "VARCHAR"}
+    table = read_rows(source(project, file="runs.parquet"))
+    assert table["id"] == [ID, ID + 1, ID + 2, ID + 3]  # exact: four distinct ids
+    assert table["y"] == [10, 20, 30, 40] and table.kinds["y"] == NUMBER
+    # A zoned timestamp is its UTC wall clock: midnight in Paris is 23:00 UTC the day before.
+    assert table["ts"][:3] == [datetime.datetime(1970, 1, 1, 0), datetime.datetime(1970, 1, 1, 1),
+                               datetime.datetime(1970, 1, 1, 2)] and table["ts"][3] is None
+    assert table["day"] == [datetime.datetime(2024, 1, 1)] * 4 and table.kinds["day"] == DATE
+    assert table["ok"] == [True, False, True, True] and table["run"] == ["a", "b", "a", "b"]
+    assert table["price"] == [1.0, 2.0, 3.0, 4.0]
+    # Text of ISO dates becomes dates, as in a CSV file; Z and offsets are read in UTC.
+    assert table.kinds["when"] == DATE
+    assert table["when"] == [datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 1),
+                             datetime.datetime(2024, 1, 2), None]
+
+
+@pytest.mark.slow
+def test_a_parquet_chart_draws_every_row(project):
+    pyarrow.parquet.write_table(pa.table({"x": [1.0, 2.0, 3.0], "y": [3.0, 1.0, 2.0]}), project / "p.parquet")
+    chart = compile_spec(write_spec(project, "{path: p.parquet}"))
+    points = sorted(drawn_points(chart.vega_lite))  # left to right: x = 1, 2, 3
+    assert len(points) == 3
+    # y = 3, 1, 2: the first point is the highest on screen (smallest y pixel), the second the lowest.
+    assert points[0][1] < points[2][1] < points[1][1]
+    assert chart.vega_lite["datasets"][chart.vega_lite["data"]["name"]] == [
+        {"x": 1.0, "y": 3.0}, {"x": 2.0, "y": 1.0}, {"x": 3.0, "y": 2.0}]
+
+
+def test_a_truncated_parquet_is_refused_in_chartcs_words(project):
+    write_runs(project / "runs.parquet")
+    data = (project / "runs.parquet").read_bytes()
+    (project / "cut.parquet").write_bytes(data[: len(data) // 2])
+    problem = error_of(write_spec(project, "{path: cut.parquet}"))
+    assert problem.message == msg.data_unreadable("cut.parquet", msg.data_damaged("Parquet"))
+    assert (problem.location.line, problem.location.column) == (1, 14) and problem.path == ("data", "path")
+    assert "duckdb" not in problem.diagnostic().lower() and "magic" not in problem.diagnostic().lower()
+
+
+def test_text_named_parquet_is_refused(project):
+    (project / "t.parquet").write_text("x,y\n1,2\n", encoding="utf-8")
+    problem = error_of(write_spec(project, "{path: t.parquet}"))
+    assert problem.message == msg.data_unreadable("t.parquet", msg.data_damaged("Parquet"))
+
+
+def test_a_nested_parquet_column_is_refused(project):
+    pyarrow.parquet.write_table(pa.table({"x": [1.0], "y": [[1, 2]]}), project / "n.parquet")
+    problem = error_of(write_spec(project, "{path: n.parquet}"))
+    assert problem.message == msg.data_unreadable("n.parquet", msg.data_nested_column("y"))
+    assert problem.hint == msg.data_nested_hint()
+
+
+def test_an_empty_parquet_is_data_without_rows(project):
+    pyarrow.parquet.write_table(pa.table({"x": pa.array([], pa.float64()), "y": pa.array([], pa.float64())}),
+                                project / "e.parquet")
+    spec = write_spec(project, "{path: e.parquet}")
+    assert error_of(spec).message == msg.empty_data()
+    assert [p.message for p in validate_spec(spec)] == [msg.empty_data()]
+
+
+def test_validate_reads_a_parquet_schema_and_never_its_rows(project, monkeypatch):
+    write_runs(project / "runs.parquet")
+    from chartc.stages.data import read
+
+    monkeypatch.setattr(read, "materialise", lambda *a: pytest.fail("validate read the rows"))
+    assert read_columns(source(project, file="runs.parquet")) == [
+        "x", "y", "id", "ts", "day", "ok", "run", "price", "when"]
+    assert validate_spec(write_spec(project, "{path: runs.parquet}")) == []
+    problems = validate_spec(write_spec(project, "{path: runs.parquet}", y="loss"))
+    assert [p.path for p in problems] == [("encoding", "y")]
+
+
+# ------------------------------------------------------------------ Arrow IPC
+
+@pytest.mark.parametrize("write", [
+    lambda table, path: pyarrow.feather.write_feather(table, path),
+    lambda table, path: _write_stream(table, path),
+], ids=["file", "stream"])
+def test_an_arrow_file_reads_as_its_parquet_twin(project, write):
+    table = write_runs(project / "runs.parquet")
+    write(table, project / "runs.arrow")
+    arrow = read_rows(source(project, file="runs.arrow"))
+    parquet = read_rows(source(project, file="runs.parquet"))
+    assert arrow.kinds == parquet.kinds
+    assert repr(arrow.columns) == repr(parquet.columns)  # NaN included
+    assert read_columns(source(project, file="runs.arrow")) == parquet.names
+
+
+def _write_stream(table, path):
+    with pa.OSFile(str(path), "wb") as sink, pyarrow.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def test_a_damaged_arrow_file_is_refused_in_chartcs_words(project):
+    (project / "bad.arrow").write_bytes(b"ARROW1\x00\x00not really")
+    problem = error_of(write_spec(project, "{path: bad.arrow}"))
+    assert problem.message == msg.data_unreadable("bad.arrow", msg.data_damaged("Arrow IPC"))
+
+
+# ------------------------------------------------------------------ globs
+
+@pytest.mark.slow
+def test_a_glob_of_parquet_files_is_one_table_in_path_order(project):
+    runs = project / "runs"
+    runs.mkdir()
+    for index in (2, 1, 10):
+        pyarrow.parquet.write_table(pa.table({"x": [float(index)], "y": [index * 10]}), runs / f"r{index}.parquet")
+    pyarrow.parquet.write_table(pa.table({"x": [0.5], "y": [5], "extra": ["e"]}), runs / "r0.parquet")
+    table = read_rows(source(project, file="runs/*.parquet"))
+    assert table["x"] == [0.5, 1.0, 10.0, 2.0]  # r0, r1, r10, r2: path order
+    assert table["extra"] == ["e", None, None, None]
+    chart = compile_spec(write_spec(project, "{path: runs/*.parquet}"))
+    assert len(drawn_points(chart.vega_lite)) == 4
+
+
+def test_a_glob_of_csv_files_matches_columns_by_name(project):
+    (project / "logs" / "b").mkdir(parents=True)
+    (project / "logs" / "a.csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    (project / "logs" / "b" / "c.csv").write_text("y,x,note\n4,3,hi\n", encoding="utf-8")
+    table = read_rows(source(project, file="logs/**/*.csv"))
+    assert table.columns == {"x": [1, 3], "y": [2, 4], "note": [None, "hi"]}
+    assert read_columns(source(project, file="logs/**/*.csv")) == ["x", "y", "note"]
+
+
+def test_a_glob_matching_nothing_is_a_positioned_error(project):
+    (project / "runs").mkdir()
+    (project / "runs" / "a.csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    spec = write_spec(project, "{path: runs/*.parquet}")
+    problem = error_of(spec)
+    assert problem.message == msg.data_glob_no_match("runs/*.parquet")
+    assert (problem.location.line, problem.location.column) == (1, 14)
+    assert problem.code == "E413"
+    assert [p.message for p in validate_spec(spec)] == [msg.data_glob_no_match("runs/*.parquet")]
+
+
+def test_a_glob_of_two_formats_is_refused(project):
+    (project / "runs").mkdir()
+    (project / "runs" / "a.csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    pyarrow.parquet.write_table(pa.table({"x": [1.0], "y": [2.0]}), project / "runs" / "b.parquet")
+    problem = error_of(write_spec(project, "{path: 'runs/*'}"))
+    assert problem.message == msg.data_glob_formats("runs/*", [".csv", ".parquet"])
+    assert problem.hint == msg.data_glob_formats_hint() and problem.code == "E414"
+
+
+def test_a_glob_match_leaving_the_project_is_refused(project, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "secret.csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    (project / "runs").mkdir()
+    (project / "runs" / "a.csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    (project / "runs" / "b.csv").symlink_to(outside / "secret.csv")
+    problem = error_of(write_spec(project, "{path: runs/*.csv}"))
+    assert problem.message == msg.data_path_outside("runs/b.csv", project.name)
+
+
+def test_a_file_whose_name_looks_like_a_glob_is_itself(project):
+    (project / "a[1].csv").write_text("x,y\n1,2\n", encoding="utf-8")
+    (project / "a1.csv").write_text("x,y\n5,6\n", encoding="utf-8")
+    assert read_rows(source(project, file="a[1].csv"))["x"] == [1]
+
+
+# ------------------------------------------------------------------ text files: what users expect
+
+def test_a_crafted_csv_bom_zoned_timestamps_and_17_digit_ids(project):
+    (project / "c.csv").write_bytes(
+        "\ufeffid,ts,y\n"
+        f"{ID},2024-01-01T00:00:00Z,1\n"
+        f"{ID + 1},2024-01-01T02:30:00+02:00,2\n"
+        f"{ID + 2},2024-01-01T00:00:00.5-0130,3\n".encode("utf-8"))
+    table = read_rows(source(project, file="c.csv"))
+    assert table.names == ["id", "ts", "y"]  # the BOM is not part of the first name
+    assert table["id"] == [ID, ID + 1, ID + 2] and len(set(table["id"])) == 3
+    assert table.kinds["ts"] == DATE
+    assert table["ts"] == [datetime.datetime(2024, 1, 1, 0, 0), datetime.datetime(2024, 1, 1, 0, 30),
+                           datetime.datetime(2024, 1, 1, 1, 30, 0, 500_000)]
+    # The same in the engine's view, and drawn in UTC: three distinct ids, as text past 2^53.
+    connection = connect()
+    register_table(connection, table)
+    assert connection.execute(f"SELECT count(DISTINCT id), min(ts) FROM {SOURCE}").fetchall() == [
+        (3, datetime.datetime(2024, 1, 1))]
+    chart = compile_spec(write_spec(project, "{path: c.csv}", x="ts", y="id"))
+    rows = chart.vega_lite["datasets"][chart.vega_lite["data"]["name"]]
+    assert [row["id"] for row in rows] == [str(ID), str(ID + 1), str(ID + 2)]
+    assert [row["ts"] for row in rows] == ["2024-01-01T00:00:00", "2024-01-01T00:30:00", "2024-01-01T01:30:00"]
+
+
+def test_json_lines_read_as_records(project):
+    (project / "r.jsonl").write_text('{"x": 1, "y": 2}\n\n{"x": 3, "y": 4, "z": "a"}\n', encoding="utf-8")
+    (project / "r.json").write_text('{"x": 1, "y": 2}\n{"x": 3, "y": 4, "z": "a"}\n', encoding="utf-8")
+    for name in ("r.jsonl", "r.json"):
+        assert read_rows(source(project, file=name)).columns == {"x": [1, 3], "y": [2, 4], "z": [None, "a"]}
+    (project / "bad.jsonl").write_text('{"x": 1}\n[1]\n', encoding="utf-8")
+    problem = error_of(write_spec(project, "{path: bad.jsonl}"))
+    assert problem.message == msg.data_unreadable("bad.jsonl", 'line 2: expected a record, e.g. {"x": 1, "y": 2}')
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("x,y\n1,2\n3,4,5\n", "line 3 has 3 fields, but the header has 2"),
+    ("x,y\n1,\xff\n", None),
+])
+def test_ragged_and_non_utf8_csv_keep_their_messages(project, text, reason):
+    (project / "bad.csv").write_bytes(text.encode("latin-1"))
+    problem = error_of(write_spec(project, "{path: bad.csv}"))
+    if reason is None:
+        with pytest.raises(ValueError) as raised:
+            read_delimited(project / "bad.csv")
+        reason = str(raised.value)
+    assert problem.message == msg.data_unreadable("bad.csv", reason)
+
+
+# ------------------------------------------------------------------ the view is the Table
+
+@pytest.mark.parametrize("name", ["cars", "stocks", "seattle-weather", "iris", "barley", "sf-temps"])
+def test_a_registered_table_materialises_as_itself(name):
+    """The engine's view of a table holds its rows exactly: what the SQL transforms read is what the Table holds."""
+    table = load_dataset(name)
+    connection = connect()
+    register_table(connection, table)
+    again = materialise(connection, f"SELECT * FROM {SOURCE}")
+    assert again.names == table.names and again.kinds == table.kinds
+    assert repr(again.columns) == repr(table.columns)
+
+
+def test_inline_values_and_datasets_are_registered_by_a_compile(project, monkeypatch):
+    from chartc.stages.data import sources
+
+    seen = {}
+    real = sources.register_table
+
+    def spy(connection, table, name=SOURCE):
+        view = real(connection, table, name)
+        seen["rows"] = connection.execute(f"SELECT x, y FROM {view}").fetchall()
+        return view
+
+    monkeypatch.setattr(sources, "register_table", spy)
+    spec = project / "v.yaml"
+    spec.write_text(textwrap.dedent("""\
+        data: {values: [{x: 1, y: 2}, {x: 2, y: 3}, {x: 3, y: 1}]}
+        mark: point
+        encoding: {x: x, y: y}
+        """), encoding="utf-8")
+    compile_spec(spec)
+    assert seen["rows"] == [(1, 2), (2, 3), (3, 1)]
+
+
+@pytest.mark.slow
+def test_reading_a_million_rows_twice_with_two_threads_gives_the_same_bytes(project):
+    """DuckDB scans in parallel; the view's rows come back in file order every time."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    pyarrow.parquet.write_table(pa.table({"x": rng.random(1_000_000), "k": rng.integers(0, 50, 1_000_000)}),
+                                project / "m.parquet", row_group_size=50_000)
+    results = []
+    for _ in range(2):
+        connection = connect()
+        connection.execute("SET threads = 2")
+        view = register_source(connection, source(project, file="m.parquet"))
+        results.append(repr(connection.execute(f"SELECT * FROM {view}").fetchall()).encode())
+    written = pyarrow.parquet.read_table(project / "m.parquet")
+    assert results[0] == results[1]
+    assert results[0] == repr(list(zip(written.column("x").to_pylist(), written.column("k").to_pylist()))).encode()
+
+
+# ------------------------------------------------------------------ identity
+
+@pytest.mark.parametrize("data", [b"", b"a\r\nb", b"\r", b"\r\r\n\r\n", b"x\r" * 7 + b"\n", bytes(range(256)) * 9])
+@pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
+def test_a_streamed_hash_is_the_input_hash_whatever_the_blocks(data, block):
+    from chartc.infra.provenance import input_blocks_hash, input_hash
+
+    assert input_blocks_hash(data[i:i + block] for i in range(0, len(data), block)) == input_hash(data)
+
+
+def test_a_parquet_identity_is_its_input_hash(project):
+    from chartc.infra.provenance import input_hash
+    from chartc.stages.data import data_identity
+
+    write_runs(project / "runs.parquet")
+    label, digest, path = data_identity(source(project, file="runs.parquet"))
+    assert (label, digest, path) == ("runs.parquet", input_hash((project / "runs.parquet").read_bytes()),
+                                     (project / "runs.parquet").resolve())
+    (project / "runs").mkdir()
+    write_runs(project / "runs" / "a.parquet")
+    label, digest, path = data_identity(source(project, file="runs/*.parquet"))
+    assert label == "runs/*.parquet" and path is None and len(digest) == 64
+    write_runs(project / "runs" / "b.parquet")  # one more file matched: another identity
+    assert data_identity(source(project, file="runs/*.parquet"))[1] != digest
