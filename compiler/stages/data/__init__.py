@@ -23,6 +23,8 @@ from ...ir.nodes import Chart
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, MAX_ROWS, MAX_SAMPLED_ROWS, READERS, data_file, data_identity,
                    data_source, load_dataset, project_root, read_columns, read_rows, row_place)
+from .engine import connect
+from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
 from .vega import channel_type, emitted_predicate
 
@@ -115,6 +117,23 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     """
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
-    layers = interpret_layers(chart, table, fields.layers, fields.shared)
-    drawn_layers = layers if drawn is table else interpret_layers(chart, drawn, fields.layers, fields.shared)
+    if not any(chart.transforms(layer) for layer in chart.layers):
+        layers = tuple(Rows(layer, dict(types), table, None, {}, None, len(table))
+                       for layer, types in zip(chart.layers, fields.layers))
+        drawn_layers = layers if drawn is table else tuple(
+            Rows(layer, dict(types), drawn, None, {}, None, len(drawn)) for layer, types in zip(chart.layers, fields.layers))
+        return DataFlow(table, drawn, fields, layers, drawn_layers)
+    connection = connect()
+    layers = _evaluate(connection, chart, table, fields)
+    drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
+    connection.close()
     return DataFlow(table, drawn, fields, layers, drawn_layers)
+
+
+def _evaluate(connection, chart: Chart, table: Table, fields: FieldFlow) -> tuple:
+    """Each layer's rows from the engine; where Vega alone knows them, the interpreter says why."""
+    layers = evaluate_layers(connection, chart, table, fields.layers, fields.shared)
+    if all(rows is not None for rows in layers):
+        return layers
+    explained = interpret_layers(chart, table, fields.layers, fields.shared)
+    return tuple(explained[index] if rows is None else rows for index, rows in enumerate(layers))
