@@ -37,6 +37,7 @@ known without Vega (`ex.Unsupported`) or throws, is left to the caller.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -134,6 +135,7 @@ class FieldState:
     value: Column
     cell: tuple
     kind: object
+    hidden: bool = False  # a value Vega holds (a parse of a field no row has) in no column of the rows
 
 
 @dataclass
@@ -143,7 +145,7 @@ class Query:
     sql: str
     fields: dict
     functions: list
-    probes: list
+    probes: dict
     changes_rows: bool
     codec: Codec
     errors: list = field(default_factory=list)
@@ -160,7 +162,6 @@ class _Chain:
         self.prefix = prefix
         self.ctes: list[tuple[str, str]] = []
         self.functions: list = []
-        self.probes: list = []
         self.errors: list = []
         self.count = 0
         self.fields: dict[str, FieldState] = {}
@@ -230,11 +231,19 @@ class _Chain:
             parts.append(f"{_source_value(quote_identifier(name), self.table.kinds[name], kind)} AS {column.sql}")
             self.fields[name] = FieldState(column, ("source", name, ROW), self.table.kinds[name])
         self.add(f"SELECT {', '.join(parts)} FROM {quote_identifier(self.view)}")
-        self.parse({name: kinds for name, kinds in parses.items() if name in self.fields}, first=True)
+        self.parse(parses, first=True)
 
     def parse(self, parses: dict, first: bool = False) -> None:
         """Vega-Lite's implicit parses: each field's value column replaced by the parsed one (its cell kept)."""
         rounds = max((len(kinds) if isinstance(kinds, tuple) else 1 for kinds in parses.values()), default=0)
+        absent = [name for name in parses if name not in self.fields]
+        if absent:  # Vega-Lite parses a field no row has too: undefined becomes null
+            carried = self.carried()
+            for name in absent:
+                self.fields[name] = FieldState(Column(self.fresh(), ANY), ("missing",), None, hidden=True)
+            undefined = quote_text(self.codec.encode(ex.UNDEFINED))
+            self.add(f"SELECT {carried}, " + ", ".join(f"{undefined} AS {self.fields[name].value.sql}"
+                                                         for name in absent) + f" FROM {quote_identifier(self.current)}")
         for round_ in range(rounds):
             before, new = set(self.columns()), []
             for name, kinds in parses.items():
@@ -245,7 +254,7 @@ class _Chain:
                 sql, value = self.parse_value(state.value, kinds[round_], name if first and not round_ else None)
                 if sql is not None:
                     new.append(f"{sql} AS {value.sql}")
-                    self.fields[name] = FieldState(value, state.cell, state.kind)
+                    self.fields[name] = FieldState(value, state.cell, state.kind, state.hidden)
             if new:
                 kept = [quote_identifier(name) for name in self.columns() if name in before]
                 self.add(f"SELECT {', '.join(kept + new)} FROM {quote_identifier(self.current)}")
@@ -261,7 +270,8 @@ class _Chain:
             # Zone-free ISO text of a date column: Date.parse reads it as UTC (the renderer runs in UTC),
             # and Vega's parse keeps the number it returns.
             out = Column(self.fresh(), NUM)
-            return f"CAST(epoch_ms(CAST({value.sql} AS TIMESTAMP)) AS DOUBLE)", out
+            return (f"CAST(date_diff('millisecond', TIMESTAMP '1970-01-01 00:00:00', CAST({value.sql} AS TIMESTAMP)) "
+                    f"AS DOUBLE)"), out
         run = vega.PARSERS[kind]
         decode = _decoder(value, self.codec)
         target = NUM if (kind in ("number", "date") and value.kind == STR) else ANY
@@ -330,18 +340,16 @@ class _Chain:
                 if state.cell[0] == "computed":
                     cell_sql, mapping[name] = _convert(state.cell[1], ANY, self), "computed"
                 else:
-                    cell_sql, mapping[name] = "NULL", "source"
+                    cell_sql, mapping[name] = "NULL", state.cell[0]
             selects.append(f"SELECT {', '.join(carried)}, {quote_identifier(ROW)}, {quote_text(name)} AS {key.sql}, "
                            f"{js} AS {value.sql}, CAST({cell_sql} AS VARCHAR) AS {cell.sql}, {position} AS {index} "
                            f"FROM {quote_identifier(self.current)}")
         if not selects:
             raise NotCompiled("a fold of no fields")
         union = self.add(" UNION ALL ".join(selects))
-        kinds_of = {self.table.kinds.get(name) if (state is not None and state.cell[0] == "source") else (
-            state.kind if state is not None else None) for name, state in zip(step.fields, folded)}
-        value_kind = kinds_of.pop() if len(kinds_of) == 1 else None
-        if isinstance(value_kind, tuple):
-            raise NotCompiled("a fold of a computed field")  # its kind would be measured before the fold
+        kinds_of = [self.table.kinds.get(name) if (state is not None and state.cell[0] == "source") else (
+            state.kind if state is not None else None) for name, state in zip(step.fields, folded)]
+        value_kind = ("union", tuple(kinds_of))  # one kind if every folded field's is the same, else None
         self.fields[key_name] = FieldState(key, ("computed", key), TEXT)
         self.fields[value_name] = FieldState(value, ("fold", key, cell, ROW, mapping), value_kind)
         self.extra = [name for name in self.extra]
@@ -460,20 +468,129 @@ class _Chain:
         encode = _encoder(target, self.codec)
 
         def run(cells):
+            if kind == NUM and not state.value.undefined and op in NUMBER_MEASURES:
+                return encode(NUMBER_MEASURES[op]([cell for cell in cells if cell is not None and cell == cell]))
             values = [decode(cell) for cell in cells]
             return encode(vega.measure(op, values, list(range(len(values))), None))
 
         param = f"{SQL_TYPES[kind]}[]"
         function = self.function(run, [param], SQL_TYPES[target])
-        listed = f"list({values_sql} ORDER BY {SEQ})" if state is not None else f"list(NULL::VARCHAR ORDER BY {SEQ})"
+        values_sql = values_sql if state is not None else "CAST(NULL AS VARCHAR)"
+        # The values in row order, written so that Spark keeps the order too (collect_list alone does not).
+        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {values_sql}}})), lambda e: e.v)"
         return function([listed]), Column(self.fresh(), target, undefined=target == NUM)
 
     def finish(self, changes_rows: bool) -> Query:
+        """The whole query: the rows in order, and beside them what each computed column's kind needs.
+
+        A computed column's table kind is `vega.column_kind` of its values at
+        the step that made them (a later filter keeps it): two scalar
+        subqueries on that step's CTE, read with the rows in one query.
+        """
+        shown = {name: state for name, state in self.fields.items() if not state.hidden}
+        probes: dict = {}
+        for state in shown.values():
+            for cte, column in _probes_of(state.kind):
+                if (cte, column.name) not in probes:
+                    tag = self.tag(column)
+                    probes[(cte, column.name)] = (f"__pn{len(probes)}", f"__pt{len(probes)}", cte, tag)
         names = self.columns()
-        select = ", ".join(quote_identifier(name) for name in names)
+        select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
         ctes = ",\n".join(f"{quote_identifier(name)} AS ({sql})" for name, sql in self.ctes)
-        sql = f"WITH {ctes}\nSELECT {select} FROM {quote_identifier(self.current)} ORDER BY {SEQ}"
-        return Query(sql, dict(self.fields), self.functions, self.probes, changes_rows, self.codec, self.errors)
+        last = quote_identifier(self.current)
+        if probes:
+            measured = ", ".join(f"(SELECT count(*) FROM {quote_identifier(cte)}) AS {count}, "
+                                 f"(SELECT list(DISTINCT {tag}) FROM {quote_identifier(cte)}) AS {tags}"
+                                 for count, tags, cte, tag in probes.values())
+            sql = (f"WITH {ctes}\nSELECT {select}, p.* FROM (SELECT {measured}) AS p "
+                   f"LEFT JOIN {last} AS r ON true ORDER BY r.{SEQ}")
+        else:
+            sql = f"WITH {ctes}\nSELECT {select} FROM {last} AS r ORDER BY r.{SEQ}"
+        return Query(sql, shown, self.functions, {key: value[:2] for key, value in probes.items()}, changes_rows,
+                     self.codec, self.errors)
+
+    def tag(self, column: Column) -> str:
+        """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
+        sql = column.sql
+        tags = {NUM: f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END",
+                STR: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 's' END",
+                BOOL: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 'b' END",
+                DATE_KIND: f"CASE WHEN {_finite(sql)} THEN 'd' ELSE 'n' END"}
+        if column.kind in tags:
+            return tags[column.kind]
+        decode = self.codec.decode
+        function = self.function(lambda cell: _cell_tag(vega.python_cell(decode(cell))), ["VARCHAR"], "VARCHAR")
+        return function([sql])
+
+
+def _probes_of(kind) -> list:
+    if not isinstance(kind, tuple):
+        return []
+    if kind[0] == "probe":
+        return [(kind[1], kind[2])]
+    return [probe for part in kind[1] for probe in _probes_of(part)]
+
+
+def _cell_tag(cell) -> str:
+    kind = type(cell)
+    if cell is None:
+        return "n"
+    if kind is float:
+        return "f" if cell == cell else "N"
+    return {str: "s", bool: "b"}.get(kind, "d" if kind.__name__ == "datetime" else "o")
+
+
+# ------------------------------------------------------------------ Vega's streaming measures of numbers
+
+def _sum(numbers: list[float]):
+    """Vega's ``sum``: a running float sum in row order (not `math.fsum`, not Python 3.12's compensated `sum`)."""
+    total = 0.0
+    for number in numbers:
+        total += number
+    return total if numbers else ex.UNDEFINED
+
+
+def _product(numbers: list[float]):
+    total = 1.0
+    for number in numbers:
+        total *= number
+    return total if numbers else ex.UNDEFINED
+
+
+def _welford(numbers: list[float]) -> tuple[float, float]:
+    """Vega's running mean and sum of squared deviations (Welford), in row order."""
+    mean = dev = 0.0
+    for count, number in enumerate(numbers, 1):
+        delta = number - mean
+        mean += delta / count
+        dev += delta * (number - mean)
+    return mean, dev
+
+
+def _spread(divisor: Callable[[int], int], root: bool) -> Callable[[list[float]], object]:
+    def measure(numbers: list[float]):
+        valid = len(numbers)
+        if valid <= 1:
+            return ex.UNDEFINED
+        quotient = _welford(numbers)[1] / divisor(valid)
+        if not root:
+            return quotient
+        return math.sqrt(quotient) if quotient >= 0 else math.nan
+    return measure
+
+
+# Op -> its value over the valid numbers (not null, not NaN) of a group, as `vega.measure` computes it.
+NUMBER_MEASURES: dict[str, Callable[[list[float]], object]] = {
+    "sum": _sum,
+    "product": _product,
+    "mean": lambda numbers: _welford(numbers)[0] if numbers else ex.UNDEFINED,
+    "average": lambda numbers: _welford(numbers)[0] if numbers else ex.UNDEFINED,
+    "variance": _spread(lambda n: n - 1, False),
+    "variancep": _spread(lambda n: n, False),
+    "stdev": _spread(lambda n: n - 1, True),
+    "stdevp": _spread(lambda n: n, True),
+    "stderr": _spread(lambda n: n * (n - 1), True),
+}
 
 
 def _cell_columns(cell: tuple) -> list[str]:
@@ -529,8 +646,13 @@ def registered_column(table: Table, name: str) -> tuple[list, str]:
 def _source_value(sql: str, table_kind, kind: str) -> str:
     """A registered column's JavaScript values: non-finite numbers are null, as the inline data writes them."""
     if kind == NUM:
-        return f"CASE WHEN isfinite({sql}) THEN {sql} END"
+        return f"CASE WHEN {_finite(sql)} THEN {sql} END"
     return sql
+
+
+def _finite(sql: str) -> str:
+    """Whether a number is finite (NULL for NULL): NaN is above infinity in DuckDB's order, and Spark's."""
+    return f"abs({sql}) < CAST('Infinity' AS DOUBLE)"
 
 
 def _decoder(column: Column, codec: Codec) -> Callable:
@@ -740,7 +862,7 @@ class _Expressions:
             sql, kind = self.native(arguments[0])
             if kind != NUM:
                 raise _Native
-            return f"isfinite(coalesce({sql}, 0.0))", BOOL
+            return f"coalesce({_finite(sql)}, true)", BOOL
         if name == "inrange" and len(arguments) == 2 and type(arguments[1]) is ex.ArrayLiteral:
             sql, kind = self.native(arguments[0])
             bounds = [self.constant(element) for element in arguments[1].elements]
@@ -884,10 +1006,6 @@ def run_query(connection, query: Query, table: Table):
         cursor = connection.execute(query.sql)
         names = [column[0] for column in cursor.description]
         rows = cursor.fetchall()
-        probes = {}
-        for name, state in query.fields.items():
-            if isinstance(state.kind, tuple):
-                probes[name] = _probe(connection, query, state.kind[1], state.kind[2])
     except duckdb.Error:
         if query.errors:
             raise query.errors[0] from None
@@ -896,29 +1014,27 @@ def run_query(connection, query: Query, table: Table):
         for name, *_ in query.functions:
             connection.remove_function(name)
     at = {name: index for index, name in enumerate(names)}
+    measured = {}
+    if query.probes:  # one row at least, with the kinds' measures (and NULLs for the rows when there are none)
+        for key, (count, tags) in query.probes.items():
+            measured[key] = _kind_of_tags(rows[0][at[count]], set(rows[0][at[tags]] or ()))
+        rows = [row for row in rows if row[at[SEQ]] is not None]
     columns, kinds = {}, {}
     for name, state in query.fields.items():
         columns[name] = _cells(state, rows, at, table, query.codec)
-        kinds[name] = probes[name] if name in probes else state.kind
+        kinds[name] = _resolve(state.kind, measured)
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
     return Table(columns, kinds), origin
 
 
-def _probe(connection, query: Query, cte: str, column: Column) -> str | None:
-    """The table kind of a computed column, from its values at the step that made them (`vega.column_kind`)."""
-    sql = column.sql
-    tag = {NUM: f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END",
-           STR: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 's' END",
-           BOOL: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 'b' END",
-           DATE_KIND: f"CASE WHEN {sql} IS NOT NULL AND isfinite({sql}) THEN 'd' ELSE 'n' END"}.get(column.kind)
-    ctes = query.sql[:query.sql.rindex("\nSELECT ")]
-    if tag is None:
-        rows = connection.execute(f"{ctes}\nSELECT {sql} FROM {quote_identifier(cte)}").fetchall()
-        cells = [vega.python_cell(query.codec.decode(row[0])) for row in rows]
-        return vega.column_kind(cells)
-    [(count, tags)] = connection.execute(f"{ctes}\nSELECT count(*), list(DISTINCT {tag}) "
-                                         f"FROM {quote_identifier(cte)}").fetchall()
-    return _kind_of_tags(count, set(tags or ()))
+def _resolve(kind, measured: dict) -> str | None:
+    """A table kind known once the query ran: a computed column's, or the one kind of a fold's fields."""
+    if not isinstance(kind, tuple):
+        return kind
+    if kind[0] == "probe":
+        return measured[(kind[1], kind[2].name)]
+    kinds = {_resolve(part, measured) for part in kind[1]}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _kind_of_tags(count: int, tags: set) -> str | None:
