@@ -289,3 +289,67 @@ def test_a_query_gives_the_same_bytes_twice_on_two_threads_over_a_million_rows()
             expected[g] = expected.get(g, 0.0) + (x * 3 + 1)
     got = json.loads(outputs[0])[0]
     assert got["g"] == list(expected) and got["s"] == list(expected.values())
+
+
+# ------------------------------------------------------------------ 5. a chart-level filter reaches the facet
+
+FACETED = """\
+data:
+  values:
+    - {g: a, x: 1, y: 2}
+    - {g: b, x: 2, y: 3}
+    - {g: null, x: 3, y: 4}
+    - {g: a, x: 4, y: 1}
+    - {g: b, x: 5, y: 6}
+    - {g: a, x: 6, y: 3}
+    - {g: b, x: 7, y: 5}
+transform:
+  - filter: %s
+encoding: {x: x, y: y}
+facet:
+  column: {field: g}
+layers:
+%s"""
+LAYERS = {
+    "a trend beside the points": "  - mark: point\n  - trend: {method: linear}\n",
+    "two layers, each its own filter": "  - mark: point\n  - mark: line\n    transform: [{filter: 'datum.x > 1'}]\n",
+}
+
+
+def drawn_panels(vega_lite: dict) -> tuple[list[str], int]:
+    """The facet's column headers as drawn, and the points drawn in all panels (Vega's scenegraph)."""
+    import vl_convert
+
+    headers, points = [], 0
+
+    def walk(node, header=False):
+        nonlocal points
+        if isinstance(node, dict):
+            header = header or node.get("role") == "column-header"
+            if header and node.get("marktype") == "text":
+                headers.extend(str(item.get("text")) for item in node["items"])
+            if node.get("marktype") == "symbol":
+                points += len(node["items"])
+            for child in node.values():
+                walk(child, header)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child, header)
+
+    walk(vl_convert.vegalite_to_scenegraph(vega_lite))
+    return headers, points
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("predicate", ["'isValid(datum.g)'", "{field: g, oneOf: [a, b]}"])
+@pytest.mark.parametrize("layers", LAYERS, ids=list(LAYERS))
+def test_a_chart_level_filter_reaches_the_facet_so_no_empty_panel_is_drawn(tmp_path, predicate, layers):
+    from chartc.pipeline import compile_spec
+
+    (tmp_path / ".git").mkdir()
+    path = tmp_path / "faceted.yaml"
+    path.write_text(FACETED % (predicate, LAYERS[layers]), encoding="utf-8")
+    compiled = compile_spec(path)
+    headers, points = drawn_panels(compiled.vega_lite)
+    assert headers == ["a", "b"]  # no `null` panel for the row the filter drops
+    assert points == 6  # every row the filter keeps, once
