@@ -353,3 +353,11 @@ def test_a_chart_level_filter_reaches_the_facet_so_no_empty_panel_is_drawn(tmp_p
     headers, points = drawn_panels(compiled.vega_lite)
     assert headers == ["a", "b"]  # no `null` panel for the row the filter drops
     assert points == 6  # every row the filter keeps, once
+
+
+def test_every_transform_kind_is_compiled_by_one_entry():
+    from chartc.ir import Transform, transforms
+
+    kinds = {kind for kind in vars(transforms).values()
+             if isinstance(kind, type) and issubclass(kind, Transform) and kind is not Transform}
+    assert set(engine_sql.STEPS) == kinds

@@ -6,12 +6,13 @@
 
 `read` finds and reads the rows (inline values, a file beside the spec, an
 offline vega-datasets table) and hashes their source for provenance;
-`scrub` replaces text that would abort the renderer; `interpret` is the one
-interpreter of transforms (a table from transform class to function) and
-`vega` what Vega-Lite and Vega do to rows on the way (field predicates,
-implicit parsing, aggregate ops). Every later stage (the checks, the mark
-limits, the fits, the translator's field types) reads the `DataFlow` and
-nothing else about rows.
+`scrub` replaces text that would abort the renderer; `sql` compiles each
+layer's transforms to one query run in the engine (`engine`), once, with
+what Vega-Lite and Vega do to rows on the way (`vega`: field predicates,
+implicit parsing, aggregate ops); `interpret` runs them in Python where
+only Vega knows the rows, to say why. Every later stage (the checks, the
+mark limits, the fits, the translator's field types) reads the `DataFlow`
+and nothing else about rows.
 """
 
 from __future__ import annotations
