@@ -17,6 +17,7 @@ and nothing else about rows.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from ...infra.table import Table
@@ -119,15 +120,14 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
     if not any(chart.transforms(layer) for layer in chart.layers):
-        layers = tuple(Rows(layer, dict(types), table, None, {}, None, len(table))
-                       for layer, types in zip(chart.layers, fields.layers))
-        drawn_layers = layers if drawn is table else tuple(
-            Rows(layer, dict(types), drawn, None, {}, None, len(drawn)) for layer, types in zip(chart.layers, fields.layers))
+        # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable
+        # to note), and a chart without transforms never starts the engine.
+        layers = interpret_layers(chart, table, fields.layers, fields.shared)
+        drawn_layers = layers if drawn is table else interpret_layers(chart, drawn, fields.layers, fields.shared)
         return DataFlow(table, drawn, fields, layers, drawn_layers)
-    connection = connect()
-    layers = _evaluate(connection, chart, table, fields)
-    drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
-    connection.close()
+    with contextlib.closing(connect()) as connection:
+        layers = _evaluate(connection, chart, table, fields)
+        drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
     return DataFlow(table, drawn, fields, layers, drawn_layers)
 
 

@@ -1093,6 +1093,8 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         Per layer, its `Rows`, or None where the rows cannot be known
         without Vega (the interpreter says why).
     """
+    import duckdb
+
     view = register_table(connection, table, f"rows_{id(table)}")
     emitted = [_emitted(chart, layer, types) for layer, types in zip(chart.layers, layer_fields)]
     facet = vega.facet_parse(chart, shared_fields)
@@ -1102,7 +1104,7 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
                                            if layer.mark is not None])
     done: dict = {}
     result = []
-    for number, (layer, plan, gaps, types) in enumerate(zip(chart.layers, emitted, plans, layer_fields)):
+    for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):
         chain = chart.transforms(layer)
         if layer.mark is not None and conflicting:
             result.append(None)
@@ -1112,14 +1114,15 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         for name, kind in (*facet.items(), *top.items()):
             parses[name] = (*parses.get(name, ()), kind)
         try:
-            query = compile_chain(view, table, chain, parses, gaps, plan, prefix=f"l{number}")
-        except NotCompiled:
+            query = compile_chain(view, table, chain, parses, gaps, plan)
+        except (NotCompiled, RecursionError):
             result.append(None)
             continue
         if query.sql not in done:
             try:
                 done[query.sql] = run_query(connection, query, table)
-            except (ex.Unsupported, ex.EvaluationError, RecursionError):
+            except (ex.Unsupported, ex.EvaluationError, RecursionError, duckdb.Error):
+                # Only Vega knows these rows (or the engine failed on them): the interpreter says why.
                 done[query.sql] = None
         if done[query.sql] is None:
             result.append(None)
