@@ -779,3 +779,19 @@ def milliseconds(value: datetime.datetime) -> float:
     """A naive datetime as milliseconds since 1970-01-01 of the same wall clock."""
     delta = value - EPOCH
     return ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) / 1000  # one rounding
+
+
+def scannable(columns: dict[str, list], numbers: set[str]):
+    """Columns as numpy arrays a DuckDB connection scans in place (`stages.data.sql.register_table`).
+
+    Args:
+        columns: name -> cells (floats or None for the names in `numbers`; any Python value otherwise).
+        numbers: the columns of floats (None is written as NaN).
+
+    Returns:
+        name -> numpy array (float, or object).
+    """
+    import numpy as np  # only a compile whose rows go through the engine calls this
+
+    return {name: np.fromiter((math.nan if v is None else v for v in cells), dtype=float, count=len(cells))
+            if name in numbers else np.array(cells, dtype=object) for name, cells in columns.items()}

@@ -9,16 +9,18 @@
 offline vega-datasets table) and hashes their source for provenance;
 `sources` registers them in the data engine (`engine`, DuckDB) as one view
 and turns a query's rows into a `Table`;
-`scrub` replaces text that would abort the renderer; `interpret` is the one
-interpreter of transforms (a table from transform class to function) and
-`vega` what Vega-Lite and Vega do to rows on the way (field predicates,
-implicit parsing, aggregate ops). Every later stage (the checks, the mark
-limits, the fits, the translator's field types) reads the `DataFlow` and
-nothing else about rows.
+`scrub` replaces text that would abort the renderer; `sql` compiles each
+layer's transforms to one query run in the engine, once, with
+what Vega-Lite and Vega do to rows on the way (`vega`: field predicates,
+implicit parsing, aggregate ops); `interpret` runs them in Python where
+only Vega knows the rows, to say why. Every later stage (the checks, the
+mark limits, the fits, the translator's field types) reads the `DataFlow`
+and nothing else about rows.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from ...infra.table import Table
@@ -26,6 +28,8 @@ from ...ir.nodes import Chart
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, data_file, data_files, data_identity, data_source,
                    load_dataset, project_root, read_columns, read_rows, register_source, row_place)
+from .engine import connect
+from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
 from .sources import SOURCE, materialise, register_rows
 from .vega import channel_type, emitted_predicate
@@ -121,6 +125,22 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     """
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
-    layers = interpret_layers(chart, table, fields.layers, fields.shared)
-    drawn_layers = layers if drawn is table else interpret_layers(chart, drawn, fields.layers, fields.shared)
+    if not any(chart.transforms(layer) for layer in chart.layers):
+        # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable
+        # to note), and a chart without transforms never starts the engine.
+        layers = interpret_layers(chart, table, fields.layers, fields.shared)
+        drawn_layers = layers if drawn is table else interpret_layers(chart, drawn, fields.layers, fields.shared)
+        return DataFlow(table, drawn, fields, layers, drawn_layers)
+    with contextlib.closing(connect()) as connection:
+        layers = _evaluate(connection, chart, table, fields)
+        drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
     return DataFlow(table, drawn, fields, layers, drawn_layers)
+
+
+def _evaluate(connection, chart: Chart, table: Table, fields: FieldFlow) -> tuple:
+    """Each layer's rows from the engine; where Vega alone knows them, the interpreter says why."""
+    layers = evaluate_layers(connection, chart, table, fields.layers, fields.shared)
+    if all(rows is not None for rows in layers):
+        return layers
+    explained = interpret_layers(chart, table, fields.layers, fields.shared)
+    return tuple(explained[index] if rows is None else rows for index, rows in enumerate(layers))

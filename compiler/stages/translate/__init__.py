@@ -33,7 +33,7 @@ from ...infra.colors import resolve_color, resolve_free_form
 from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
-from ...ir.transforms import Aggregate, Calculate, Expression, Filter, Fold
+from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold
 from ...render.export import vega_themes
 from ..data import DataFlow, emitted_predicate
 from .fields import escape_fields
@@ -126,6 +126,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     config = _config(chart, {})  # the theme's and the user's: how text will be drawn, how wide the plot is
     text = _text_style(chart, config)
     plan = plan_legend(chart, table, fits, text)  # one legend across every layer
+    lifted = _facet_filters(chart, data.fields.layers)
     views, trend_views, sources = [], [], []
     for index, layer in enumerate(chart.layers):
         if layer.trend is not None:
@@ -136,7 +137,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
             trend_views.extend(charts)
             sources.extend(layer for _ in charts)
         else:
-            views.append(translate_layer(layer, chart, data.fields.layers[index], alt, plan))
+            views.append(translate_layer(layer, chart, data.fields.layers[index], alt, plan, skip=len(lifted)))
             sources.append(layer)
     rows = table.records()
     faceted_trends = chart.facet is not None and bool(trend_views)
@@ -149,9 +150,12 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     if chart.facet is None and any(layer.trend is None for layer in chart.layers):
         top.data = inline
     top = _decorate(top, chart, inline, alt, data.fields.shared)
+    for step in lifted:
+        with emitting(step):
+            top = emit_facet_filter(top, step, alt, data.fields.layers[0], faceted_trends)
     vega_lite = top.to_dict(validate=False)
     wrap_legend_labels(vega_lite, table, text, plan.field if plan is not None else None)
-    _record(origins, chart, sources, len(views), faceted_trends)
+    _record(origins, chart, sources, len(views), faceted_trends, len(lifted))
     for vl_path, name in escape_fields(vega_lite):  # before the override: that is the user's own Vega-Lite
         node, child = origins.place(vl_path)
         raise node.error(msg.field_backslash(name), *child, stage=STAGE, hint=msg.field_backslash_hint())
@@ -160,9 +164,44 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     return vega_lite
 
 
-def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_trends: bool) -> None:
+def _facet_filters(chart: Chart, layer_types: tuple) -> tuple:
+    """The chart's leading filters, when a facet must see them: emitted beside the facet, not in each panel's view.
+
+    Vega-Lite facets the rows before the views' own transforms (unless a
+    single view's can move up): a chart-level filter inside the panels
+    leaves the facet a panel for the rows it drops (an empty ``null``
+    panel). A filter is lifted where every layer emits it alike (its field
+    of one type in every layer); beside trend curves, which share the
+    facet's data, it keeps the curves' rows too (`emit_facet_filter`).
+    """
+    if chart.facet is None:
+        return ()
+    lifted = []
+    for step in chart.transform:
+        if not isinstance(step, Filter):
+            break
+        if isinstance(step.predicate, FieldPredicate):
+            if len({types.get(step.predicate.field) == "temporal" for types in layer_types}) != 1:
+                break
+        lifted.append(step)
+    return tuple(lifted)
+
+
+def emit_facet_filter(view, step: Filter, alt, types: dict, trends: bool):
+    """A lifted filter beside the facet; beside trend curves, ``or`` a row of theirs (Vega-Lite parses the leaves alike)."""
+    if not trends:
+        return emit_filter(view, step, alt, types)
+    predicate = step.predicate
+    kept = predicate.text if isinstance(predicate, Expression) else emitted_predicate(
+        predicate, types.get(predicate.field) == "temporal")
+    return view.transform_filter({"or": [f"isValid(datum[{expression_string(PART_FIELD)}])", kept]})
+
+
+def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_trends: bool, lifted: int = 0) -> None:
     """Where each part of the Vega-Lite came from: views, marks, channels, transforms, title, config, escape hatch."""
     origins.record((), chart)
+    for index, step in enumerate(chart.transform[:lifted]):
+        origins.record(("transform", index), step)
     for key in ("data", "datasets"):
         origins.record((key,), chart.data)
     origins.record(("title",), chart, "title")
@@ -185,7 +224,7 @@ def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_t
         if layer.trend is not None:
             _record_trend(origins, prefix, layer)
         else:
-            _record_layer(origins, prefix, chart, layer, offset)
+            _record_layer(origins, prefix, chart, layer, offset, lifted)
         if faceted_trends:
             origins.record(prefix + ("transform", 0), chart.facet)
     if chart.theme != "default":
@@ -196,7 +235,7 @@ def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_t
     origins.record_free_form((), chart.vega_lite)
 
 
-def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, offset: int) -> None:
+def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, offset: int, lifted: int = 0) -> None:
     origins.record(prefix, layer)
     origins.record(prefix + ("mark",), layer.mark)
     if layer.markers is not None:  # the legend plan's channels on the marker field
@@ -209,7 +248,7 @@ def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, o
                 origins.record(prefix + ("encoding", name, index), item)
         else:
             origins.record(prefix + ("encoding", name), value)
-    for index, step in enumerate(chart.transforms(layer)):
+    for index, step in enumerate(chart.transforms(layer)[lifted:]):
         origins.record(prefix + ("transform", index + offset), step)
 
 
@@ -265,7 +304,7 @@ def _channel_definition(value):
     return [item.definition() for item in value] if isinstance(value, tuple) else value.definition()
 
 
-def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None):
+def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, skip: int = 0):
     """One mark layer: mark, encodings, marker styles and transforms.
 
     Args:
@@ -275,6 +314,7 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None):
         alt: the altair module.
         plan: the chart's `legend.LegendPlan`: a layer with `markers` takes
             the encodings that draw its categories and join the one legend.
+        skip: how many of the chart's transforms are emitted beside the facet instead.
     """
     styled = layer.markers is not None and plan is not None
     mark = {**(plan.mark_properties(layer) if styled else {}), **layer.mark.definition()}
@@ -299,7 +339,7 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None):
         with emitting(layer.markers):
             encodings.update(plan.mark_encodings(layer, types, alt))
     view = view.encode(**encodings)
-    for step in chart.transforms(layer):
+    for step in chart.transforms(layer)[skip:]:
         with emitting(step):
             view = TRANSFORMS[type(step)](view, step, alt, types)
     return view

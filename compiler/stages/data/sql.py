@@ -1,0 +1,1132 @@
+"""Transforms as SQL: each layer's chain of typed transforms compiled to one DuckDB query, with Vega's semantics.
+
+A chart's transforms run once, in the engine (`engine.connect`): every layer's
+chain (the chart's transforms, then its own) becomes one query over the rows'
+relation, a chain of CTEs, one per transform, read back in the order Vega
+keeps the rows (`ORDER BY` a row sequence carried from the source row
+number). What the query computes is what Vega computes, value for value:
+
+- Each field holds, in SQL, the JavaScript value Vega holds (`vega.js_cell`
+  of each cell, after Vega-Lite's implicit parses, `vega.layer_parses`), in
+  one of a few *kinds*: ``NUM`` (DOUBLE; NULL is null, or undefined for a
+  measure of no values), ``STR`` (VARCHAR), ``BOOL``, ``DATE`` (a Date as
+  its epoch milliseconds, NaN when invalid) or ``ANY`` (any JavaScript
+  value as tagged text, `encode`/`decode`: mixed columns, and what an
+  expression returns).
+- An expression compiles from its tree to SQL where SQL says exactly what
+  JavaScript says for those kinds (comparisons with null as 0 and NaN
+  false, truthiness, ``inrange``, ``indexof``, ``isValid``, arithmetic on
+  numbers); anything else runs as a DuckDB Python function calling chartc's
+  own evaluator (`ir.expressions`) on the row's values: slower, never
+  different. A field predicate is the expression Vega-Lite compiles it to
+  (`vega.filter_expression`).
+- ``fold`` is a UNION ALL of one select per folded field; ``aggregate``
+  groups by Vega's group key (the values as JavaScript text), keeps the
+  groups in order of first appearance, and computes each op natively where
+  SQL is exact (counts, extremes of numbers, d3's quantiles) and otherwise
+  with Vega's streaming measures (`vega.measure`) over the group's values in
+  row order (`list(x ORDER BY seq)`): a floating sum in Vega's order, not in
+  the order threads happen to add.
+
+The rows come back as the cells the interpreter gave (`Rows`): a field that
+still holds a data row's value gives that row's cell as read (its Python
+type kept), a computed one `vega.python_cell` of its value. What this module
+does not compile (`NotCompiled`), or an expression whose value cannot be
+known without Vega (`ex.Unsupported`) or throws, is left to the caller.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, scannable
+from ...ir import expressions as ex
+from ...ir.nodes import Chart, Layer
+from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold, Transform
+from . import vega
+from .engine import quote_identifier, quote_text
+from .interpret import Rows
+
+NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
+SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
+ROW, SEQ = "__row", "__seq"   # the data row a row came from; the rows' order
+# Aggregate ops SQL computes exactly on numbers (the rest go through Vega's streaming measures).
+NATIVE_NUMBER_OPS = frozenset({"count", "valid", "missing", "distinct", "min", "max", "median", "q1", "q3"})
+QUANTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75}
+
+
+class NotCompiled(Exception):
+    """A chain this module does not compile to SQL (the caller says why the rows cannot be known)."""
+
+
+# ------------------------------------------------------------------ JavaScript values as text
+
+class Codec:
+    """JavaScript values to and from the tagged text an ``ANY`` column holds (objects kept aside, by number)."""
+
+    def __init__(self):
+        self.objects: list = []
+
+    def encode(self, value) -> str:
+        kind = type(value)
+        if kind is float:
+            return "n" + repr(value)
+        if kind is str:
+            return "s" + value
+        if kind is bool:
+            return "b1" if value else "b0"
+        if value is None:
+            return "l"
+        if value is ex.UNDEFINED:
+            return "u"
+        if kind is ex.JSDate:
+            return "d" + repr(value.time)
+        self.objects.append(value)
+        return f"o{len(self.objects) - 1}"
+
+    def decode(self, text: str | None):
+        if text is None:
+            return None
+        tag, body = text[0], text[1:]
+        if tag == "n":
+            return float(body)
+        if tag == "s":
+            return body
+        if tag == "b":
+            return body == "1"
+        if tag == "l":
+            return None
+        if tag == "u":
+            return ex.UNDEFINED
+        if tag == "d":
+            return ex.JSDate(float(body))
+        return self.objects[int(body)]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A SQL column holding one field's JavaScript values, of one kind.
+
+    `undefined`: a NULL is JavaScript's undefined (a measure of no values), not null.
+    """
+
+    name: str
+    kind: str
+    undefined: bool = False
+
+    @property
+    def sql(self) -> str:
+        return quote_identifier(self.name)
+
+
+@dataclass(frozen=True)
+class FieldState:
+    """One field between two transforms: its JavaScript value, and where its cell comes from.
+
+    `cell` is ``("source", data field, row column)``, ``("computed", Column)``
+    (the cell is `python_cell` of that column's value), ``("fold", key column,
+    cell column, row column, {folded field: "source" | "computed" |
+    "missing"})`` or ``("missing",)``. `kind` is the table kind of its cells,
+    or ``("probe", cte, Column)`` to be measured on the rows of that step.
+    """
+
+    value: Column
+    cell: tuple
+    kind: object
+    hidden: bool = False  # a value Vega holds (a parse of a field no row has) in no column of the rows
+
+
+@dataclass
+class Query:
+    """One layer's chain as SQL, and how to read its rows back."""
+
+    sql: str
+    fields: dict
+    functions: list
+    probes: dict
+    changes_rows: bool
+    codec: Codec
+    errors: list = field(default_factory=list)
+
+
+# ------------------------------------------------------------------ the compiler
+
+class _Chain:
+    """Compiles one chain: CTEs in order, the fields after each, the Python functions the query calls."""
+
+    def __init__(self, view: str, table: Table, codec: Codec, prefix: str):
+        self.table = table
+        self.codec = codec
+        self.prefix = prefix
+        self.ctes: list[tuple[str, str]] = []
+        self.functions: list = []
+        self.errors: list = []
+        self.count = 0
+        self.fields: dict[str, FieldState] = {}
+        self.extra: list[str] = []  # columns carried for cells (row numbers, cell values)
+        self.view = view
+        self.row = ROW
+
+    # names
+    def fresh(self, stem: str = "c") -> str:
+        self.count += 1
+        return f"__{stem}{self.count}"
+
+    def function(self, fn: Callable, params: list[str], returns: str) -> Callable[[list[str]], str]:
+        """Register a Python function the query calls; returns how to write a call of it on SQL arguments.
+
+        A DOUBLE comes back as its text (DuckDB would turn a returned NaN into NULL).
+        """
+        name = f"chartc_{self.prefix}_{len(self.functions)}"
+        errors = self.errors
+        as_text = returns == "DOUBLE"
+
+        def guarded(*args):
+            try:
+                value = fn(*args)
+            except (ex.Unsupported, ex.EvaluationError, RecursionError) as error:
+                errors.append(error)
+                raise
+            return repr(value) if as_text and value is not None else value
+
+        arguments = ", ".join(f"a{index}" for index in range(len(params)))
+        scope = {"guarded": guarded}
+        exec(f"def call({arguments}):\n    return guarded({arguments})", scope)  # DuckDB reads the arity
+        self.functions.append((name, scope["call"], params, "VARCHAR" if as_text else returns))
+
+        def write(args: list[str]) -> str:
+            call = f"{name}({', '.join(args)})"
+            return f"CAST({call} AS DOUBLE)" if as_text else call
+
+        return write
+
+    @property
+    def current(self) -> str:
+        return self.ctes[-1][0] if self.ctes else self.view
+
+    def columns(self) -> list[str]:
+        """Every SQL column the next step must carry."""
+        names = [SEQ, self.row] if self.row == ROW else [SEQ, ROW, self.row]
+        for state in self.fields.values():
+            names.append(state.value.name)
+            names.extend(_cell_columns(state.cell))
+        return list(dict.fromkeys([*names, *self.extra]))
+
+    def add(self, select: str) -> str:
+        name = self.fresh("s")
+        self.ctes.append((name, select))
+        return name
+
+    def carried(self, skip=()) -> str:
+        return ", ".join(quote_identifier(name) for name in self.columns() if name not in skip)
+
+    # the start: the data's columns as JavaScript values, with the parses above every transform
+    def start(self, names: list[str], parses: dict[str, tuple]) -> None:
+        parts = [f"{quote_identifier(ROW)} AS {SEQ}", quote_identifier(ROW)]
+        for name in names:
+            kind = registered_kind(self.table, name)
+            column = Column(self.fresh(), kind)
+            parts.append(f"{_source_value(quote_identifier(name), self.table.kinds[name], kind)} AS {column.sql}")
+            self.fields[name] = FieldState(column, ("source", name, ROW), self.table.kinds[name])
+        self.add(f"SELECT {', '.join(parts)} FROM {quote_identifier(self.view)}")
+        self.parse(parses, first=True)
+
+    def parse(self, parses: dict, first: bool = False) -> None:
+        """Vega-Lite's implicit parses: each field's value column replaced by the parsed one (its cell kept)."""
+        rounds = max((len(kinds) if isinstance(kinds, tuple) else 1 for kinds in parses.values()), default=0)
+        absent = [name for name in parses if name not in self.fields]
+        if absent:  # Vega-Lite parses a field no row has too: undefined becomes null
+            carried = self.carried()
+            for name in absent:
+                self.fields[name] = FieldState(Column(self.fresh(), ANY), ("missing",), None, hidden=True)
+            undefined = quote_text(self.codec.encode(ex.UNDEFINED))
+            self.add(f"SELECT {carried}, " + ", ".join(f"{undefined} AS {self.fields[name].value.sql}"
+                                                         for name in absent) + f" FROM {quote_identifier(self.current)}")
+        for round_ in range(rounds):
+            before, new = set(self.columns()), []
+            for name, kinds in parses.items():
+                kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+                state = self.fields.get(name)
+                if state is None or round_ >= len(kinds):
+                    continue
+                sql, value = self.parse_value(state.value, kinds[round_], name if first and not round_ else None)
+                if sql is not None:
+                    new.append(f"{sql} AS {value.sql}")
+                    self.fields[name] = FieldState(value, state.cell, state.kind, state.hidden)
+            if new:
+                kept = [quote_identifier(name) for name in self.columns() if name in before]
+                self.add(f"SELECT {', '.join(kept + new)} FROM {quote_identifier(self.current)}")
+
+    def parse_value(self, value: Column, kind: str, source: str | None) -> tuple[str | None, Column]:
+        """One parse of a value column: (its SQL, the parsed column), or (None, the same column) when it changes nothing."""
+        if kind in ("number", "date") and value.kind == NUM:
+            return None, value  # numbers stay numbers (`vega.parse_cells`)
+        if kind == "string" and value.kind == STR:  # Vega's toString: '' is null
+            out = Column(self.fresh(), STR)
+            return f"CASE WHEN {value.sql} <> '' THEN {value.sql} END", out
+        if kind == "date" and source is not None and self.table.kinds.get(source) == DATE and value.kind == STR:
+            # Zone-free ISO text of a date column: Date.parse reads it as UTC (the renderer runs in UTC),
+            # and Vega's parse keeps the number it returns.
+            out = Column(self.fresh(), NUM)
+            return (f"CAST(date_diff('millisecond', TIMESTAMP '1970-01-01 00:00:00', CAST({value.sql} AS TIMESTAMP)) "
+                    f"AS DOUBLE)"), out
+        run = vega.PARSERS[kind]
+        decode = _decoder(value, self.codec)
+        target = NUM if (kind in ("number", "date") and value.kind == STR) else ANY
+        encode = _encoder(target, self.codec)
+
+        def parse_one(cell):
+            js = decode(cell)
+            if js is None or (type(js) is float and kind != "string"):
+                return encode(js)
+            return encode(run({"v": js}))
+
+        out = Column(self.fresh(), target)
+        function = self.function(parse_one, [SQL_TYPES[value.kind]], SQL_TYPES[target])
+        return function([value.sql]), out
+
+    # one function per kind of transform
+    def filter(self, step: Filter, emitted: dict | None) -> None:
+        predicate = step.predicate
+        if isinstance(predicate, FieldPredicate):
+            if not predicate.field or emitted is None:
+                raise NotCompiled("a field predicate on no field")
+            tree = ex.parse(vega.filter_expression(emitted))
+        else:
+            if predicate.tree is None:
+                raise NotCompiled("an expression that does not parse")
+            tree = predicate.tree
+        test = _Expressions(self).truthy(tree)
+        self.add(f"SELECT {self.carried()} FROM {quote_identifier(self.current)} WHERE {test}")
+
+    def calculate(self, step: Calculate) -> None:
+        if step.expression.tree is None:
+            raise NotCompiled("an expression that does not parse")
+        sql, value = _Expressions(self).value(step.expression.tree)
+        previous = self.current
+        carried = self.carried()
+        self.fields[step.as_] = FieldState(value, ("computed", value), None)
+        cte = self.add(f"SELECT {carried}, {sql} AS {value.sql} FROM {quote_identifier(previous)}")
+        self.fields[step.as_] = FieldState(value, ("computed", value), ("probe", cte, value))
+
+    def fold(self, step: Fold) -> None:
+        key_name, value_name = step.as_
+        folded = []
+        for name in step.fields:
+            state = self.fields.get(name)
+            if state is not None and state.cell[0] == "fold":
+                raise NotCompiled("a fold of a fold's value")
+            folded.append(state)
+        kinds = {state.value.kind for state in folded if state is not None} | (
+            {ANY} if any(state is None for state in folded) else set())
+        target = kinds.pop() if len(kinds) == 1 else ANY
+        undefined = target == NUM and any(state is not None and state.value.undefined for state in folded)
+        if target == NUM and any(state is not None and not state.value.undefined for state in folded) and undefined:
+            target, undefined = ANY, False
+        key, value, cell, index = Column(self.fresh(), STR), Column(self.fresh(), target, undefined), \
+            Column(self.fresh(), ANY), self.fresh("j")
+        skip = {ROW}
+        carried = [quote_identifier(name) for name in self.columns() if name not in skip]
+        selects = []
+        mapping = {}
+        for position, (name, state) in enumerate(zip(step.fields, folded)):
+            if state is None:
+                js, cell_sql, mapping[name] = quote_text(self.codec.encode(ex.UNDEFINED)), "NULL", "missing"
+                js = js if target == ANY else "NULL"
+            else:
+                js = _convert(state.value, target, self)
+                if state.cell[0] == "computed":
+                    cell_sql, mapping[name] = _convert(state.cell[1], ANY, self), "computed"
+                else:
+                    cell_sql, mapping[name] = "NULL", state.cell[0]
+            selects.append(f"SELECT {', '.join(carried)}, {quote_identifier(ROW)}, {quote_text(name)} AS {key.sql}, "
+                           f"{js} AS {value.sql}, CAST({cell_sql} AS VARCHAR) AS {cell.sql}, {position} AS {index} "
+                           f"FROM {quote_identifier(self.current)}")
+        if not selects:
+            raise NotCompiled("a fold of no fields")
+        union = self.add(" UNION ALL ".join(selects))
+        kinds_of = [self.table.kinds.get(name) if (state is not None and state.cell[0] == "source") else (
+            state.kind if state is not None else None) for name, state in zip(step.fields, folded)]
+        value_kind = ("union", tuple(kinds_of))  # one kind if every folded field's is the same, else None
+        self.fields[key_name] = FieldState(key, ("computed", key), TEXT)
+        self.fields[value_name] = FieldState(value, ("fold", key, cell, ROW, mapping), value_kind)
+        self.extra = [name for name in self.extra]
+        live = [name for name in self.columns() if name != SEQ]
+        self.add(f"SELECT row_number() OVER (ORDER BY {SEQ}, {index}) - 1 AS {SEQ}, "
+                 f"{', '.join(quote_identifier(name) for name in live)} FROM {quote_identifier(union)}")
+
+    def aggregate(self, step: Aggregate) -> None:
+        for op in step.ops:
+            if op.op in vega.RANDOM_OPS or op.op in ("argmin", "argmax"):
+                raise NotCompiled(f"the {op.op} op")
+        previous = quote_identifier(self.current)
+        keys = []
+        for name in step.groupby:
+            state = self.fields.get(name)
+            keys.append(_group_key(state.value, self) if state is not None else "NULL")
+        if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
+                                 for name in step.groupby):
+            keys = [self.joined_key(step.groupby)]
+        key_names = [self.fresh("k") for _ in keys]
+        measures, out_fields = [], {}
+        first = self.fresh("first")
+        for name in step.groupby:
+            out_fields[name] = None  # filled below, in order
+        for op in step.ops:
+            state = self.fields.get(op.field) if op.field is not None else None
+            sql, column = self.measure(op.op, state, op.field is not None)
+            measures.append(f"{sql} AS {column.sql}")
+            out_fields[op.as_] = ("measure", column)
+        having = "" if step.groupby else " HAVING count(*) > 0"
+        group = f" GROUP BY {', '.join(quote_identifier(n) for n in key_names)}" if keys else ""
+        # The keys are computed under their own names in a first select, grouped by them after.
+        key_exprs = ", ".join(f"{k} AS {quote_identifier(n)}" for k, n in zip(keys, key_names))
+        base = self.add(f"SELECT *{', ' + key_exprs if keys else ''} FROM {previous}") if keys else self.current
+        select = [f"min({SEQ}) AS {first}", *measures]
+        grouped = self.add(f"SELECT {', '.join(select)} FROM {quote_identifier(base)}{group}{having}")
+        # The group's first row gives its groupby fields (value and cell), as Vega keeps them.
+        carry = []
+        fields: dict[str, FieldState] = {}
+        for name in step.groupby:
+            state = self.fields.get(name)
+            if state is None:
+                column = Column(self.fresh(), ANY)
+                carry.append(f"{quote_text(self.codec.encode(ex.UNDEFINED))} AS {column.sql}")
+                fields[name] = FieldState(column, ("missing",), None)
+                continue
+            renamed = {}
+            for old in [state.value.name, *_cell_columns(state.cell)]:
+                if old not in renamed:
+                    renamed[old] = self.fresh()
+                    carry.append(f"p.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
+            fields[name] = FieldState(_renamed(state.value, renamed), _renamed_cell(state.cell, renamed), state.kind)
+        for name, spec in out_fields.items():
+            if spec is not None:
+                fields[name] = FieldState(spec[1], ("computed", spec[1]), None)
+        measure_columns = [spec[1] for spec in out_fields.values() if spec is not None]
+        out = self.add(f"SELECT g.{first} AS {SEQ}, CAST(NULL AS BIGINT) AS {quote_identifier(ROW)}"
+                       f"{''.join(', ' + part for part in carry)}"
+                       f"{''.join(', g.' + column.sql for column in measure_columns)} "
+                       f"FROM {quote_identifier(grouped)} AS g JOIN {previous} AS p ON p.{SEQ} = g.{first}")
+        for name, spec in out_fields.items():
+            if spec is not None:
+                fields[name] = FieldState(spec[1], ("computed", spec[1]), ("probe", out, spec[1]))
+        self.fields = {name: fields[name] for name in out_fields}
+        self.extra = []
+
+    def joined_key(self, names) -> str:
+        """Vega's group key of several fields, one of them text: the values as text joined by '|'."""
+        states = [self.fields.get(name) for name in names]
+        decoders = [_decoder(state.value, self.codec) if state is not None else None for state in states]
+
+        def key(*cells):
+            values, cells = [], list(cells)
+            for decode in decoders:
+                values.append(ex.UNDEFINED if decode is None else decode(cells.pop(0)))
+            return vega.group_key(values)
+
+        params = [SQL_TYPES[state.value.kind] for state in states if state is not None]
+        function = self.function(key, params, "VARCHAR")
+        return function([state.value.sql for state in states if state is not None])
+
+    def measure(self, op: str, state: FieldState | None, named: bool) -> tuple[str, Column]:
+        """One aggregate op over a group: its SQL and the column it makes."""
+        if op == "count":
+            return "CAST(count(*) AS DOUBLE)", Column(self.fresh(), NUM)
+        if state is None:
+            state = None
+            values_sql, kind, decode = "NULL", ANY, lambda cell: ex.UNDEFINED
+        else:
+            values_sql, kind, decode = state.value.sql, state.value.kind, _decoder(state.value, self.codec)
+        if kind == NUM and not state.value.undefined and op in NATIVE_NUMBER_OPS:
+            x = values_sql
+            clean = f"{x} IS NOT NULL AND NOT isnan({x})"
+            if op == "valid":
+                return f"CAST(count(*) FILTER (WHERE {clean}) AS DOUBLE)", Column(self.fresh(), NUM)
+            if op == "missing":
+                return f"CAST(count(*) FILTER (WHERE {x} IS NULL) AS DOUBLE)", Column(self.fresh(), NUM)
+            if op == "distinct":
+                return (f"CAST(count(DISTINCT {x}) + CASE WHEN count({x}) < count(*) THEN 1 ELSE 0 END AS DOUBLE)",
+                        Column(self.fresh(), NUM))
+            if op in QUANTILES:
+                return (f"quantile_cont({x}, {QUANTILES[op]}) FILTER (WHERE {clean})",
+                        Column(self.fresh(), NUM, undefined=True))
+            # min/max: the first of equal extremes wins (-0 before 0 or after it), as Vega's streaming comparison.
+            extreme = f"{op}({x}) FILTER (WHERE {clean})"
+            return (f"CASE WHEN {extreme} = 0 THEN arg_min({x}, {SEQ}) FILTER (WHERE {x} = 0) ELSE {extreme} END",
+                    Column(self.fresh(), NUM, undefined=True))
+        if op == "missing" and kind in (STR, BOOL, DATE_KIND):
+            empty = f" OR {values_sql} = ''" if kind == STR else ""
+            return (f"CAST(count(*) FILTER (WHERE {values_sql} IS NULL{empty}) AS DOUBLE)",
+                    Column(self.fresh(), NUM))
+        # Vega's streaming measures over the group's values, in row order.
+        counting = op in vega.COUNTING_OPS or op in ("sum", "product", "mean", "average", "variance", "variancep",
+                                                     "stdev", "stdevp", "stderr", "median", "q1", "q3")
+        target = NUM if counting else ANY
+        encode = _encoder(target, self.codec)
+
+        def run(cells):
+            if kind == NUM and not state.value.undefined and op in NUMBER_MEASURES:
+                return encode(NUMBER_MEASURES[op]([cell for cell in cells if cell is not None and cell == cell]))
+            values = [decode(cell) for cell in cells]
+            return encode(vega.measure(op, values, list(range(len(values))), None))
+
+        param = f"{SQL_TYPES[kind]}[]"
+        function = self.function(run, [param], SQL_TYPES[target])
+        values_sql = values_sql if state is not None else "CAST(NULL AS VARCHAR)"
+        # The values in row order, written so that Spark keeps the order too (collect_list alone does not).
+        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {values_sql}}})), lambda e: e.v)"
+        return function([listed]), Column(self.fresh(), target, undefined=target == NUM)
+
+    def finish(self, changes_rows: bool) -> Query:
+        """The whole query: the rows in order, and beside them what each computed column's kind needs.
+
+        A computed column's table kind is `vega.column_kind` of its values at
+        the step that made them (a later filter keeps it): two scalar
+        subqueries on that step's CTE, read with the rows in one query.
+        """
+        shown = {name: state for name, state in self.fields.items() if not state.hidden}
+        probes: dict = {}
+        for state in shown.values():
+            for cte, column in _probes_of(state.kind):
+                if (cte, column.name) not in probes:
+                    tag = self.tag(column)
+                    probes[(cte, column.name)] = (f"__pn{len(probes)}", f"__pt{len(probes)}", cte, tag)
+        names = self.columns()
+        select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
+        ctes = ",\n".join(f"{quote_identifier(name)} AS ({sql})" for name, sql in self.ctes)
+        last = quote_identifier(self.current)
+        if probes:
+            measured = ", ".join(f"(SELECT count(*) FROM {quote_identifier(cte)}) AS {count}, "
+                                 f"(SELECT list(DISTINCT {tag}) FROM {quote_identifier(cte)}) AS {tags}"
+                                 for count, tags, cte, tag in probes.values())
+            sql = (f"WITH {ctes}\nSELECT {select}, p.* FROM (SELECT {measured}) AS p "
+                   f"LEFT JOIN {last} AS r ON true ORDER BY r.{SEQ}")
+        else:
+            sql = f"WITH {ctes}\nSELECT {select} FROM {last} AS r ORDER BY r.{SEQ}"
+        return Query(sql, shown, self.functions, {key: value[:2] for key, value in probes.items()}, changes_rows,
+                     self.codec, self.errors)
+
+    def tag(self, column: Column) -> str:
+        """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
+        sql = column.sql
+        tags = {NUM: f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END",
+                STR: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 's' END",
+                BOOL: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 'b' END",
+                DATE_KIND: f"CASE WHEN {_finite(sql)} THEN 'd' ELSE 'n' END"}
+        if column.kind in tags:
+            return tags[column.kind]
+        decode = self.codec.decode
+        function = self.function(lambda cell: _cell_tag(vega.python_cell(decode(cell))), ["VARCHAR"], "VARCHAR")
+        return function([sql])
+
+
+def _probes_of(kind) -> list:
+    if not isinstance(kind, tuple):
+        return []
+    if kind[0] == "probe":
+        return [(kind[1], kind[2])]
+    return [probe for part in kind[1] for probe in _probes_of(part)]
+
+
+def _cell_tag(cell) -> str:
+    kind = type(cell)
+    if cell is None:
+        return "n"
+    if kind is float:
+        return "f" if cell == cell else "N"
+    return {str: "s", bool: "b"}.get(kind, "d" if kind.__name__ == "datetime" else "o")
+
+
+# ------------------------------------------------------------------ Vega's streaming measures of numbers
+
+def _sum(numbers: list[float]):
+    """Vega's ``sum``: a running float sum in row order (not `math.fsum`, not Python 3.12's compensated `sum`)."""
+    total = 0.0
+    for number in numbers:
+        total += number
+    return total if numbers else ex.UNDEFINED
+
+
+def _product(numbers: list[float]):
+    total = 1.0
+    for number in numbers:
+        total *= number
+    return total if numbers else ex.UNDEFINED
+
+
+def _welford(numbers: list[float]) -> tuple[float, float]:
+    """Vega's running mean and sum of squared deviations (Welford), in row order."""
+    mean = dev = 0.0
+    for count, number in enumerate(numbers, 1):
+        delta = number - mean
+        mean += delta / count
+        dev += delta * (number - mean)
+    return mean, dev
+
+
+def _spread(divisor: Callable[[int], int], root: bool) -> Callable[[list[float]], object]:
+    def measure(numbers: list[float]):
+        valid = len(numbers)
+        if valid <= 1:
+            return ex.UNDEFINED
+        quotient = _welford(numbers)[1] / divisor(valid)
+        if not root:
+            return quotient
+        return math.sqrt(quotient) if quotient >= 0 else math.nan
+    return measure
+
+
+# Op -> its value over the valid numbers (not null, not NaN) of a group, as `vega.measure` computes it.
+NUMBER_MEASURES: dict[str, Callable[[list[float]], object]] = {
+    "sum": _sum,
+    "product": _product,
+    "mean": lambda numbers: _welford(numbers)[0] if numbers else ex.UNDEFINED,
+    "average": lambda numbers: _welford(numbers)[0] if numbers else ex.UNDEFINED,
+    "variance": _spread(lambda n: n - 1, False),
+    "variancep": _spread(lambda n: n, False),
+    "stdev": _spread(lambda n: n - 1, True),
+    "stdevp": _spread(lambda n: n, True),
+    "stderr": _spread(lambda n: n * (n - 1), True),
+}
+
+
+def _cell_columns(cell: tuple) -> list[str]:
+    if cell[0] == "source":
+        return [cell[2]]
+    if cell[0] == "computed":
+        return [cell[1].name]
+    if cell[0] == "fold":
+        return [cell[1].name, cell[2].name, cell[3]]
+    return []
+
+
+def _renamed(column: Column, names: dict) -> Column:
+    return Column(names.get(column.name, column.name), column.kind, column.undefined)
+
+
+def _renamed_cell(cell: tuple, names: dict) -> tuple:
+    if cell[0] == "source":
+        return ("source", cell[1], names.get(cell[2], cell[2]))
+    if cell[0] == "computed":
+        return ("computed", _renamed(cell[1], names))
+    if cell[0] == "fold":
+        return ("fold", _renamed(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]), cell[4])
+    return cell
+
+
+# ------------------------------------------------------------------ kinds, values, conversions
+
+def registered_kind(table: Table, name: str) -> str:
+    """The kind of a data column's JavaScript values (`vega.js_cell` of its cells)."""
+    kind = table.kinds.get(name)
+    if kind == NUMBER and all(type(value) is not int or abs(value) <= vega.MAX_EXACT for value in table[name]):
+        return NUM
+    return {TEXT: STR, BOOLEAN: BOOL, DATE: STR}.get(kind, ANY)
+
+
+def registered_column(table: Table, name: str) -> tuple[list, str]:
+    """A data column as registered: the cells SQL holds, and their SQL type."""
+    kind = registered_kind(table, name)
+    cells = table[name]
+    if kind == NUM:
+        return [None if value is None else float(value) for value in cells], "DOUBLE"
+    if kind == BOOL:
+        return list(cells), "BOOLEAN"
+    if table.kinds.get(name) == DATE:
+        return [None if value is None else vega.js_cell(value) for value in cells], "VARCHAR"
+    if kind == STR:
+        return list(cells), "VARCHAR"
+    codec = Codec()
+    return [codec.encode(vega.js_cell(value)) for value in cells], "VARCHAR"
+
+
+def _source_value(sql: str, table_kind, kind: str) -> str:
+    """A registered column's JavaScript values: non-finite numbers are null, as the inline data writes them."""
+    if kind == NUM:
+        return f"CASE WHEN {_finite(sql)} THEN {sql} END"
+    return sql
+
+
+def _finite(sql: str) -> str:
+    """Whether a number is finite (NULL for NULL): NaN is above infinity in DuckDB's order, and Spark's."""
+    return f"abs({sql}) < CAST('Infinity' AS DOUBLE)"
+
+
+def _decoder(column: Column, codec: Codec) -> Callable:
+    """SQL value of a column -> the JavaScript value."""
+    kind = column.kind
+    if kind == ANY:
+        return codec.decode
+    if kind == DATE_KIND:
+        return lambda cell: None if cell is None else ex.JSDate(cell)
+    if kind == NUM and column.undefined:
+        return lambda cell: ex.UNDEFINED if cell is None else cell
+    return lambda cell: cell
+
+
+def _encoder(kind: str, codec: Codec) -> Callable:
+    """A JavaScript value -> the SQL value of a column of this kind."""
+    if kind == ANY:
+        return codec.encode
+    if kind == DATE_KIND:
+        return lambda value: None if value is None or value is ex.UNDEFINED else value.time
+    return lambda value: None if value is None or value is ex.UNDEFINED else value
+
+
+def _convert(column: Column, target: str, chain: _Chain) -> str:
+    """A column's values as another kind's SQL (only to ``ANY``, or the same kind)."""
+    if column.kind == target:
+        return column.sql
+    assert target == ANY
+    decode, encode = _decoder(column, chain.codec), chain.codec.encode
+    function = chain.function(lambda cell: encode(decode(cell)), [SQL_TYPES[column.kind]], "VARCHAR")
+    return function([column.sql])
+
+
+def _group_key(column: Column, chain: _Chain) -> str:
+    """A SQL value equal for two rows exactly when Vega's group keys (the value as JavaScript text) are."""
+    sql = column.sql
+    if column.kind in (NUM, BOOL):
+        return sql  # NaN with NaN, -0 with 0, null alone: as their text
+    if column.kind == STR:
+        return f"coalesce({sql}, 'null')"
+    if column.kind == DATE_KIND:  # a Date's text shows whole seconds
+        return f"CASE WHEN {sql} IS NULL THEN 'null' WHEN isnan({sql}) THEN 'Invalid Date' " \
+               f"ELSE CAST(floor({sql} / 1000) AS VARCHAR) END"
+    decode = chain.codec.decode
+    function = chain.function(lambda cell: ex.to_js_string(decode(cell)), ["VARCHAR"], "VARCHAR")
+    return function([sql])
+
+
+# ------------------------------------------------------------------ expressions
+
+class _Native(Exception):
+    """This node has no exact SQL here: the whole expression runs in chartc's evaluator."""
+
+
+COMPARE = {"<": "<", "<=": "<=", ">": ">", ">=": ">="}
+ARITHMETIC = {"+": "+", "-": "-", "*": "*", "/": "/"}
+
+
+class _Expressions:
+    """A Vega expression tree as SQL: native where exact, else a Python function calling chartc's evaluator."""
+
+    def __init__(self, chain: _Chain):
+        self.chain = chain
+
+    def truthy(self, tree) -> str:
+        """SQL for whether each row's value is truthy (never NULL)."""
+        try:
+            return self.test(tree)
+        except _Native:
+            pass
+        decode_row, params, args = self.row_reader(tree)
+        run = ex.evaluator(tree)
+        function = self.chain.function(lambda *cells: ex.truthy(run(decode_row(cells))), params, "BOOLEAN")
+        return function(args)
+
+    def value(self, tree) -> tuple[str, Column]:
+        """SQL for each row's value, and the column it makes."""
+        try:
+            sql, kind = self.native(tree)
+            if kind in (NUM, STR, BOOL, DATE_KIND):
+                return sql, Column(self.chain.fresh(), kind)
+        except _Native:
+            pass
+        decode_row, params, args = self.row_reader(tree)
+        run = ex.evaluator(tree)
+        encode = self.chain.codec.encode
+        function = self.chain.function(lambda *cells: encode(run(decode_row(cells))), params, "VARCHAR")
+        return function(args), Column(self.chain.fresh(), ANY)
+
+    def row_reader(self, tree):
+        """The row object an expression sees, from the SQL values of the fields it reads."""
+        reads = ex.fields_read(tree)
+        names = list(self.chain.fields) if reads is None else sorted(reads)
+        present = [name for name in names if name in self.chain.fields]
+        absent = [name for name in names if name not in self.chain.fields]
+        columns = [self.chain.fields[name].value for name in present]
+        decoders = [_decoder(column, self.chain.codec) for column in columns]
+
+        def decode_row(cells):
+            row = {name: decode(cell) for name, decode, cell in zip(present, decoders, cells)}
+            for name in absent:
+                row[name] = ex.UNDEFINED
+            return row
+
+        return decode_row, [SQL_TYPES[column.kind] for column in columns], [column.sql for column in columns]
+
+    # native SQL: (sql, kind); raises _Native
+    def test(self, node) -> str:
+        kind = type(node)
+        if kind is ex.Logical:
+            joiner = " AND " if node.operator == "&&" else " OR " if node.operator == "||" else None
+            if joiner is None:
+                raise _Native
+            return f"({self.test(node.left)}{joiner}{self.test(node.right)})"
+        if kind is ex.Unary and node.operator == "!":
+            return f"(NOT {self.test(node.argument)})"
+        sql, value_kind = self.native(node)
+        return _truthy(sql, value_kind)
+
+    def native(self, node) -> tuple[str, str]:
+        constant = self.constant(node)
+        if constant is not None:
+            return constant
+        kind = type(node)
+        if kind is ex.Field:
+            state = self.chain.fields.get(node.name)
+            if state is None or state.value.kind == ANY or state.value.undefined:
+                raise _Native
+            return state.value.sql, state.value.kind
+        if kind is ex.Binary:
+            return self.binary(node)
+        if kind is ex.Unary:
+            if node.operator == "!":
+                return self.test(node), BOOL
+            sql, value_kind = self.native(node.argument)
+            if value_kind != NUM or node.operator not in "+-":
+                raise _Native
+            number = f"coalesce({sql}, 0.0)"
+            return (number if node.operator == "+" else f"(-{number})"), NUM
+        if kind is ex.Logical:
+            left, left_kind = self.native(node.left)
+            right, right_kind = self.native(node.right)
+            if left_kind != right_kind or node.operator not in ("&&", "||"):
+                raise _Native
+            test = _truthy(left, left_kind)
+            if node.operator == "&&":
+                return f"(CASE WHEN {test} THEN {right} ELSE {left} END)", left_kind
+            return f"(CASE WHEN {test} THEN {left} ELSE {right} END)", left_kind
+        if kind is ex.Conditional:
+            yes, yes_kind = self.native(node.consequent)
+            no, no_kind = self.native(node.alternate)
+            if yes_kind != no_kind:
+                raise _Native
+            return f"(CASE WHEN {self.test(node.test)} THEN {yes} ELSE {no} END)", yes_kind
+        if kind is ex.Call:
+            return self.call(node)
+        raise _Native
+
+    def constant(self, node) -> tuple[str, str] | None:
+        """A subtree that reads no field, evaluated once (None when it reads one, or its value has no SQL literal)."""
+        if any(type(part) in (ex.Field, ex.Datum, ex.Member) for part in ex.walk(node)):
+            return None
+        if any(type(part) is ex.Call and part.name in ("now", "random") for part in ex.walk(node)):
+            return None
+        try:
+            value = ex.evaluator(node)({})
+        except (ex.Unsupported, ex.EvaluationError, RecursionError):
+            return None
+        return _literal(value)
+
+    def binary(self, node) -> tuple[str, str]:
+        operator = node.operator
+        left, left_kind = self.native(node.left)
+        right, right_kind = self.native(node.right)
+        numeric = {NUM, DATE_KIND}
+        if operator in COMPARE:
+            if left_kind in numeric and right_kind in numeric:
+                a, b = f"coalesce({left}, 0.0)", f"coalesce({right}, 0.0)"
+                return f"(NOT isnan({a}) AND NOT isnan({b}) AND {a} {COMPARE[operator]} {b})", BOOL
+            raise _Native
+        if operator in ("===", "!==", "==", "!="):
+            if DATE_KIND in (left_kind, right_kind):
+                raise _Native  # a Date is an object: equal only to itself
+            if left_kind == right_kind:
+                same = f"({left} IS NULL AND {right} IS NULL)"
+                equal = f"coalesce({left} = {right}, false)"
+                if left_kind == NUM:
+                    equal = f"coalesce({left} = {right} AND NOT isnan({left}), false)"
+                test = f"({same} OR {equal})"
+            elif operator in ("===", "!=="):
+                test = f"({left} IS NULL AND {right} IS NULL)"
+            else:
+                raise _Native
+            return (test if operator in ("===", "==") else f"(NOT {test})"), BOOL
+        if operator in ARITHMETIC and left_kind == NUM and right_kind == NUM:
+            return f"(coalesce({left}, 0.0) {ARITHMETIC[operator]} coalesce({right}, 0.0))", NUM
+        raise _Native
+
+    def call(self, node) -> tuple[str, str]:
+        name, arguments = node.name, node.arguments
+        if name == "isValid" and len(arguments) == 1:
+            sql, kind = self.native(arguments[0])
+            if kind == NUM:
+                return f"({sql} IS NOT NULL AND NOT isnan({sql}))", BOOL
+            return f"({sql} IS NOT NULL)", BOOL
+        if name == "isFinite" and len(arguments) == 1:
+            sql, kind = self.native(arguments[0])
+            if kind != NUM:
+                raise _Native
+            return f"coalesce({_finite(sql)}, true)", BOOL
+        if name == "inrange" and len(arguments) == 2 and type(arguments[1]) is ex.ArrayLiteral:
+            sql, kind = self.native(arguments[0])
+            bounds = [self.constant(element) for element in arguments[1].elements]
+            if kind not in (NUM, DATE_KIND) or not bounds or any(b is None or b[1] != NUM for b in bounds):
+                raise _Native
+            low, high = float(bounds[0][0].split("'")[1]), float(bounds[-1][0].split("'")[1])
+            if high < low:
+                low, high = high, low
+            number = f"coalesce({sql}, 0.0)"
+            return (f"(NOT isnan({number}) AND {_literal(low)[0]} <= {number} AND {number} <= {_literal(high)[0]})",
+                    BOOL)
+        if name == "indexof" and len(arguments) == 2 and type(arguments[0]) is ex.ArrayLiteral:
+            sql, kind = self.native(arguments[1])
+            if kind not in (NUM, STR, BOOL):
+                raise _Native
+            cases = []
+            for index, element in enumerate(arguments[0].elements):
+                literal = self.constant(element)
+                if literal is None:
+                    raise _Native
+                if literal[1] == "null":
+                    cases.append(f"WHEN {sql} IS NULL THEN {index}.0")
+                elif literal[1] == kind:
+                    guard = f" AND NOT isnan({sql})" if kind == NUM else ""
+                    cases.append(f"WHEN {sql} = {literal[0]}{guard} THEN {index}.0")
+            return (f"(CASE {' '.join(cases)} ELSE -1.0 END)" if cases else "-1.0"), NUM
+        if name == "time" and len(arguments) == 1:
+            sql, kind = self.native(arguments[0])
+            if kind != DATE_KIND:
+                raise _Native
+            return sql, NUM
+        raise _Native
+
+
+def _literal(value) -> tuple[str, str] | None:
+    """A JavaScript value as a SQL literal and its kind (None when it has none)."""
+    kind = type(value)
+    if kind is float:
+        return f"CAST('{value!r}' AS DOUBLE)", NUM
+    if kind is bool:
+        return ("true" if value else "false"), BOOL
+    if kind is str:
+        return quote_text(value), STR
+    if kind is ex.JSDate:
+        return f"CAST('{value.time!r}' AS DOUBLE)", DATE_KIND
+    if value is None:
+        return "NULL", "null"
+    return None
+
+
+def _truthy(sql: str, kind: str) -> str:
+    if kind == BOOL:
+        return f"coalesce({sql}, false)"
+    if kind == NUM:
+        return f"coalesce({sql} <> 0 AND NOT isnan({sql}), false)"
+    if kind == STR:
+        return f"coalesce({sql} <> '', false)"
+    if kind == DATE_KIND:
+        return f"({sql} IS NOT NULL)"
+    if kind == "null":
+        return "false"
+    raise _Native
+
+
+# ------------------------------------------------------------------ a layer's chain
+
+STEPS: dict[type, Callable] = {
+    Filter: lambda chain, step, emitted: chain.filter(step, emitted),
+    Calculate: lambda chain, step, emitted: chain.calculate(step),
+    Fold: lambda chain, step, emitted: chain.fold(step),
+    Aggregate: lambda chain, step, emitted: chain.aggregate(step),
+}
+
+
+def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: dict, gaps: list[dict],
+                  emitted: list, prefix: str = "q") -> Query:
+    """One layer's transforms as one query over the rows' relation.
+
+    Args:
+        view: the relation's name (its columns the table's, plus `ROW`).
+        table: the rows (their column kinds; the cells stay in Python).
+        chain: the chart's transforms, then the layer's.
+        top: field -> the parses Vega-Lite applies above every transform, in order.
+        gaps: per transform, the parses just before it (`vega.layer_parses`).
+        emitted: per transform, the field predicate as the translator emits it (else None).
+        prefix: names the query's Python functions apart from another query's.
+
+    Returns:
+        The query.
+
+    Raises:
+        NotCompiled: a chain (or part of one) this module does not compile.
+    """
+    state = _Chain(view, table, Codec(), prefix)
+    state.start(table.names, top)
+    for index, step in enumerate(chain):
+        if index and gaps[index]:
+            state.parse(gaps[index])
+        STEPS[type(step)](state, step, emitted[index])
+    return state.finish(any(not isinstance(step, Calculate) for step in chain))
+
+
+def register_table(connection, table: Table, name: str) -> str:
+    """Make the rows a relation of the connection, with each row's number; returns its name.
+
+    The one place the rows enter the engine (a reader that makes its own
+    relation replaces this function): each column as its JavaScript values
+    need it (`registered_column`), and `ROW`, each row's index.
+    """
+    columns, numbers, selects = {}, set(), [f"{quote_identifier(ROW)}"]
+    for index, column in enumerate(table.names):
+        cells, sql_type = registered_column(table, column)
+        scanned = f"c{index}"
+        columns[scanned] = cells
+        if sql_type == "DOUBLE":  # NaN is a missing cell too: the inline data writes both as null
+            numbers.add(scanned)
+        selects.append(f"CAST({scanned} AS {sql_type}) AS {quote_identifier(column)}")
+    arrays = scannable(columns, numbers)
+    arrays[ROW] = scannable({ROW: list(range(len(table)))}, {ROW})[ROW].astype("int64")
+    scan = f"{name}_scan"
+    connection.register(scan, arrays)
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
+                       f"FROM {quote_identifier(scan)}")
+    return name
+
+
+# ------------------------------------------------------------------ running a chart's layers
+
+def run_query(connection, query: Query, table: Table):
+    """Run a query; its rows as a `Table`, and each row's data row (None when no transform changes the rows).
+
+    Raises:
+        ex.Unsupported, ex.EvaluationError, RecursionError: an expression Vega
+            must run (raised by the evaluator inside the query).
+    """
+    import duckdb
+
+    for name, function, params, returns in query.functions:
+        connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
+    try:
+        cursor = connection.execute(query.sql)
+        names = [column[0] for column in cursor.description]
+        rows = cursor.fetchall()
+    except duckdb.Error:
+        if query.errors:
+            raise query.errors[0] from None
+        raise
+    finally:
+        for name, *_ in query.functions:
+            connection.remove_function(name)
+    at = {name: index for index, name in enumerate(names)}
+    measured = {}
+    if query.probes:  # one row at least, with the kinds' measures (and NULLs for the rows when there are none)
+        for key, (count, tags) in query.probes.items():
+            measured[key] = _kind_of_tags(rows[0][at[count]], set(rows[0][at[tags]] or ()))
+        rows = [row for row in rows if row[at[SEQ]] is not None]
+    columns, kinds = {}, {}
+    for name, state in query.fields.items():
+        columns[name] = _cells(state, rows, at, table, query.codec)
+        kinds[name] = _resolve(state.kind, measured)
+    origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
+    return Table(columns, kinds), origin
+
+
+def _resolve(kind, measured: dict) -> str | None:
+    """A table kind known once the query ran: a computed column's, or the one kind of a fold's fields."""
+    if not isinstance(kind, tuple):
+        return kind
+    if kind[0] == "probe":
+        return measured[(kind[1], kind[2].name)]
+    kinds = {_resolve(part, measured) for part in kind[1]}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _kind_of_tags(count: int, tags: set) -> str | None:
+    """`vega.column_kind` from which kinds of cell a column holds."""
+    present = tags - {"n", "N"}
+    if not present:
+        return NUMBER if "N" in tags else None
+    if present == {"f"}:
+        return NUMBER
+    if present == {"b"}:
+        return BOOLEAN if tags == {"b"} else None
+    return {frozenset({"s"}): TEXT, frozenset({"d"}): DATE}.get(frozenset(present))
+
+
+def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) -> list:
+    """One field's cells: the data's own where the value is a data row's, else the computed value's."""
+    cell = state.cell
+    if cell[0] == "source":
+        source, index = table[cell[1]], at[cell[2]]
+        return [source[row[index]] for row in rows]
+    if cell[0] == "computed":
+        decode, index = _decoder(cell[1], codec), at[cell[1].name]
+        return [vega.python_cell(decode(row[index])) for row in rows]
+    if cell[0] == "fold":
+        key, value, origin, mapping = at[cell[1].name], at[cell[2].name], at[cell[3]], cell[4]
+        out = []
+        for row in rows:
+            how = mapping[row[key]]
+            if how == "source":
+                out.append(table[row[key]][row[origin]])
+            elif how == "computed":
+                out.append(vega.python_cell(codec.decode(row[value])))
+            else:
+                out.append(None)
+        return out
+    return [None] * len(rows)
+
+
+def _emitted(chart: Chart, layer: Layer, types: dict) -> list:
+    """Per transform of a layer's chain, the field predicate the translator emits (None for the others)."""
+    return [vega.emitted_predicate(step.predicate, types.get(step.predicate.field) == "temporal")
+            if vega.is_filter_predicate(step) else None for step in chart.transforms(layer)]
+
+
+def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple, shared_fields: dict) -> tuple:
+    """Every layer's rows through the chart's transforms and its own, computed in the engine as Vega computes them.
+
+    Args:
+        connection: the engine (`engine.connect`).
+        chart: the chart.
+        table: the rows read (or drawn).
+        layer_fields: per layer, its fields after its transforms.
+        shared_fields: the fields after the chart's transforms (the facet's types).
+
+    Returns:
+        Per layer, its `Rows`, or None where the rows cannot be known
+        without Vega (the interpreter says why).
+    """
+    import duckdb
+
+    view = register_table(connection, table, f"rows_{id(table)}")
+    emitted = [_emitted(chart, layer, types) for layer, types in zip(chart.layers, layer_fields)]
+    facet = vega.facet_parse(chart, shared_fields)
+    plans = [vega.layer_parses(chart, layer, plan, types, facet)
+             for layer, plan, types in zip(chart.layers, emitted, layer_fields)]
+    common, conflicting = vega.merge_tops([plan[0] for layer, plan in zip(chart.layers, plans)
+                                           if layer.mark is not None])
+    done: dict = {}
+    result = []
+    for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):
+        chain = chart.transforms(layer)
+        if layer.mark is not None and conflicting:
+            result.append(None)
+            continue
+        top = {**common, **({} if layer.mark is not None else gaps[0])}
+        parses: dict[str, tuple] = {}
+        for name, kind in (*facet.items(), *top.items()):
+            parses[name] = (*parses.get(name, ()), kind)
+        try:
+            query = compile_chain(view, table, chain, parses, gaps, plan)
+        except (NotCompiled, RecursionError):
+            result.append(None)
+            continue
+        if query.sql not in done:
+            try:
+                done[query.sql] = run_query(connection, query, table)
+            except (ex.Unsupported, ex.EvaluationError, RecursionError, duckdb.Error):
+                # Only Vega knows these rows (or the engine failed on them): the interpreter says why.
+                done[query.sql] = None
+        if done[query.sql] is None:
+            result.append(None)
+            continue
+        rows, origin = done[query.sql]
+        result.append(Rows(layer, dict(types), rows, origin, {}, None, len(rows)))
+    return tuple(result)
