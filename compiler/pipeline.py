@@ -30,9 +30,7 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import (data_identity, flow_data, follow_fields, read_columns, read_rows, register_rows,
-                          scrub_table)
-from .stages.data.engine import connect, preload as preload_engine
+from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -126,7 +124,6 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     Raises:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
-    preload_engine()  # the data engine's import overlaps loading, validating and parsing the spec
     chart, document, source = _check_source(path)
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
@@ -134,10 +131,9 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     from .stages.verify import check_vega_lite
 
     data = data_identity(chart.data)  # hashed before the rows are read: a save meanwhile leaves it stale
-    engine = connect()  # one database per compile: the rows are its view `data.SOURCE`
-    rows = read_rows(chart.data, engine)
-    table, scrubbed = scrub_table(rows, chart.data)  # text that aborts the renderer
-    register_rows(engine, table, rows)
+    # Parquet and Arrow are read by the engine; text and inline rows by chartc's readers, so a chart
+    # without transforms over them never imports it (the transforms' query registers what it reads).
+    table, scrubbed = scrub_table(read_rows(chart.data), chart.data)  # text that aborts the renderer
     # `data.sample` draws some of the rows; the checks and the fits see them all.
     drawn = sample_rows(table, chart.data.sample) if chart.data.sample is not None else table
     flow = flow_data(chart, table, drawn)  # every layer's rows through its transforms, as Vega computes them

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
-import textwrap
 from pathlib import Path
 
 import pyarrow as pa
@@ -334,28 +333,6 @@ def test_a_registered_table_materialises_as_itself(name):
     again = materialise(connection, f"SELECT * FROM {SOURCE}")
     assert again.names == table.names and again.kinds == table.kinds
     assert repr(again.columns) == repr(table.columns)
-
-
-def test_inline_values_and_datasets_are_registered_by_a_compile(project, monkeypatch):
-    from chartc.stages.data import sources
-
-    seen = {}
-    real = sources.register_table
-
-    def spy(connection, table, name=SOURCE):
-        view = real(connection, table, name)
-        seen["rows"] = connection.execute(f"SELECT x, y FROM {view}").fetchall()
-        return view
-
-    monkeypatch.setattr(sources, "register_table", spy)
-    spec = project / "v.yaml"
-    spec.write_text(textwrap.dedent("""\
-        data: {values: [{x: 1, y: 2}, {x: 2, y: 3}, {x: 3, y: 1}]}
-        mark: point
-        encoding: {x: x, y: y}
-        """), encoding="utf-8")
-    compile_spec(spec)
-    assert seen["rows"] == [(1, 2), (2, 3), (3, 1)]
 
 
 @pytest.mark.slow

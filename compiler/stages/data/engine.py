@@ -27,28 +27,6 @@ SETTINGS = {
 }
 
 
-def preload() -> None:
-    """Start importing duckdb in a background thread, so a compile's first query need not wait for all of it.
-
-    `compile_spec` calls this before it loads the spec: the import (~0.15 s
-    on a quiet machine, mostly in C) overlaps loading, validating and parsing
-    it. The first `connect()` then finds the module imported, or waits on
-    Python's import lock for the rest. Harmless when called again.
-    """
-    import sys
-    import threading
-
-    if "duckdb" not in sys.modules:
-        threading.Thread(target=_import_engine, name="chartc-import-duckdb", daemon=True).start()
-
-
-def _import_engine() -> None:
-    try:
-        import duckdb  # noqa: F401  (imported for its side effect: the module is loaded)
-    except ImportError:  # reported where it is used, by the compile's own import
-        pass
-
-
 def connect() -> duckdb.DuckDBPyConnection:
     """A new in-memory database with chartc's settings.
 
