@@ -141,7 +141,8 @@ class Calculate(Transform):
         return tuple(FieldRead(read.name, ("calculate",), read.offset) for read in self.expression.reads())
 
     def fields_after(self, fields: Fields) -> Fields:
-        kind = measurement(self.expression.tree, fields) if self.expression.tree is not None else None
+        tree = getattr(self.expression, "tree", None)  # None when it did not parse (or a test builds it bare)
+        kind = measurement(tree, fields) if tree is not None else None
         return {**fields, self.as_: kind or CALCULATED_TYPE}
 
     def makes(self) -> tuple[str, ...]:
