@@ -319,7 +319,7 @@ def hex_of(color: str) -> str:
 
     A channel is rounded to the nearer of 0..255, halves up: matplotlib's `to_hex` rounds 0.3 · 255 =
     76.5 half to even (#4c4c4c) where the CSS colour chartc writes for '.3' rounds up (#4d4d4d),
-    as Agg does when it draws. matplotlib comes with the benchmarks' extra, as in test_colors.
+    as Agg does when it draws. matplotlib is in the test extra.
     """
     to_rgb = pytest.importorskip("matplotlib.colors").to_rgb
     return "#" + "".join(f"{math.floor(channel * 255 + 0.5):02x}" for channel in to_rgb(color))
