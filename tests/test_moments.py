@@ -224,3 +224,15 @@ def test_a_smoother_over_more_rows_than_it_fits_is_refused(monkeypatch, method, 
     assert raised.value.message == errors.trend_too_many_rows(method, 10, 9)
     assert raised.value.hint == errors.trend_too_many_rows_hint()
     assert raised.value.path == ("method",)
+
+
+@pytest.mark.parametrize("x, y", [
+    ([1e308, 1.5e308, 1.7e308], [1.0, 2.0, 3.0]),      # Σx overflows: the centre is inf
+    ([-1.7e308, 0.0, 1.7e308], [1.0, 2.0, 3.0]),       # the spread overflows
+    ([1.0, 2.0, 3.0], [1e308, 1.5e308, 1.7e308]),
+])
+def test_sums_past_double_precision_are_a_diagnostic(x, y):
+    for fit in (lambda: fit_trend(x, y, "linear", band=LEVEL), lambda: engine_fit(x, y, "linear", band=LEVEL)):
+        with pytest.raises(SpecError) as raised:
+            fit()
+        assert raised.value.message == errors.trend_not_finite("linear")

@@ -206,6 +206,12 @@ def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
     Raises:
         SpecError: from the fit, or for x values whose span is subnormal.
     """
+    def subnormal(low, high):
+        return SpecError(msg.trend_x_span_subnormal(plan.method, low, high, sys.float_info.min), stage="fit",
+                         hint=msg.trend_x_span_subnormal_hint())
+
+    if sums is not None and sums.x_range is not None and 0 < sums.x_range[1] - sums.x_range[0] < sys.float_info.min:
+        raise subnormal(*sums.x_range)
     try:
         with np.errstate(all="ignore"):  # a failure is reported below, not warned about on stderr
             return fit_values(plan, x, y, group) if sums is None else fit_sums(plan, sums, group)
@@ -214,8 +220,7 @@ def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
         low, high = (float(kept.min()), float(kept.max())) if len(kept) else (0.0, 0.0)
         if not 0 < high - low < sys.float_info.min:
             raise  # not this data's precision: a fault to report as such
-        raise SpecError(msg.trend_x_span_subnormal(plan.method, low, high, sys.float_info.min), stage="fit",
-                        hint=msg.trend_x_span_subnormal_hint()) from None
+        raise subnormal(low, high) from None
 
 
 def fit_statistics(plan: TrendPlan, parts: list[tuple]) -> dict[int, Sums]:

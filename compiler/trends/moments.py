@@ -148,7 +148,9 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
     SELECT part, {", ".join(powers + cross)}, fsum(tau * tau) AS squares FROM mapped GROUP BY part
 )
 SELECT c.part, c.n, c.x_low, c.x_high, c.x_bad, c.y_bad, c.u_bad, c.v_bad, c.w_centre, c.w_scale, c.t_centre,
-       c.t_scale, c.distinct, c.w_low, c.w_high, c.w_second, c.w_penultimate, s.* EXCLUDE (part)
+       c.t_scale, c.distinct, c.w_low, c.w_high, c.w_second, c.w_penultimate,
+       {", ".join(f"s.p{j}" for j in range(1, 2 * degree + 1))}, {", ".join(f"s.c{j}" for j in range(degree + 1))},
+       s.squares
 FROM centres c JOIN sums s ON c.part IS NOT DISTINCT FROM s.part
 ORDER BY c.part"""
 
@@ -204,24 +206,33 @@ def sums_from_arrays(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,
     if not n or (log_x and bad["u"]) or (log_y and bad["v"]):   # refused before any sum is read
         x_range = (float(x.min()), float(x.max())) if n else None
         return Sums(n, x_range, bad, 0, math.nan, math.nan, math.nan, math.nan, (float(n),), (), math.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # values past double precision give inf and NaN: `solve` refuses them
         w = np.log(u) if log_x else u
         t = np.log(v) if log_y else v
-    w_centre, t_centre = math.fsum(w) / n, math.fsum(t) / n
-    w_scale = max(float(w.max()) - w_centre, w_centre - float(w.min()))
-    t_scale = max(float(t.max()) - t_centre, t_centre - float(t.min()))
-    z = (w - w_centre) / w_scale if w_scale > 0 else np.zeros(n)
-    tau = (t - t_centre) / t_scale if t_scale > 0 else np.zeros(n)
-    powers, power = [float(n)], None
-    for _ in range(2 * degree):
-        power = z if power is None else power * z
-        powers.append(math.fsum(power))
-    cross, power = [math.fsum(tau)], None
-    for _ in range(degree):
-        power = z if power is None else power * z
-        cross.append(math.fsum(power * tau))
+        w_centre, t_centre = _fsum(w) / n, _fsum(t) / n
+        w_scale = max(float(w.max()) - w_centre, w_centre - float(w.min()))
+        t_scale = max(float(t.max()) - t_centre, t_centre - float(t.min()))
+        z = (w - w_centre) / w_scale if w_scale > 0 else np.zeros(n)
+        tau = (t - t_centre) / t_scale if t_scale > 0 else np.zeros(n)
+        powers, power = [float(n)], None
+        for _ in range(2 * degree):
+            power = z if power is None else power * z
+            powers.append(_fsum(power))
+        cross, power = [_fsum(tau)], None
+        for _ in range(degree):
+            power = z if power is None else power * z
+            cross.append(_fsum(power * tau))
+        squares = _fsum(tau * tau)
     return Sums(n, (float(x.min()), float(x.max())), bad, len(np.unique(w)), w_centre, w_scale, t_centre,
-                t_scale, tuple(powers), tuple(cross), math.fsum(tau * tau))
+                t_scale, tuple(powers), tuple(cross), squares)
+
+
+def _fsum(values: np.ndarray) -> float:
+    """`math.fsum`, with NaN where it overflows (as the engine's sum gives inf or NaN there)."""
+    try:
+        return math.fsum(values)
+    except (OverflowError, ValueError):
+        return math.nan
 
 
 # ---------------------------------------------------------------- the algebra
@@ -234,11 +245,18 @@ def solve(sums: Sums) -> Ols:
     of squares (Σ τ² − |L⁻¹ Xᵀτ|²) and, as `Ols.r` = Lᵀ, the bands.
 
     Raises:
-        numpy.linalg.LinAlgError: XᵀX is not positive definite (fewer distinct x than coefficients).
+        FloatingPointError: a sum is not finite (values near the limits of double precision), or XᵀX is
+            not positive definite in double precision.
     """
+    numbers = (sums.w_centre, sums.w_scale, sums.t_centre, sums.t_scale, *sums.powers, *sums.cross, sums.squares)
+    if not all(math.isfinite(number) for number in numbers):
+        raise FloatingPointError("a sufficient statistic is not finite")
     degree = len(sums.cross) - 1
     gram = np.array([[sums.powers[i + j] for j in range(degree + 1)] for i in range(degree + 1)])
-    lower = np.linalg.cholesky(gram)
+    try:
+        lower = np.linalg.cholesky(gram)
+    except np.linalg.LinAlgError:
+        raise FloatingPointError("X'X is not positive definite in double precision") from None
     projected = forward_substitute(lower, np.array(sums.cross))
     beta = back_substitute(lower.T, projected) * sums.t_scale
     beta[0] += sums.t_centre

@@ -195,7 +195,8 @@ class LeastSquares(TrendMethod):
 
         Raises:
             SpecError: values ≤ 0 where the method takes a logarithm; fewer
-                distinct x than the polynomial needs.
+                distinct x than the polynomial needs; sums past double
+                precision (values near its limits).
         """
         from . import numerics
         from .moments import solve
@@ -204,7 +205,12 @@ class LeastSquares(TrendMethod):
             if channel in self.logarithm_of:
                 numerics.refuse_nonpositive(sums.nonpositive[name], sums.n, channel, options.method)
         self.check_sums(sums, options)
-        return self.model(solve(sums), options)
+        try:
+            ols = solve(sums)
+        except FloatingPointError:
+            raise SpecError(errors.trend_not_finite(options.method), (), stage=STAGE,
+                            hint=errors.trend_not_finite_hint()) from None
+        return self.model(ols, options)
 
     def check_sums(self, sums, options: Options) -> None:
         """Refuse data the fit cannot take, from its sums (default: nothing to check).
