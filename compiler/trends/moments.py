@@ -111,10 +111,10 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
     w = "CASE WHEN u > 0 THEN ln(u) END" if log_x else "u"
     t = "CASE WHEN v > 0 THEN ln(v) END" if log_y else "v"
     if degree < PEELED_DISTINCT:
-        peel = ("NULL AS distinct, min(f.w) FILTER (WHERE f.w > b.w_low) AS w_second, "
-                "max(f.w) FILTER (WHERE f.w < b.w_high) AS w_penultimate")
+        peel = ("NULL AS distinct, min(w) FILTER (WHERE w > w_low) AS w_second, "
+                "max(w) FILTER (WHERE w < w_high) AS w_penultimate")
     else:
-        peel = "count(DISTINCT f.w) AS distinct, NULL AS w_second, NULL AS w_penultimate"
+        peel = "count(DISTINCT w) AS distinct, NULL AS w_second, NULL AS w_penultimate"
     powers = [f"fsum({' * '.join(['z'] * j)}) AS p{j}" for j in range(1, 2 * degree + 1)]
     cross = ["fsum(tau) AS c0"] + [f"fsum({' * '.join(['z'] * j)} * tau) AS c{j}" for j in range(1, degree + 1)]
     return f"""WITH source_rows AS (
@@ -131,24 +131,20 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
            min(w) AS w_low, max(w) AS w_high, fsum(w) / count(w) AS w_centre,
            min(t) AS t_low, max(t) AS t_high, fsum(t) / count(t) AS t_centre
     FROM features GROUP BY part
-), peeled AS (
-    SELECT b.part, {peel}
-    FROM features f JOIN bounds b ON f.part IS NOT DISTINCT FROM b.part GROUP BY b.part
 ), centres AS (
-    SELECT b.*, p.distinct, p.w_second, p.w_penultimate,
-           greatest(b.w_high - b.w_centre, b.w_centre - b.w_low) AS w_scale,
-           greatest(b.t_high - b.t_centre, b.t_centre - b.t_low) AS t_scale
-    FROM bounds b JOIN peeled p ON b.part IS NOT DISTINCT FROM p.part
+    SELECT *, greatest(w_high - w_centre, w_centre - w_low) AS w_scale,
+           greatest(t_high - t_centre, t_centre - t_low) AS t_scale
+    FROM bounds
 ), mapped AS (
-    SELECT c.part,
+    SELECT c.part, f.w, c.w_low, c.w_high,
            CASE WHEN c.w_scale > 0 THEN (f.w - c.w_centre) / c.w_scale ELSE 0.0 END AS z,
            CASE WHEN c.t_scale > 0 THEN (f.t - c.t_centre) / c.t_scale ELSE 0.0 END AS tau
     FROM features f JOIN centres c ON f.part IS NOT DISTINCT FROM c.part
 ), sums AS (
-    SELECT part, {", ".join(powers + cross)}, fsum(tau * tau) AS squares FROM mapped GROUP BY part
+    SELECT part, {peel}, {", ".join(powers + cross)}, fsum(tau * tau) AS squares FROM mapped GROUP BY part
 )
 SELECT c.part, c.n, c.x_low, c.x_high, c.x_bad, c.y_bad, c.u_bad, c.v_bad, c.w_centre, c.w_scale, c.t_centre,
-       c.t_scale, c.distinct, c.w_low, c.w_high, c.w_second, c.w_penultimate,
+       c.t_scale, s.distinct, c.w_low, c.w_high, s.w_second, s.w_penultimate,
        {", ".join(f"s.p{j}" for j in range(1, 2 * degree + 1))}, {", ".join(f"s.c{j}" for j in range(degree + 1))},
        s.squares
 FROM centres c JOIN sums s ON c.part IS NOT DISTINCT FROM s.part

@@ -12,7 +12,8 @@ and series, whatever the number of rows.
 The pixel column of x is Vega's: ``floor((x − x0) / (x1 − x0) · width)`` for the
 x scale's domain [x0, x1], the position rounded as Vega writes it; rows left or right of the domain fall in columns −1
 and ``width`` (so the segments that leave the plot keep their ends). Rows with a
-missing or non-finite x or y are all kept: the renderer breaks the line there.
+missing or non-finite x or y are all kept (each a group of its own, so the rows
+are read once): the renderer breaks the line there.
 Ties are broken by the row order column, so the rows kept are the same on
 every run, whatever the engine's threads do.
 
@@ -34,8 +35,8 @@ def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, fl
     Args:
         source: the relation (a name or a parenthesised query).
         x, y: SQL expressions of the line's x (a number: dates as milliseconds) and y.
-        order: the SQL expression of a row's place (unique per row): ties are broken by it, and the
-            result is in its order.
+        order: the SQL expression of a row's place (a number, unique per row): ties are broken by it,
+            and the result is in its order.
         domain: the x scale's domain (x0, x1), x0 < x1.
         width: the plot's width in pixels (its pixel columns).
         series: the SQL expression that splits the rows into lines (the color or detail field), or None
@@ -51,20 +52,20 @@ def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, fl
     return f"""WITH line AS (
     SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}
 ), placed AS (
+    SELECT s, r, x, y, isfinite(x) AND isfinite(y) AS drawn FROM line
+), columns AS (
     SELECT s, r, x, y,
-           least(greatest(CAST(floor(round((x - {low!r}) / {high - low!r} * {int(width)}, {COORDINATE_DIGITS}))
-                               AS BIGINT), -1), {int(width)}) AS px
-    FROM line WHERE isfinite(x) AND isfinite(y)
+           CASE WHEN drawn THEN least(greatest(CAST(floor(round((x - {low!r}) / {high - low!r} * {int(width)},
+                                                                {COORDINATE_DIGITS})) AS BIGINT), -1), {int(width)})
+           END AS px,
+           CASE WHEN drawn THEN NULL ELSE r END AS alone
+    FROM placed
 ), kept AS (
     SELECT arg_min(r, (y, r)) AS low_y, arg_max(r, (y, -r)) AS high_y,
            arg_min(r, (x, r)) AS first_x, arg_max(r, (x, r)) AS last_x
-    FROM placed GROUP BY s, px
+    FROM columns GROUP BY s, px, alone
 )
-SELECT r FROM (
-    SELECT low_y AS r FROM kept UNION SELECT high_y FROM kept UNION SELECT first_x FROM kept
-    UNION SELECT last_x FROM kept
-    UNION SELECT r FROM line WHERE x IS NULL OR y IS NULL OR NOT isfinite(x) OR NOT isfinite(y)
-) ORDER BY r"""
+SELECT DISTINCT unnest([low_y, high_y, first_x, last_x]) AS r FROM kept ORDER BY r"""
 
 
 def m4_rows(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
