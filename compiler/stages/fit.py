@@ -210,7 +210,8 @@ def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
         return SpecError(msg.trend_x_span_subnormal(plan.method, low, high, sys.float_info.min), stage="fit",
                          hint=msg.trend_x_span_subnormal_hint())
 
-    if sums is not None and sums.x_range is not None and 0 < sums.x_range[1] - sums.x_range[0] < sys.float_info.min:
+    # In fitting space: x that is subnormal as read can be fitted on a log axis.
+    if sums is not None and sums.x_range is not None and 0 < sums.w_scale < sys.float_info.min:
         raise subnormal(*sums.x_range)
     try:
         with np.errstate(all="ignore"):  # a failure is reported below, not warned about on stderr
