@@ -63,8 +63,19 @@ def _methods_markdown(reference: _Reference) -> str:
             lines.append("")
         bands = "Bands: `band` and `prediction`." if cls.has_band else "No bands."
         reach = "" if cls.extrapolates else " The curve stops at the data's x range."
-        lines += [bands + reach, ""]
+        lines += [bands + reach + " " + _scaling(cls), ""]
     return "\n".join(lines)
+
+
+def _scaling(cls) -> str:
+    """How a method's fit grows with the rows, from its class."""
+    if cls.from_moments:
+        return ("Fits any number of rows: from sums the data engine computes in one query per layer, exact "
+                "(centred) and the same on every run.")
+    if cls.max_rows is not None:
+        return (f"Fitted in memory on every row of a group, up to {cls.max_rows:,} rows (more is refused, "
+                "E639: aggregate or bin first).")
+    return "Fitted in memory on every row."
 
 
 def _shapes_markdown() -> str:

@@ -216,6 +216,7 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
     trend_not_numeric_hint, trend_order_too_high, trend_order_too_high_hint, trend_poly_order,
     trend_poly_order_hint, trend_quad_order, trend_quad_order_hint, trend_rows_unknown,
     trend_rows_unknown_hint, trend_samples, trend_scale_exponent, trend_too_few_x, trend_too_few_x_hint,
+    trend_too_many_rows, trend_too_many_rows_hint,
     trend_unknown_method, trend_unknown_scale, trend_unknown_space, trend_window, trend_window_hint,
     trend_x_span_subnormal, trend_x_span_subnormal_hint,
 )
@@ -342,7 +343,8 @@ __all__ = [
     "trend_not_numeric", "trend_not_numeric_hint", "trend_order_too_high", "trend_order_too_high_hint",
     "trend_poly_order", "trend_poly_order_hint", "trend_quad_order", "trend_quad_order_hint",
     "trend_rows_unknown", "trend_rows_unknown_hint", "trend_samples", "trend_scale_exponent",
-    "trend_too_few_x", "trend_too_few_x_hint", "trend_unknown_method", "trend_unknown_scale",
+    "trend_too_few_x", "trend_too_few_x_hint", "trend_too_many_rows", "trend_too_many_rows_hint",
+    "trend_unknown_method", "trend_unknown_scale",
     "trend_unknown_space", "trend_window", "trend_window_hint", "trend_x_span_subnormal",
     "trend_x_span_subnormal_hint", "undefined_alias", "undefined_alias_hint", "unknown_code", "unknown_key",
     "unknown_shape", "unsafe_font", "unsafe_font_hint", "unsafe_text", "unsafe_text_hint",

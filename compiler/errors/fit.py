@@ -601,3 +601,21 @@ def trend_scale_exponent(channel: str, exponent: object) -> str:
     exponent.
     """
     return f"the {channel} pow scale needs a non-zero exponent for a trend to follow it, got {exponent!r}"
+
+
+@code("E639", hint="trend_too_many_rows_hint")
+def trend_too_many_rows(method: str, count: int, limit: int) -> str:
+    """A smoother over more rows than it fits.
+
+    `loess` and `moving-average` are fitted on every row of a group in memory (their time and memory grow
+    with the rows: about 100 bytes a row); past the limit they are refused rather than exhaust the machine.
+    The least-squares methods (`linear`, `poly`, `quad`, `log`, `exp`, `pow`) fit from sums the engine
+    computes, at any number of rows. Fit one of them, or aggregate or bin the rows first (a smoother over
+    the means per x bin), or filter them.
+    """
+    return f"a '{method}' trend fits at most {limit:,} rows per group, and this one has {count:,}"
+
+
+def trend_too_many_rows_hint() -> str:
+    return ("fit a least-squares method ('linear', 'poly', 'log', 'exp', 'pow'), which takes any number of rows, "
+            "or aggregate, bin or filter the rows first")

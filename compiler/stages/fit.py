@@ -1,6 +1,9 @@
 """Stage 7: fit every trend layer of a chart on its data.
 
-The numbers come from `trends.fitting.fit_trend` (pure numpy); the rows each
+The least-squares methods fit from sufficient statistics summed by one
+query in the engine per layer, every group and panel at once
+(`fit_statistics`, `trends.moments`); the smoothers fit in numpy on the
+values (`trends.fitting.fit_values`). The rows each
 trend layer sees come from the data stage's interpreter (every row, through
 the chart's and the layer's transforms, as Vega computes them: a trend after
 a `calculate` fits the calculated field). This stage fits one line per `by`
@@ -28,8 +31,10 @@ from .. import errors as msg
 from ..errors import SpecError
 from ..infra.table import DATE, Table, floats, json_value, milliseconds, parse_date
 from ..ir.nodes import Chart, Layer, thaw
-from ..trends.fitting import TrendLine, fit_trend, format_trend_label
+from ..trends.fitting import TrendLine, TrendPlan, fit_sums, fit_values, format_trend_label, plan_trend, sums_sql
+from ..trends.moments import Sums, sums_from_rows
 from .data import DataFlow, Rows
+from .data.engine import connect
 from .markers import category_key
 
 STAGE = "fit"
@@ -144,26 +149,35 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
         y_scale=scales["y"].get("type", DEFAULT_SCALE[kinds["y"]]),
         x_exponent=scales["x"].get("exponent", 1.0), y_exponent=scales["y"].get("exponent", 1.0),
     )
-    lines = []
+    try:
+        plan, refused = plan_trend(trend.method, **options), None
+    except SpecError as error:  # reported at the first group, as its fit would
+        plan, refused = None, error
+    parts = []
     for panel, panel_rows in _panels(table, facet_fields):
         groups = _groups(panel_rows, trend.by, chart)
         if not groups:  # every row's `by` value is missing
             raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint(), panel=panel)
         for group, part in groups:
-            x, y = floats(part, x_field), floats(part, y_field)
-            corner, text = annotation(trend)
-            try:
-                line = _fit(x, y, trend.method, group, options)
-                label = format_trend_label(trend.label, line) if trend.label is not None else None
+            if refused is not None:
+                raise fail(refused.message, refused.path, refused.hint, group, panel)
+            parts.append((panel, group, floats(part, x_field), floats(part, y_field)))
+    sums = fit_statistics(plan, parts) if plan.fitter.from_moments else {}
+    lines = []
+    for index, (panel, group, x, y) in enumerate(parts):
+        corner, text = annotation(trend)
+        try:
+            line = _fit(plan, x, y, group, sums.get(index))
+            label = format_trend_label(trend.label, line) if trend.label is not None else None
+        except SpecError as error:
+            raise fail(error.message, error.path, error.hint, group, panel) from None
+        if corner is not None and text is not None:
+            try:  # fail here, at the text, not when drawing
+                format_trend_label(text, line)
             except SpecError as error:
-                raise fail(error.message, error.path, error.hint, group, panel) from None
-            if corner is not None and text is not None:
-                try:  # fail here, at the text, not when drawing
-                    format_trend_label(text, line)
-                except SpecError as error:
-                    raise fail(error.message, ("annotate", "text"), error.hint, group, panel) from None
-            lines.append(dataclasses.replace(
-                line, label=label, x_type="temporal" if temporal else "quantitative", panel=panel))
+                raise fail(error.message, ("annotate", "text"), error.hint, group, panel) from None
+        lines.append(dataclasses.replace(
+            line, label=label, x_type="temporal" if temporal else "quantitative", panel=panel))
     if facet_fields and trend.label is not None:
         # One legend for every panel: a label must read the same in each of them.
         labels: dict = {}
@@ -180,27 +194,69 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
 ARITHMETIC_ERRORS = (ArithmeticError, ValueError)
 
 
-def _fit(x, y, method: str, group, options: dict) -> TrendLine:
-    """`fit_trend`, with x values too close together for double precision reported as a `SpecError`.
+def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
+    """`fit_sums` (or `fit_values` without sums), with x values too close together for double precision
+    reported as a `SpecError`.
 
-    The polynomial fits map x's range onto [-1, 1], scaling by 2 / (max - min):
-    when that span is below the smallest normal double (~2.2e-308, e.g. x
-    values such as 5e-324 and 1e-310) the scale overflows and the fit breaks.
-    A fit that succeeds all the same (on a log axis, a smoother) is kept.
+    The polynomial fits scale x's spread onto [-1, 1]: when that spread is
+    below the smallest normal double (~2.2e-308, e.g. x values such as 5e-324
+    and 1e-310) the scale overflows and the fit breaks. A fit that succeeds
+    all the same (on a log axis, a smoother) is kept.
 
     Raises:
-        SpecError: from `fit_trend`, or for x values whose span is subnormal.
+        SpecError: from the fit, or for x values whose span is subnormal.
     """
+    def subnormal(low, high):
+        return SpecError(msg.trend_x_span_subnormal(plan.method, low, high, sys.float_info.min), stage="fit",
+                         hint=msg.trend_x_span_subnormal_hint())
+
+    # In fitting space: x that is subnormal as read can be fitted on a log axis.
+    if sums is not None and sums.x_range is not None and 0 < sums.w_scale < sys.float_info.min:
+        raise subnormal(*sums.x_range)
     try:
         with np.errstate(all="ignore"):  # a failure is reported below, not warned about on stderr
-            return fit_trend(x, y, method, group=group, **options)
+            return fit_values(plan, x, y, group) if sums is None else fit_sums(plan, sums, group)
     except ARITHMETIC_ERRORS:
         kept = x[np.isfinite(x) & np.isfinite(y)]
         low, high = (float(kept.min()), float(kept.max())) if len(kept) else (0.0, 0.0)
         if not 0 < high - low < sys.float_info.min:
             raise  # not this data's precision: a fault to report as such
-        raise SpecError(msg.trend_x_span_subnormal(method, low, high, sys.float_info.min), stage="fit",
-                        hint=msg.trend_x_span_subnormal_hint()) from None
+        raise subnormal(low, high) from None
+
+
+def fit_statistics(plan: TrendPlan, parts: list[tuple]) -> dict[int, Sums]:
+    """Every part's sufficient statistics, from one query in the engine (`trends.moments.sums_query`).
+
+    Args:
+        plan: a least-squares request.
+        parts: (panel, group, x, y) per line to fit, x and y float arrays.
+
+    Returns:
+        Part index -> its `Sums` (a part without a finite x and y has none).
+    """
+    connection = connect()
+    try:
+        source = register_rows(connection, parts)
+        rows = connection.execute(sums_sql(plan, source, "x", "y", "part")).fetchall()
+    finally:
+        connection.close()
+    return sums_from_rows(rows, plan.degree)
+
+
+def register_rows(connection, parts: list[tuple]) -> str:
+    """The parts' rows as one relation (``part``, ``x``, ``y``) in the engine; returns its name.
+
+    The one place the fit hands rows to the engine: the data stage's own
+    relation of a layer's rows, with the group and panel as columns, can take
+    its place.
+    """
+    lengths = [len(x) for _, _, x, _ in parts]
+    connection.register("trend_rows", {
+        "part": np.repeat(np.arange(len(parts), dtype=np.int64), lengths),
+        "x": np.concatenate([x for _, _, x, _ in parts]),
+        "y": np.concatenate([y for _, _, _, y in parts]),
+    })
+    return "trend_rows"
 
 
 def _facet_fields(chart: Chart) -> tuple[str, ...]:

@@ -26,6 +26,13 @@ variables it takes the logarithm of. This module runs what every method
 shares: the scale transforms, the band request, the extent, the curve's
 sampling and the checks that the result is finite.
 
+A request is checked before any data is read (`plan_trend`), then fitted on
+values in memory (`fit_values`) or, for the least-squares methods
+(`TrendMethod.from_moments`), on a group's sufficient statistics (`fit_sums`),
+which the engine sums in one query for every group of a layer (`sums_sql`,
+`trends.moments`): the fit stage takes that path, so a fit's cost in Python
+does not grow with its rows. `fit_trend` is both steps on arrays.
+
 Curves are sampled evenly on the x axis as drawn. The smoothers (methods
 whose `TrendMethod.extrapolates` is False) are drawn as the polyline through
 their fitted value at each distinct x; they do not extrapolate, so an
@@ -38,6 +45,7 @@ prediction band) use Student's t and exist for the methods that declare
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -50,12 +58,15 @@ from .line import TrendLine
 from .methods import TrendMethod
 from .methods.loess import smooth_loess
 from .methods.moving_average import smooth_moving_average
-from .numerics import IDENTITY, SCALE_TRANSFORMS, Transform, is_number, is_whole, pow_transform, require_positive
+from .moments import Sums, sums_query
+from .numerics import (IDENTITY, SCALE_TRANSFORMS, Transform, is_number, is_whole, pow_transform, refuse_nonpositive,
+                       require_positive)
 
 __all__ = [
     "BAND_METHODS", "LABEL_MAX_LENGTH", "LABEL_MAX_PRECISION", "LABEL_MAX_WIDTH", "LABEL_PLACEHOLDERS",
-    "SCALE_TRANSFORMS", "SPACES", "TREND_METHODS", "TrendLine", "fit_trend", "format_trend_label", "line_subset",
-    "smooth_loess", "smooth_moving_average", "trend_summary",
+    "SCALE_TRANSFORMS", "SPACES", "TREND_METHODS", "TrendLine", "TrendPlan", "fit_sums", "fit_trend", "fit_values",
+    "format_trend_label", "line_subset", "plan_trend", "smooth_loess", "smooth_moving_average", "sums_sql",
+    "trend_summary",
 ]
 
 STAGE = "fit"
@@ -134,6 +145,49 @@ def fit_trend(
             parameter at fault (``("order",)``), or ``()`` when the data is;
             callers prefix the layer's path.
     """
+    plan = plan_trend(method, band=band, prediction=prediction, x_scale=x_scale, y_scale=y_scale,
+                      x_exponent=x_exponent, y_exponent=y_exponent, space=space, extent=extent, samples=samples,
+                      **parameters)
+    return fit_values(plan, x, y, group)
+
+
+@dataclass(frozen=True)
+class TrendPlan:
+    """A trend request checked before any data is read: the method, its options, the spaces, the band.
+
+    `fit_values` fits it on values in memory, `fit_sums` on a group's
+    sufficient statistics (`sums_sql` is the query that computes them).
+    """
+
+    fitter: TrendMethod
+    method: str
+    options: registry.Options
+    x_axis: Transform          # the axis scales' transforms
+    y_axis: Transform
+    x_transform: Transform     # into fitting space: the axes', or none in data space
+    y_transform: Transform
+    level: float | None
+    band_kind: str | None
+    band_key: str
+    extent: Any
+    samples: int
+
+    @property
+    def degree(self) -> int:
+        """The polynomial degree of a least-squares method (`TrendMethod.from_moments`)."""
+        return self.fitter.degree(self.options)
+
+
+def plan_trend(method: str = "linear", *, band: float | None = None, prediction: float | None = None,
+               x_scale: str = "linear", y_scale: str = "linear", x_exponent: float = 1.0,
+               y_exponent: float = 1.0, space: str = "axis",
+               extent: tuple[float | None, float | None] | None = None, samples: int = 100,
+               **parameters: Any) -> TrendPlan:
+    """Check a trend request (the arguments of `fit_trend` but the data) before reading any data.
+
+    Raises:
+        SpecError: as `fit_trend`, for everything but the data.
+    """
     fitter = registry.find_method(method)
     unknown = sorted(set(parameters) - set(registry.parameters()))
     if unknown:
@@ -153,7 +207,16 @@ def fit_trend(
     if not is_whole(samples) or samples < 2:
         raise SpecError(errors.trend_samples(samples), (), stage=STAGE)
     _check_log_axes(fitter, method, x_transform, y_transform)
+    return TrendPlan(fitter, method, options, x_axis, y_axis, x_transform, y_transform, level, band_kind,
+                     band_key, extent, int(samples))
 
+
+def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any = None) -> TrendLine:
+    """Fit a checked request on values in memory (see `fit_trend`).
+
+    Raises:
+        SpecError: data the method cannot fit; a smoother over more than its `max_rows`.
+    """
     xv, yv = _as_numbers(x, "x"), _as_numbers(y, "y")
     if len(xv) != len(yv):
         raise ValueError(f"x and y differ in length: {len(xv)} != {len(yv)}")
@@ -163,19 +226,61 @@ def fit_trend(
     if distinct < 2:
         raise SpecError(errors.trend_too_few_x(distinct), (), stage=STAGE,
                         hint=errors.trend_too_few_x_hint())
-    for channel, values, transform in (("x", xv, x_axis), ("y", yv, y_axis)):
+    for channel, values, transform in (("x", xv, plan.x_axis), ("y", yv, plan.y_axis)):
         if transform.positive:
             require_positive(values, channel, None)
-    u, v = x_transform.forward(xv), y_transform.forward(yv)
+    limit = plan.fitter.max_rows
+    if limit is not None and len(xv) > limit:
+        raise SpecError(errors.trend_too_many_rows(plan.method, len(xv), limit), ("method",), stage=STAGE,
+                        hint=errors.trend_too_many_rows_hint())
+    u, v = plan.x_transform.forward(xv), plan.y_transform.forward(yv)
+    model = plan.fitter.fit(u, v, plan.options)
+    return _draw(plan, model, len(xv), (float(xv.min()), float(xv.max())), xv, group)
 
-    model = fitter.fit(u, v, options)
 
-    low, high = _extent(extent, xv, x_axis, fitter, method)
+def sums_sql(plan: TrendPlan, source: str, x: str, y: str, part: str) -> str:
+    """The query of every group's sufficient statistics for a least-squares request (`moments.sums_query`).
+
+    Args:
+        plan: a request whose method fits from moments.
+        source, x, y, part: the relation, the SQL of x and y as read, and of a row's group.
+    """
+    logged = plan.fitter.logarithm_of
+    return sums_query(source, x, y, part, plan.degree, x_map=plan.x_transform.sql, y_map=plan.y_transform.sql,
+                      log_x="x" in logged, log_y="y" in logged)
+
+
+def fit_sums(plan: TrendPlan, sums: Sums, group: Any = None) -> TrendLine:
+    """Fit a checked least-squares request from one group's sufficient statistics.
+
+    The same line as `fit_values` on the group's values, to rounding: the
+    checks read the counts the query makes (rows, distinct x, values ≤ 0).
+
+    Raises:
+        SpecError: as `fit_values`.
+    """
+    if sums.distinct_x < 2:
+        raise SpecError(errors.trend_too_few_x(sums.distinct_x), (), stage=STAGE,
+                        hint=errors.trend_too_few_x_hint())
+    for channel, transform in (("x", plan.x_axis), ("y", plan.y_axis)):
+        if transform.positive:
+            refuse_nonpositive(sums.nonpositive[channel], sums.n, channel, None)
+    model = plan.fitter.fit_sums(sums, plan.options)
+    return _draw(plan, model, sums.n, sums.x_range, None, group)
+
+
+def _draw(plan: TrendPlan, model, n: int, x_range: tuple[float, float], xv: np.ndarray | None,
+          group: Any) -> TrendLine:
+    """The fitted model's curve and band, sampled for drawing (`xv`: the x values, for a smoother's knots)."""
+    fitter, method, x_axis, x_transform, y_transform = (plan.fitter, plan.method, plan.x_axis, plan.x_transform,
+                                                        plan.y_transform)
+    level, band_kind, band_key = plan.level, plan.band_kind, plan.band_key
+    low, high = _extent(plan.extent, x_range, x_axis, fitter, method)
     lower = upper = None
     # Overflow (an exp fit far out) is reported below, not warned about.
     with np.errstate(over="ignore", invalid="ignore"):
         grid = np.linspace(float(x_axis.forward(np.float64(low))),
-                           float(x_axis.forward(np.float64(high))), int(samples))
+                           float(x_axis.forward(np.float64(high))), plan.samples)
         curve_x = x_axis.inverse(grid)
         # The ends are the requested values, not their round trip through a scale.
         curve_x[0], curve_x[-1] = low, high
@@ -190,8 +295,8 @@ def fit_trend(
         curve_y = y_transform.inverse(model.curve(at))
         if level is not None:
             coefficients = len(model.coefficients)
-            if len(xv) <= coefficients:
-                raise SpecError(errors.trend_band_too_few_points(len(xv), coefficients),
+            if n <= coefficients:
+                raise SpecError(errors.trend_band_too_few_points(n, coefficients),
                                 (band_key,), stage=STAGE,
                                 hint=errors.trend_band_too_few_points_hint())
             low_band, high_band = model.band(at, level, band_kind == "prediction")
@@ -206,7 +311,7 @@ def fit_trend(
     return TrendLine(
         method=method,
         group=group,
-        n=int(len(xv)),
+        n=int(n),
         coefficients=model.coefficients,
         r2=model.r2,
         adj_r2=model.adj_r2,
@@ -264,10 +369,10 @@ def _check_log_axes(fitter: TrendMethod, method: str, x_transform: Transform, y_
             hint=errors.trend_log_on_log_axis_hint(registry.linearising(logged - log_axes)))
 
 
-def _extent(extent: Any, xv: np.ndarray, x_axis: Transform, fitter: TrendMethod,
+def _extent(extent: Any, x_range: tuple[float, float], x_axis: Transform, fitter: TrendMethod,
             method: str) -> tuple[float, float]:
-    """The curve's ends in data space (a smoother's cut to the data)."""
-    low, high = float(xv.min()), float(xv.max())
+    """The curve's ends in data space (a smoother's cut to the data's x range)."""
+    low, high = x_range
     if extent is not None:
         bounds = tuple(extent) if isinstance(extent, (tuple, list)) else None
         if (bounds is None or len(bounds) != 2
@@ -284,7 +389,7 @@ def _extent(extent: Any, xv: np.ndarray, x_axis: Transform, fitter: TrendMethod,
             raise SpecError(errors.trend_extent_nonpositive(extent, needed_by), ("extent",),
                             stage=STAGE, hint=errors.trend_extent_nonpositive_hint())
     if not fitter.extrapolates:
-        first, last = float(xv.min()), float(xv.max())
+        first, last = x_range
         if high <= first or low >= last:
             raise SpecError(errors.trend_extent_misses_data(extent, method, first, last),
                             ("extent",), stage=STAGE, hint=errors.trend_extent_misses_data_hint())

@@ -1,7 +1,7 @@
 """The numerics every trend method shares: least squares with its bands, axis transforms, smoother curves.
 
-`solve_ols` fits a polynomial by QR on x mapped onto [-1, 1] (`Ols`), and
-`ols_model` wraps it as a `Model` through a feature and a link (``ln x`` for
+`Ols` is a polynomial least-squares fit (made from sufficient statistics by
+`trends.moments`), and `ols_model` wraps it as a `Model` through a feature and a link (``ln x`` for
 ``log``, ``ln y`` for ``exp`` and ``pow``: those methods' R² and bands are
 the linearised fit's, exponentiated back); `smoother_model` draws a
 smoother through its fitted values. `SCALE_TRANSFORMS` are the axis scales'
@@ -39,6 +39,9 @@ class Transform:
     forward: Callable[[np.ndarray], np.ndarray]
     inverse: Callable[[np.ndarray], np.ndarray]
     positive: bool                              # defined for values > 0 only
+    # The same map as DuckDB SQL, ``{0}`` the value (`trends.moments` fits in the engine with it); a value
+    # outside the domain (a log of 0) is NULL, never an error, and is refused by count before it is used.
+    sql: str = "{0}"
 
 
 LN10 = math.log(10.0)
@@ -50,15 +53,16 @@ SCALE_TRANSFORMS: dict[str, Transform] = {
     "time": IDENTITY,
     "utc": IDENTITY,
     "log": Transform("log", "log10({})", np.log10,
-                      lambda u: np.power(10.0, u), True),
+                      lambda u: np.power(10.0, u), True, "CASE WHEN {0} > 0 THEN log10({0}) END"),
     "sqrt": Transform("sqrt", "sqrt({})",
                        lambda v: np.sign(v) * np.sqrt(np.abs(v)),
-                       lambda u: np.sign(u) * u * u, False),
-    # log1p/expm1 keep precision near 0, where symlog is nearly linear.
+                       lambda u: np.sign(u) * u * u, False, "sign({0}) * sqrt(abs({0}))"),
+    # log1p/expm1 keep precision near 0, where symlog is nearly linear (DuckDB has no log1p: ln(1 + |v|)
+    # there, exact to ~1e-16 in absolute terms, which is what a fit in that space sees).
     "symlog": Transform("symlog", "symlog({})",
                          lambda v: np.sign(v) * np.log1p(np.abs(v)) / LN10,
                          lambda u: np.sign(u) * np.expm1(np.abs(u) * LN10),
-                         False),
+                         False, f"sign({{0}}) * ln(1 + abs({{0}})) / {LN10!r}"),
 }
 
 
@@ -69,7 +73,8 @@ def pow_transform(exponent: float) -> Transform:
     return Transform(
         "pow", f"{{}}^{exponent:g}",
         lambda v: np.sign(v) * np.power(np.abs(v), exponent),
-        lambda u: np.sign(u) * np.power(np.abs(u), 1.0 / exponent), False)
+        lambda u: np.sign(u) * np.power(np.abs(u), 1.0 / exponent), False,
+        f"sign({{0}}) * pow(abs({{0}}), CAST({exponent!r} AS DOUBLE))")
 
 
 # ---------------------------------------------------------------- models
@@ -90,16 +95,18 @@ class Model:
 
 @dataclass(frozen=True, slots=True)
 class Ols:
-    """Least squares on the polynomial basis 1, w, .., w^degree.
+    """Least squares on the polynomial basis 1, z, .., z^degree of z = (w − centre) / scale.
 
-    The basis is built on w mapped onto [-1, 1] and solved by QR, so that a
-    cubic in horsepower or a line at x = 1e24 is as well conditioned as one
-    on [0, 1]; `raw` converts the coefficients back to powers of w.
+    Centred on the mean of w and scaled so that |z| ≤ 1, the basis is as well
+    conditioned for a cubic in horsepower or a line at x = 1e9 ± 1 as on
+    [−1, 1]; `raw` converts the coefficients back to powers of w. Made from
+    sufficient statistics by `trends.moments.solve`.
     """
 
-    domain: tuple[float, float]
-    beta: np.ndarray          # coefficients in the mapped basis
-    r: np.ndarray             # R of the QR decomposition of that basis
+    centre: float
+    scale: float
+    beta: np.ndarray          # coefficients in the centred basis
+    r: np.ndarray             # upper triangular, RᵀR = XᵀX in that basis
     n: int
     ssr: float
     sst: float
@@ -123,12 +130,11 @@ class Ols:
         return 1.0 - (self.n - 1) / self.df * (1.0 - self.r2)
 
     def raw(self) -> np.ndarray:
-        coef = Polynomial(self.beta, domain=self.domain).convert().coef
+        coef = Polynomial(self.beta)(Polynomial([-self.centre / self.scale, 1.0 / self.scale])).coef
         return np.pad(coef, (0, len(self.beta) - len(coef)))
 
     def basis(self, w: np.ndarray) -> np.ndarray:
-        low, high = self.domain
-        z = (2.0 * w - (low + high)) / (high - low)
+        z = (w - self.centre) / self.scale
         return np.vander(z, len(self.beta), increasing=True)
 
     def predict(self, w: np.ndarray) -> np.ndarray:
@@ -167,18 +173,6 @@ def forward_substitute(lower: np.ndarray, b: np.ndarray) -> np.ndarray:
     return x
 
 
-def solve_ols(w: np.ndarray, t: np.ndarray, degree: int) -> Ols:
-    """Least squares of t on the polynomial 1, w, .., w^degree (see `Ols`)."""
-    domain = (float(w.min()), float(w.max()))
-    low, high = domain
-    z = (2.0 * w - (low + high)) / (high - low)
-    q, r = np.linalg.qr(np.vander(z, degree + 1, increasing=True))
-    beta = back_substitute(r, q.T @ t)
-    resid = t - q @ (q.T @ t)
-    return Ols(domain, beta, r, len(t), float(resid @ resid),
-                float(np.sum((t - t.mean()) ** 2)))
-
-
 def ols_model(ols: Ols, feature: Callable, link_inverse: Callable,
                coefficients: tuple[tuple[str, float], ...],
                equation: str) -> Model:
@@ -204,9 +198,17 @@ def require_positive(values: np.ndarray, channel: str, method: str | None) -> No
     Raises:
         SpecError: how many values are not positive.
     """
-    bad = int(np.count_nonzero(values <= 0))
+    refuse_nonpositive(int(np.count_nonzero(values <= 0)), len(values), channel, method)
+
+
+def refuse_nonpositive(bad: int, total: int, channel: str, method: str | None) -> None:
+    """`require_positive` from counts (the engine counts the values; the rows never reach Python).
+
+    Raises:
+        SpecError: when `bad` is not 0.
+    """
     if bad:
-        raise SpecError(errors.trend_nonpositive(channel, bad, len(values), method),
+        raise SpecError(errors.trend_nonpositive(channel, bad, total, method),
                         ("method",) if method else (), stage=STAGE,
                         hint=errors.trend_nonpositive_hint(channel, method))
 

@@ -83,6 +83,11 @@ class Options:
         return self.parameters[name]
 
 
+# The most rows a smoother (`loess`, `moving-average`) fits in one group: they run in numpy on every row, at
+# ~100 bytes a row (10⁷ rows: ~1 GB, a few seconds); past it they are refused (E639) and the hint names the
+# least-squares methods, which fit from sums at any size.
+SMOOTHER_MAX_ROWS = 10_000_000
+
 # The placeholders every method offers, with their docs, in the order a hint
 # lists them: the statistics, then each method's own, then the rest.
 STATISTICS_PLACEHOLDERS = (
@@ -114,6 +119,12 @@ class TrendMethod:
         logarithm_of: the variables (``"x"``, ``"y"``) it takes the natural
             log of: their values must be positive, and on a log axis the
             fit is the method that logs the others.
+        from_moments: whether it fits from sufficient statistics
+            (`LeastSquares`: the engine sums them, so it fits any number of
+            rows); False: `fit` gets the values as arrays.
+        max_rows: the most rows a method fitted on arrays takes in one group
+            (None: no limit); past it the fit is refused (its memory grows
+            with the rows).
     """
 
     name: ClassVar[str]
@@ -124,6 +135,8 @@ class TrendMethod:
     has_band: ClassVar[bool] = True
     extrapolates: ClassVar[bool] = True
     logarithm_of: ClassVar[frozenset[str]] = frozenset()
+    from_moments: ClassVar[bool] = False
+    max_rows: ClassVar[int | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -152,6 +165,63 @@ class TrendMethod:
             coefficients: the line's named coefficients.
         """
         return {p.name: coefficients.get(p.name) for p in self.placeholders}
+
+
+class LeastSquares(TrendMethod):
+    """A method fitted by least squares on a polynomial in x (or ln x) to y (or ln y), from sufficient statistics.
+
+    The sums (`trends.moments`) are computed by the engine for a chart's rows,
+    or from arrays by `fit`; a subclass says its `degree` and turns the fit
+    into a `numerics.Model` (`model`). Its `logarithm_of` is what the sums take
+    the log of. Not registered itself: it names no method.
+    """
+
+    from_moments = True
+
+    def degree(self, options: Options) -> int:
+        """The polynomial's degree (checked by `check` before any data is read)."""
+        return 1
+
+    def fit(self, u, v, options: Options):
+        """Fit from the sums of arrays (`moments.sums_from_arrays`)."""
+        from .moments import sums_from_arrays
+
+        sums = sums_from_arrays(u, v, u, v, self.degree(options),
+                                log_x="x" in self.logarithm_of, log_y="y" in self.logarithm_of)
+        return self.fit_sums(sums, options)
+
+    def fit_sums(self, sums, options: Options):
+        """Fit from a group's `moments.Sums` -> a `numerics.Model`.
+
+        Raises:
+            SpecError: values ≤ 0 where the method takes a logarithm; fewer
+                distinct x than the polynomial needs; sums past double
+                precision (values near its limits).
+        """
+        from . import numerics
+        from .moments import solve
+
+        for channel, name in (("x", "u"), ("y", "v")):
+            if channel in self.logarithm_of:
+                numerics.refuse_nonpositive(sums.nonpositive[name], sums.n, channel, options.method)
+        self.check_sums(sums, options)
+        try:
+            ols = solve(sums)
+        except FloatingPointError:
+            raise SpecError(errors.trend_not_finite(options.method), (), stage=STAGE,
+                            hint=errors.trend_not_finite_hint()) from None
+        return self.model(ols, options)
+
+    def check_sums(self, sums, options: Options) -> None:
+        """Refuse data the fit cannot take, from its sums (default: nothing to check).
+
+        Raises:
+            SpecError: at the key to blame.
+        """
+
+    def model(self, ols, options: Options):
+        """The fitted `numerics.Ols` as a `numerics.Model`: coefficients, equation, curve and band."""
+        raise NotImplementedError(f"{type(self).__name__}.model")
 
 
 @dataclass

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from ..equations import number
-from ..registry import Options, Placeholder, TrendMethod
+from ..registry import LeastSquares, Options, Placeholder
 
 
-class Exp(TrendMethod):
+class Exp(LeastSquares):
     """OLS of ln(y) on x; y must be positive. R², RSE and the bands are those of the ln y fit."""
 
     name = "exp"
@@ -17,13 +17,11 @@ class Exp(TrendMethod):
     placeholders = (Placeholder("a", "the factor `a`"), Placeholder("b", "the rate `b`"))
     logarithm_of = frozenset("y")
 
-    def fit(self, u, v, options: Options):
+    def model(self, ols, options: Options):
         import numpy as np
 
         from .. import numerics
 
-        numerics.require_positive(v, "y", options.method)
-        ols = numerics.solve_ols(u, np.log(v), 1)
         ln_a, b = ols.raw()
         a = math.exp(ln_a)
         return numerics.ols_model(

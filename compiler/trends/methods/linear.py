@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from ..equations import terms
-from ..registry import Options, Placeholder, TrendMethod
+from ..registry import LeastSquares, Options, Placeholder
 
 
-class Linear(TrendMethod):
+class Linear(LeastSquares):
     """OLS of y on x, with confidence and prediction bands."""
 
     name = "linear"
     description = "Ordinary least squares, `y = intercept + slope·x`."
     placeholders = (Placeholder("slope", "the slope"), Placeholder("intercept", "the intercept"))
 
-    def fit(self, u, v, options: Options):
+    def model(self, ols, options: Options):
         from .. import numerics  # numpy: only once a chart is fitted
 
-        ols = numerics.solve_ols(u, v, 1)
         b0, b1 = ols.raw()
         return numerics.ols_model(
             ols, numerics.identity, numerics.identity,

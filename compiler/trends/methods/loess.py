@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ... import errors
 from ...errors import SpecError
-from ..registry import STAGE, Options, Parameter, TrendMethod
+from ..registry import SMOOTHER_MAX_ROWS, STAGE, Options, Parameter, TrendMethod
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,6 +41,7 @@ class Loess(TrendMethod):
         "examples": [0.3, 0.5], "default": 0.3, "exclusiveMinimum": 0, "maximum": 1}),)
     has_band = False
     extrapolates = False
+    max_rows = SMOOTHER_MAX_ROWS
 
     def check(self, options: Options) -> None:
         check_bandwidth(options["bandwidth"])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..equations import terms
-from ..registry import Options, Placeholder, TrendMethod
+from ..registry import LeastSquares, Options, Placeholder
 
 
-class Log(TrendMethod):
+class Log(LeastSquares):
     """OLS of y on ln(x); x must be positive."""
 
     name = "log"
@@ -14,13 +14,11 @@ class Log(TrendMethod):
     placeholders = (Placeholder("a", "the constant `a`"), Placeholder("b", "the factor `b` of ln(x)"))
     logarithm_of = frozenset("x")
 
-    def fit(self, u, v, options: Options):
+    def model(self, ols, options: Options):
         import numpy as np
 
         from .. import numerics
 
-        numerics.require_positive(u, "x", options.method)
-        ols = numerics.solve_ols(np.log(u), v, 1)
         a, b = ols.raw()
         return numerics.ols_model(
             ols, np.log, numerics.identity, (("a", float(a)), ("b", float(b))),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from ... import errors
 from ...errors import SpecError
-from ..registry import STAGE, Options, Parameter, TrendMethod
+from ..registry import SMOOTHER_MAX_ROWS, STAGE, Options, Parameter, TrendMethod
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,6 +29,7 @@ class MovingAverage(TrendMethod):
         "minimum": 1}),)
     has_band = False
     extrapolates = False
+    max_rows = SMOOTHER_MAX_ROWS
 
     def fit(self, u, v, options: Options):
         from .. import numerics  # numpy: only once a chart is fitted

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from ..equations import number, wrap
-from ..registry import Options, Placeholder, TrendMethod
+from ..registry import LeastSquares, Options, Placeholder
 
 
-class Pow(TrendMethod):
+class Pow(LeastSquares):
     """OLS of ln(y) on ln(x); x and y must be positive. R², RSE and the bands are those of the log-log fit."""
 
     name = "pow"
@@ -17,14 +17,11 @@ class Pow(TrendMethod):
     placeholders = (Placeholder("a", "the factor `a`"), Placeholder("b", "the exponent `b`"))
     logarithm_of = frozenset("xy")
 
-    def fit(self, u, v, options: Options):
+    def model(self, ols, options: Options):
         import numpy as np
 
         from .. import numerics
 
-        numerics.require_positive(u, "x", options.method)
-        numerics.require_positive(v, "y", options.method)
-        ols = numerics.solve_ols(np.log(u), np.log(v), 1)
         ln_a, b = ols.raw()
         a = math.exp(ln_a)
         exponent = number(b) if b >= 0 else f"({number(b)})"

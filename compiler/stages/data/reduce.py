@@ -1,0 +1,75 @@
+"""Lines reduced to what their pixels can show: M4, as SQL in the engine.
+
+A line with more points than its plot has pixel columns draws, in each column,
+a vertical run from its lowest to its highest point, entered from the left at
+its first point and left at its last. M4 (Jugel et al., VLDB 2014) keeps just
+those rows: per series and per pixel column of the x scale at the export width,
+the rows holding the smallest y, the largest y, the first x and the last x. The
+line through them covers the same pixels as the full line (tests/test_reduce.py
+renders both and compares them pixel by pixel), with at most 4 rows per column
+and series, whatever the number of rows.
+
+The pixel column of x is Vega's: ``floor((x − x0) / (x1 − x0) · width)`` for the
+x scale's domain [x0, x1], the position rounded as Vega writes it; rows left or right of the domain fall in columns −1
+and ``width`` (so the segments that leave the plot keep their ends). Rows with a
+missing or non-finite x or y are all kept (each a group of its own, so the rows
+are read once): the renderer breaks the line there.
+Ties are broken by the row order column, so the rows kept are the same on
+every run, whatever the engine's threads do.
+
+May import: the standard library (a caller passes the connection, from `engine.connect`).
+"""
+
+from __future__ import annotations
+
+
+# Vega writes a line's coordinates rounded to 0.001 px (its SVG path precision, which vl-convert's PNG is
+# drawn from): a row 0.0004 px left of a column's edge is drawn in the next column, so it is placed there.
+COORDINATE_DIGITS = 3
+
+
+def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
+             series: str | None = None) -> str:
+    """The SQL of the rows M4 keeps (DuckDB's dialect): their `order` values, ascending.
+
+    Args:
+        source: the relation (a name or a parenthesised query).
+        x, y: SQL expressions of the line's x (a number: dates as milliseconds) and y.
+        order: the SQL expression of a row's place (a number, unique per row): ties are broken by it,
+            and the result is in its order.
+        domain: the x scale's domain (x0, x1), x0 < x1.
+        width: the plot's width in pixels (its pixel columns).
+        series: the SQL expression that splits the rows into lines (the color or detail field), or None
+            for one line.
+
+    Returns:
+        A query with one column, ``r``: the `order` of each row kept.
+    """
+    low, high = (float(v) for v in domain)
+    if not low < high or width < 1:
+        raise ValueError(f"M4 needs a domain low < high and a width >= 1, got {domain} and {width}")
+    group = series if series is not None else "NULL"
+    return f"""WITH line AS (
+    SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}
+), placed AS (
+    SELECT s, r, x, y, isfinite(x) AND isfinite(y) AS drawn FROM line
+), columns AS (
+    SELECT s, r, x, y,
+           CASE WHEN drawn THEN least(greatest(CAST(floor(round((x - {low!r}) / {high - low!r} * {int(width)},
+                                                                {COORDINATE_DIGITS})) AS BIGINT), -1), {int(width)})
+           END AS px,
+           CASE WHEN drawn THEN NULL ELSE r END AS alone
+    FROM placed
+), kept AS (
+    SELECT arg_min(r, (y, r)) AS low_y, arg_max(r, (y, -r)) AS high_y,
+           arg_min(r, (x, r)) AS first_x, arg_max(r, (x, r)) AS last_x
+    FROM columns GROUP BY s, px, alone
+)
+SELECT DISTINCT unnest([low_y, high_y, first_x, last_x]) AS r FROM kept ORDER BY r"""
+
+
+def m4_rows(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
+            series: str | None = None) -> list:
+    """Run `m4_query` on a connection (`engine.connect()`): the `order` values of the rows kept, ascending."""
+    query = m4_query(source, x=x, y=y, order=order, domain=domain, width=width, series=series)
+    return [row[0] for row in connection.execute(query).fetchall()]

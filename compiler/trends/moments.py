@@ -1,0 +1,262 @@
+"""Least squares from sufficient statistics: the SQL that sums them in the engine, and the algebra after it.
+
+A polynomial fit of degree k of t on w (``linear``, ``poly``, ``quad``; ``log``,
+``exp`` and ``pow`` on ln x and/or ln y) needs only a few numbers per group,
+whatever the number of rows: n, the centre and spread of w and of t, and the
+sums of powers and cross-products of the centred values
+
+    z = (w − w̄) / s_w,   τ = (t − t̄) / s_t       (|z| ≤ 1, |τ| ≤ 1)
+    Σ z^j (j = 0 .. 2k),   Σ z^j·τ (j = 0 .. k),   Σ τ²
+
+From these, `solve` gets the coefficients, R², the residual variance and the
+Cholesky factor of XᵀX, so the confidence and prediction bands at any x are
+exact (`numerics.Ols`). Centring on the means (from the first level of the
+query) keeps the sums well conditioned: x around 1e9 with a spread of 1 fits as
+well as x on [0, 1], where the raw sums Σx, Σx² cancel to noise.
+
+`sums_query` is that computation as one DuckDB-dialect SQL statement over any
+relation (a registered table, the data engine's view of a file), one result
+row per group. Its sums are `fsum`, DuckDB's compensated (Kahan) sum: a plain
+`sum` of doubles over several threads adds in the order the threads finish and
+its last bits change from run to run; the compensated sums come out the same
+on every run (tests/test_moments.py runs one twice on 10⁶ rows and 2 threads).
+`sums_from_arrays` is the same computation on numpy arrays, with `math.fsum`,
+for `fitting.fit_trend` on values in memory.
+
+Values a logarithm cannot take are NULL in the query, never an error: the
+counts of values ≤ 0 come back with the sums, and the fit refuses them
+(`numerics.refuse_nonpositive`) before using a sum.
+
+May import: `chartc.errors`, numpy and the standard library.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .numerics import Ols, back_substitute, forward_substitute
+
+# Distinct values of w are counted exactly up to this many by peeling the two smallest and the two largest
+# (cheap: two more aggregates); a higher polynomial degree counts them all (count(DISTINCT), a hash of every
+# value), as it needs degree + 1 of them.
+PEELED_DISTINCT = 4
+
+# Result columns of `sums_query`, after the group key.
+BOUND_COLUMNS = ("n", "x_low", "x_high", "x_bad", "y_bad", "u_bad", "v_bad", "w_centre", "w_scale", "t_centre",
+                 "t_scale", "distinct", "w_low", "w_high", "w_second", "w_penultimate")
+
+
+@dataclass(frozen=True, slots=True)
+class Sums:
+    """The sufficient statistics of one group's fit (see the module docstring).
+
+    Attributes:
+        n: rows with a finite x and y.
+        x_range: the smallest and largest x as read (data space), None when n is 0.
+        nonpositive: how many values are ≤ 0: ``x``/``y`` as read (for a log axis),
+            ``u``/``v`` in fitting space (for a method's logarithm).
+        distinct: how many distinct w values, exact below `PEELED_DISTINCT`
+            (or when the query counted them all), else at least that many.
+        w_centre, w_scale: z = (w − w_centre) / w_scale.
+        t_centre, t_scale: τ = (t − t_centre) / t_scale.
+        powers: Σ z^j for j = 0 .. 2k (powers[0] = n).
+        cross: Σ z^j·τ for j = 0 .. k.
+        squares: Σ τ².
+    """
+
+    n: int
+    x_range: tuple[float, float] | None
+    nonpositive: Mapping[str, int]
+    distinct: int
+    w_centre: float
+    w_scale: float
+    t_centre: float
+    t_scale: float
+    powers: tuple[float, ...]
+    cross: tuple[float, ...]
+    squares: float
+
+    @property
+    def distinct_x(self) -> int:
+        """Distinct x values as read, as far as a fit needs them: 0, 1, or 2 for two or more."""
+        if self.x_range is None:
+            return 0
+        return 1 if self.x_range[0] == self.x_range[1] else 2
+
+
+# ---------------------------------------------------------------- in the engine
+
+def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: str = "{0}", y_map: str = "{0}",
+               log_x: bool = False, log_y: bool = False) -> str:
+    """The SQL that computes every group's `Sums` in one statement (DuckDB's dialect).
+
+    Args:
+        source: the relation the rows come from (a name or a parenthesised query).
+        x, y: SQL expressions of the x and y values as read.
+        part: the SQL expression of a row's group (a column, or a struct of the panel and `by` values);
+            NULL is a group of its own.
+        degree: the polynomial's degree k.
+        x_map, y_map: the axis transforms into fitting space (`numerics.Transform.sql`; ``{0}`` is the value).
+        log_x, log_y: whether the method fits on ln of the fitting-space x (``log``, ``pow``) or y
+            (``exp``, ``pow``).
+
+    Returns:
+        A query with one row per group, ordered by it: the group (``part``), `BOUND_COLUMNS`, then
+        ``p1 .. p{2k}`` (Σ z^j), ``c0 .. c{k}`` (Σ z^j·τ) and ``squares`` (Σ τ²).
+    """
+    w = "CASE WHEN u > 0 THEN ln(u) END" if log_x else "u"
+    t = "CASE WHEN v > 0 THEN ln(v) END" if log_y else "v"
+    if degree < PEELED_DISTINCT:
+        peel = ("NULL AS distinct, min(w) FILTER (WHERE w > w_low) AS w_second, "
+                "max(w) FILTER (WHERE w < w_high) AS w_penultimate")
+    else:
+        peel = "count(DISTINCT w) AS distinct, NULL AS w_second, NULL AS w_penultimate"
+    powers = [f"fsum({' * '.join(['z'] * j)}) AS p{j}" for j in range(1, 2 * degree + 1)]
+    cross = ["fsum(tau) AS c0"] + [f"fsum({' * '.join(['z'] * j)} * tau) AS c{j}" for j in range(1, degree + 1)]
+    return f"""WITH source_rows AS (
+    SELECT {part} AS part, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}
+), fitted AS (
+    SELECT part, x, y, {x_map.format("x")} AS u, {y_map.format("y")} AS v
+    FROM source_rows WHERE isfinite(x) AND isfinite(y)
+), features AS (
+    SELECT part, x, y, u, v, {w} AS w, {t} AS t FROM fitted
+), bounds AS (
+    SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high,
+           count(*) FILTER (WHERE x <= 0) AS x_bad, count(*) FILTER (WHERE y <= 0) AS y_bad,
+           count(*) FILTER (WHERE u <= 0) AS u_bad, count(*) FILTER (WHERE v <= 0) AS v_bad,
+           min(w) AS w_low, max(w) AS w_high, fsum(w) / count(w) AS w_centre,
+           min(t) AS t_low, max(t) AS t_high, fsum(t) / count(t) AS t_centre
+    FROM features GROUP BY part
+), centres AS (
+    SELECT *, greatest(w_high - w_centre, w_centre - w_low) AS w_scale,
+           greatest(t_high - t_centre, t_centre - t_low) AS t_scale
+    FROM bounds
+), mapped AS (
+    SELECT c.part, f.w, c.w_low, c.w_high,
+           CASE WHEN c.w_scale > 0 THEN (f.w - c.w_centre) / c.w_scale ELSE 0.0 END AS z,
+           CASE WHEN c.t_scale > 0 THEN (f.t - c.t_centre) / c.t_scale ELSE 0.0 END AS tau
+    FROM features f JOIN centres c ON f.part IS NOT DISTINCT FROM c.part
+), sums AS (
+    SELECT part, {peel}, {", ".join(powers + cross)}, fsum(tau * tau) AS squares FROM mapped GROUP BY part
+)
+SELECT c.part, c.n, c.x_low, c.x_high, c.x_bad, c.y_bad, c.u_bad, c.v_bad, c.w_centre, c.w_scale, c.t_centre,
+       c.t_scale, s.distinct, c.w_low, c.w_high, s.w_second, s.w_penultimate,
+       {", ".join(f"s.p{j}" for j in range(1, 2 * degree + 1))}, {", ".join(f"s.c{j}" for j in range(degree + 1))},
+       s.squares
+FROM centres c JOIN sums s ON c.part IS NOT DISTINCT FROM s.part
+ORDER BY c.part"""
+
+
+def sums_from_rows(rows: Iterable[tuple], degree: int) -> dict:
+    """Group -> `Sums`, from the rows `sums_query` returns (group first, then its columns in order)."""
+    found = {}
+    for row in rows:
+        part, values = row[0], dict(zip(BOUND_COLUMNS, row[1:]))
+        rest = row[1 + len(BOUND_COLUMNS):]
+        powers, cross, squares = rest[:2 * degree], rest[2 * degree:3 * degree + 1], rest[-1]
+        found[part] = _sums(values, powers, cross, squares)
+    return found
+
+
+def _sums(values: Mapping, powers, cross, squares) -> Sums:
+    n = int(values["n"])
+
+    def number(value):
+        return math.nan if value is None else float(value)
+
+    return Sums(
+        n=n, x_range=(float(values["x_low"]), float(values["x_high"])) if n else None,
+        nonpositive={channel: int(values[f"{channel}_bad"]) for channel in "xyuv"},
+        distinct=_distinct(values),
+        w_centre=number(values["w_centre"]), w_scale=number(values["w_scale"]),
+        t_centre=number(values["t_centre"]), t_scale=number(values["t_scale"]),
+        powers=(float(n), *(number(p) for p in powers)), cross=tuple(number(c) for c in cross),
+        squares=number(squares))
+
+
+def _distinct(values: Mapping) -> int:
+    """The distinct w the query counted, or peeled: the smallest two and the largest two (exact below 4)."""
+    if values["distinct"] is not None:
+        return int(values["distinct"])
+    return len({values[k] for k in ("w_low", "w_high", "w_second", "w_penultimate")} - {None})
+
+
+# ---------------------------------------------------------------- in memory
+
+def sums_from_arrays(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray, degree: int, *,
+                     log_x: bool = False, log_y: bool = False) -> Sums:
+    """The `Sums` of finite values in memory, computed as `sums_query` computes them.
+
+    Args:
+        x, y: the values as read (finite).
+        u, v: the same values in fitting space.
+        degree, log_x, log_y: as for `sums_query`.
+    """
+    n = len(x)
+    bad = {"x": int(np.count_nonzero(x <= 0)), "y": int(np.count_nonzero(y <= 0)),
+           "u": int(np.count_nonzero(u <= 0)), "v": int(np.count_nonzero(v <= 0))}
+    if not n or (log_x and bad["u"]) or (log_y and bad["v"]):   # refused before any sum is read
+        x_range = (float(x.min()), float(x.max())) if n else None
+        return Sums(n, x_range, bad, 0, math.nan, math.nan, math.nan, math.nan, (float(n),), (), math.nan)
+    with np.errstate(all="ignore"):  # values past double precision give inf and NaN: `solve` refuses them
+        w = np.log(u) if log_x else u
+        t = np.log(v) if log_y else v
+        w_centre, t_centre = _fsum(w) / n, _fsum(t) / n
+        w_scale = max(float(w.max()) - w_centre, w_centre - float(w.min()))
+        t_scale = max(float(t.max()) - t_centre, t_centre - float(t.min()))
+        z = (w - w_centre) / w_scale if w_scale > 0 else np.zeros(n)
+        tau = (t - t_centre) / t_scale if t_scale > 0 else np.zeros(n)
+        powers, power = [float(n)], None
+        for _ in range(2 * degree):
+            power = z if power is None else power * z
+            powers.append(_fsum(power))
+        cross, power = [_fsum(tau)], None
+        for _ in range(degree):
+            power = z if power is None else power * z
+            cross.append(_fsum(power * tau))
+        squares = _fsum(tau * tau)
+    return Sums(n, (float(x.min()), float(x.max())), bad, len(np.unique(w)), w_centre, w_scale, t_centre,
+                t_scale, tuple(powers), tuple(cross), squares)
+
+
+def _fsum(values: np.ndarray) -> float:
+    """`math.fsum`, with NaN where it overflows (as the engine's sum gives inf or NaN there)."""
+    try:
+        return math.fsum(values)
+    except (OverflowError, ValueError):
+        return math.nan
+
+
+# ---------------------------------------------------------------- the algebra
+
+def solve(sums: Sums) -> Ols:
+    """The least-squares fit the sums stand for.
+
+    XᵀX in the centred basis 1, z, .., z^k is the matrix of Σ z^(i+j); its
+    Cholesky factor L gives the coefficients (L Lᵀ β = Xᵀτ), the residual sum
+    of squares (Σ τ² − |L⁻¹ Xᵀτ|²) and, as `Ols.r` = Lᵀ, the bands.
+
+    Raises:
+        FloatingPointError: a sum is not finite (values near the limits of double precision), or XᵀX is
+            not positive definite in double precision.
+    """
+    numbers = (sums.w_centre, sums.w_scale, sums.t_centre, sums.t_scale, *sums.powers, *sums.cross, sums.squares)
+    if not all(math.isfinite(number) for number in numbers):
+        raise FloatingPointError("a sufficient statistic is not finite")
+    degree = len(sums.cross) - 1
+    gram = np.array([[sums.powers[i + j] for j in range(degree + 1)] for i in range(degree + 1)])
+    try:
+        lower = np.linalg.cholesky(gram)
+    except np.linalg.LinAlgError:
+        raise FloatingPointError("X'X is not positive definite in double precision") from None
+    projected = forward_substitute(lower, np.array(sums.cross))
+    beta = back_substitute(lower.T, projected) * sums.t_scale
+    beta[0] += sums.t_centre
+    scale2 = sums.t_scale * sums.t_scale
+    ssr = max(sums.squares - float(projected @ projected), 0.0) * scale2
+    sst = max(sums.squares - sums.cross[0] * sums.cross[0] / sums.n, 0.0) * scale2
+    return Ols(sums.w_centre, sums.w_scale, beta, lower.T, sums.n, ssr, sst)

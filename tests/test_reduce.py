@@ -1,0 +1,131 @@
+"""M4 line reduction in the engine (stages/data/reduce.py): which rows it keeps, and what they draw.
+
+The rows kept are checked against an independent numpy M4 on 10⁶ rows, the
+same on every run with two threads, at most 4 per pixel column and series;
+and the line through them is rendered by vl-convert beside the full line at
+the export size (2·10⁵ points: the full line's render takes ~20 s) and the
+two PNGs compared pixel by pixel.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+
+from chartc.stages.data import engine
+from chartc.stages.data.reduce import m4_query, m4_rows
+
+WIDTH, HEIGHT = 400, 200
+
+
+def walk(n: int, series: int = 2, seed: int = 4):
+    """n steps of `series` random walks, interleaved (row i belongs to series i % series), apart in y."""
+    rng = np.random.default_rng(seed)
+    s = np.arange(n) % series
+    y = np.cumsum(rng.normal(size=n)) + 400.0 * s
+    return np.arange(n, dtype=float), y, s
+
+
+def reduce(x, y, s, threads: int | None = None, width: int = WIDTH) -> list[int]:
+    connection = engine.connect()
+    if threads is not None:
+        connection.execute(f"SET threads = {threads}")
+    connection.register("line", {"r": np.arange(len(x)), "s": s, "x": x, "y": y})
+    return m4_rows(connection, "line", x="x", y="y", order="r", series="s",
+                   domain=(float(x.min()), float(x.max())), width=width)
+
+
+def numpy_m4(x, y, s, width: int) -> list[int]:
+    """M4 by hand: per series and pixel column, the first row of min y, of max y, of min x, the last of max x."""
+    t = np.round((x - x.min()) / (x.max() - x.min()) * width, 3)
+    column = np.clip(np.floor(t), -1, width).astype(int)
+    kept = set()
+    for key in set(zip(s.tolist(), column.tolist())):
+        rows = np.flatnonzero((s == key[0]) & (column == key[1]))
+        kept.add(int(rows[np.argmin(y[rows])]))
+        kept.add(int(rows[np.argmax(y[rows])]))
+        kept.add(int(rows[np.argmin(x[rows])]))
+        kept.add(int(rows[::-1][np.argmax(x[rows][::-1])]))
+    return sorted(kept)
+
+
+def test_m4_keeps_the_extremes_of_every_column_and_series():
+    x, y, s = walk(20_000, series=3)
+    assert reduce(x, y, s, width=50) == numpy_m4(x, y, s, 50)
+
+
+def test_m4_keeps_rows_the_renderer_breaks_the_line_at():
+    x, y, s = walk(1_000, series=1)
+    y[[10, 500]] = np.nan
+    kept = reduce(x, y, s, width=10)
+    assert {10, 500} <= set(kept)
+    assert len(kept) <= 4 * 12 + 2
+
+
+def test_m4_refuses_an_empty_domain():
+    with pytest.raises(ValueError):
+        m4_query("line", x="x", y="y", order="r", domain=(1.0, 1.0), width=10)
+
+
+@pytest.mark.slow
+def test_m4_of_a_million_rows_is_deterministic_and_at_most_four_rows_a_column():
+    x, y, s = walk(1_000_000)
+    first = reduce(x, y, s, threads=2)
+    assert all(reduce(x, y, s, threads=2) == first for _ in range(2))
+    assert reduce(x, y, s, threads=1) == first
+    for series in (0, 1):
+        assert np.count_nonzero(s[first] == series) <= 4 * WIDTH
+    assert first == numpy_m4(x, y, s, WIDTH)
+
+
+def _line_png(x, y, s, rows, crisp: bool) -> np.ndarray:
+    import vl_convert
+    from PIL import Image
+
+    values = [{"x": float(x[i]), "y": float(y[i]), "s": int(s[i])} for i in rows]
+    spec = {
+        "width": WIDTH, "height": HEIGHT, "padding": 0, "autosize": "none", "background": "white",
+        "config": {"view": {"stroke": None}, "aria": False},
+        "data": {"values": values},
+        "mark": {"type": "line", "strokeWidth": 1, "strokeJoin": "round"},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "axis": None,
+                  "scale": {"domain": [float(x.min()), float(x.max())], "nice": False, "zero": False}},
+            "y": {"field": "y", "type": "quantitative", "axis": None,
+                  "scale": {"domain": [float(y.min()), float(y.max())], "nice": False, "zero": False}},
+            "color": {"field": "s", "type": "nominal", "legend": None},
+        },
+    }
+    svg = vl_convert.vegalite_to_svg(spec)
+    if crisp:  # no antialiasing: each pixel is drawn or not
+        svg = svg.replace("<svg ", '<svg shape-rendering="crispEdges" ', 1)
+    return np.asarray(Image.open(io.BytesIO(vl_convert.svg_to_png(svg, scale=1))).convert("RGB")).astype(int)
+
+
+def _near(mask: np.ndarray) -> np.ndarray:
+    """The pixels within one pixel (8-neighbours) of the mask's."""
+    padded = np.pad(mask, 1)
+    return np.any([padded[1 + dy:1 + dy + mask.shape[0], 1 + dx:1 + dx + mask.shape[1]]
+                   for dy in (-1, 0, 1) for dx in (-1, 0, 1)], axis=0)
+
+
+@pytest.mark.slow
+def test_m4_line_draws_the_full_lines_pixels():
+    pytest.importorskip("PIL")
+    x, y, s = walk(200_000)
+    kept = reduce(x, y, s)
+    assert len(kept) <= 4 * WIDTH * 2
+    for crisp in (True, False):
+        full, reduced = _line_png(x, y, s, range(len(x)), crisp), _line_png(x, y, s, kept, crisp)
+        drawn_full, drawn_reduced = (full != 255).any(-1), (reduced != 255).any(-1)
+        # Every pixel either line draws is at most one pixel from one the other draws ...
+        assert not (drawn_full & ~_near(drawn_reduced)).any()
+        assert not (drawn_reduced & ~_near(drawn_full)).any()
+        if crisp:
+            # ... and without antialiasing all but a few isolated pixels are the same: a width-1 stroke is a
+            # polygon, and the full line's many short segments graze a pixel centre the 4 rows' joins miss.
+            differ = (full != reduced).any(-1)
+            assert differ.sum() <= 0.01 * drawn_full.sum()
+            assert not (differ & (np.roll(differ, 1, 0) | np.roll(differ, 1, 1))).any()
