@@ -236,3 +236,23 @@ def test_sums_past_double_precision_are_a_diagnostic(x, y):
         with pytest.raises(SpecError) as raised:
             fit()
         assert raised.value.message == errors.trend_not_finite("linear")
+
+
+@pytest.mark.parametrize("spec", ["trend_linear", "trend_poly", "trend_log", "trend_by"])
+def test_a_compile_fits_the_same_lines_in_memory_and_in_the_engine(spec, monkeypatch):
+    """The fit stage sums small layers in memory and large ones in the engine: the same lines either way."""
+    from chartc.pipeline import compile_spec
+
+    from conftest import ROOT
+
+    def lines(compiled):
+        return [(line.group, line.n, *(value for _, value in line.coefficients), *line.y, *(line.upper or ()))
+                for path in sorted(compiled.fits) for line in compiled.fits[path]]
+
+    in_memory = lines(compile_spec(ROOT / "specs" / f"{spec}.yaml"))
+    monkeypatch.setattr(fit_stage, "IN_MEMORY_ROWS", 0)
+    in_engine = lines(compile_spec(ROOT / "specs" / f"{spec}.yaml"))
+    assert len(in_memory) == len(in_engine) > 0
+    for mine, theirs in zip(in_memory, in_engine):
+        assert mine[:2] == theirs[:2]
+        assert np.allclose(mine[2:], theirs[2:], rtol=1e-12, atol=1e-12)  # coefficients, curve, band

@@ -38,6 +38,8 @@ from .data.engine import connect
 from .markers import category_key
 
 STAGE = "fit"
+# Rows of a trend layer up to which the least-squares sums are taken in memory, not in the engine.
+IN_MEMORY_ROWS = 100_000
 
 # Encoding properties that make a channel show something other than the rows'
 # own values; a trend is fitted to the rows, so it cannot follow them.
@@ -162,7 +164,10 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
             if refused is not None:
                 raise fail(refused.message, refused.path, refused.hint, group, panel)
             parts.append((panel, group, floats(part, x_field), floats(part, y_field)))
-    sums = fit_statistics(plan, parts) if plan.fitter.from_moments else {}
+    # Rows already in memory are summed there (`math.fsum`, exactly rounded) up to a size where the
+    # engine is faster; a chart with a few thousand points then never imports the engine for its fit.
+    in_engine = plan.fitter.from_moments and sum(len(x) for _, _, x, _ in parts) > IN_MEMORY_ROWS
+    sums = fit_statistics(plan, parts) if in_engine else {}
     lines = []
     for index, (panel, group, x, y) in enumerate(parts):
         corner, text = annotation(trend)
