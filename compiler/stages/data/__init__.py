@@ -31,14 +31,14 @@ from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, data_file, data_files, d
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
-from .sources import SOURCE, materialise, register_rows
+from .sources import SOURCE, materialise
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
     "DELIMITERS", "DataFlow", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
     "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
     "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
-    "load_dataset", "materialise", "project_root", "read_columns", "read_rows", "register_rows", "register_source",
+    "load_dataset", "materialise", "project_root", "read_columns", "read_rows", "register_source",
     "row_place",
     "scrub_table", "scrub_text",
 ]

@@ -331,17 +331,6 @@ def bound_after(step: Transform, rows: int, table: Table | None) -> int:
 
 # ------------------------------------------------------------------ layers
 
-def _layer_plan(chart: Chart, layer: Layer, types: dict):
-    """The predicates a layer's filters are emitted as, per transform (None for the others)."""
-    emitted = []
-    for step in chart.transforms(layer):
-        if vega.is_filter_predicate(step):
-            emitted.append(vega.emitted_predicate(step.predicate, types.get(step.predicate.field) == "temporal"))
-        else:
-            emitted.append(None)
-    return emitted
-
-
 def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...], shared_fields: dict) -> tuple:
     """Every layer's rows through the chart's transforms and its own, as Vega computes them.
 
@@ -354,12 +343,7 @@ def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...],
     Returns:
         One `Rows` per layer, in layer order.
     """
-    emitted = [_layer_plan(chart, layer, types) for layer, types in zip(chart.layers, layer_fields)]
-    facet = vega.facet_parse(chart, shared_fields)
-    plans = [vega.layer_parses(chart, layer, plan, types, facet)
-             for layer, plan, types in zip(chart.layers, emitted, layer_fields)]
-    common, conflicting = vega.merge_tops([plan[0] for layer, plan in zip(chart.layers, plans)
-                                           if layer.mark is not None])
+    emitted, facet, plans, common, conflicting = vega.parse_plans(chart, layer_fields, shared_fields)
     cache: dict = {}
     result = []
     for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):

@@ -78,8 +78,7 @@ def read_rows(data: DataSource, connection: duckdb.DuckDBPyConnection | None = N
     Parquet and Arrow files are read by the engine: they become its view
     `sources.SOURCE` (`register_source`) and the table is that view's rows.
     The other sources are read by chartc's readers and not registered: the
-    caller registers the rows it keeps (`sources.register_rows`, after
-    `scrub_table`).
+    transforms' query registers the rows it runs on (`sql.register_table`).
 
     Args:
         data: the chart's data source (its file's folder is the spec's).
@@ -115,8 +114,7 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
     Parquet and Arrow files (one, or a glob's) are registered as they are:
     nothing but their schemas is read until a query runs. Text files, inline
     values and vega-datasets tables are read and typed by chartc's readers
-    first (`read_rows` gives the same table), then registered as it is (a
-    compile registers them once scrubbed: `sources.register_rows`).
+    first (`read_rows` gives the same table), then registered as it is.
 
     Args:
         connection: the engine (`engine.connect()`).

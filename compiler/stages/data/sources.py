@@ -87,27 +87,6 @@ def register_table(connection: duckdb.DuckDBPyConnection, table: Table, name: st
     return name
 
 
-def register_rows(connection: duckdb.DuckDBPyConnection, table: Table, read: Table) -> str:
-    """Make the view `SOURCE` hold the rows every later stage reads.
-
-    Args:
-        connection: the engine `read_rows` read the data with.
-        table: the rows as the later stages see them (scrubbed).
-        read: the rows `read_rows` returned. When `table` is them and the
-            engine read them itself (Parquet, Arrow), its view over the
-            files stays; else `table` is registered.
-
-    Returns:
-        The view's name.
-    """
-    # fetchall: a result left unfinished (fetchone) keeps DuckDB 2's connection busy for the next query.
-    (exists,), = connection.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = $1 AND temporary",
-                                    [SOURCE]).fetchall()
-    if table is read and exists:
-        return SOURCE
-    return register_table(connection, table)
-
-
 def _sql_column(values: list, kind: str | None) -> tuple[str, list]:
     """A column's SQL type and its cells as DuckDB takes them."""
     present = [v for v in values if v is not None]

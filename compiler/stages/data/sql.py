@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, scannable
 from ...ir import expressions as ex
-from ...ir.nodes import Chart, Layer
+from ...ir.nodes import Chart
 from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold, Transform
 from . import vega
 from .engine import quote_identifier, quote_text
@@ -1073,12 +1073,6 @@ def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) 
     return [None] * len(rows)
 
 
-def _emitted(chart: Chart, layer: Layer, types: dict) -> list:
-    """Per transform of a layer's chain, the field predicate the translator emits (None for the others)."""
-    return [vega.emitted_predicate(step.predicate, types.get(step.predicate.field) == "temporal")
-            if vega.is_filter_predicate(step) else None for step in chart.transforms(layer)]
-
-
 def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple, shared_fields: dict) -> tuple:
     """Every layer's rows through the chart's transforms and its own, computed in the engine as Vega computes them.
 
@@ -1096,12 +1090,7 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
     import duckdb
 
     view = register_table(connection, table, f"rows_{id(table)}")
-    emitted = [_emitted(chart, layer, types) for layer, types in zip(chart.layers, layer_fields)]
-    facet = vega.facet_parse(chart, shared_fields)
-    plans = [vega.layer_parses(chart, layer, plan, types, facet)
-             for layer, plan, types in zip(chart.layers, emitted, layer_fields)]
-    common, conflicting = vega.merge_tops([plan[0] for layer, plan in zip(chart.layers, plans)
-                                           if layer.mark is not None])
+    emitted, facet, plans, common, conflicting = vega.parse_plans(chart, layer_fields, shared_fields)
     done: dict = {}
     result = []
     for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):

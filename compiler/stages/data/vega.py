@@ -237,6 +237,31 @@ def encoding_parse(layer: Layer, types: dict) -> dict[str, str]:
     return implicit
 
 
+def parse_plans(chart: Chart, layer_fields: Sequence[dict], shared_fields: dict) -> tuple[list, dict, list, dict, set]:
+    """What Vega-Lite emits and parses for every layer, as both evaluators of the rows read it.
+
+    Args:
+        chart: the chart.
+        layer_fields: per layer, its fields after its transforms.
+        shared_fields: the fields after the chart's transforms (the facet's types).
+
+    Returns:
+        Per layer, the predicate each of its transforms' filters is emitted as
+        (None for the others); the facet's parses (`facet_parse`); per layer,
+        its parses (`layer_parses`); the
+        parses every mark layer shares; and the fields two layers parse
+        differently (`merge_tops`).
+    """
+    emitted = [[emitted_predicate(step.predicate, types.get(step.predicate.field) == "temporal")
+                if is_filter_predicate(step) else None for step in chart.transforms(layer)]
+               for layer, types in zip(chart.layers, layer_fields)]
+    facet = facet_parse(chart, shared_fields)
+    plans = [layer_parses(chart, layer, plan, types, facet)
+             for layer, plan, types in zip(chart.layers, emitted, layer_fields)]
+    common, conflicting = merge_tops([plan[0] for layer, plan in zip(chart.layers, plans) if layer.mark is not None])
+    return emitted, facet, plans, common, conflicting
+
+
 def facet_parse(chart: Chart, types: dict) -> dict[str, str]:
     """How Vega-Lite parses the facet's fields, above every layer's transforms."""
     implicit: dict[str, str] = {}
