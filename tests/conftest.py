@@ -10,6 +10,8 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,34 @@ def vega_lite_errors(vega_lite: dict) -> list[str]:
 @pytest.fixture(scope="session")
 def vl_validator():
     return vega_lite_validator()
+
+
+# ------------------------------------------------------------------ charts and what Vega draws of them
+
+def compile_text(tmp_path: Path, text: str):
+    """Compile a spec written in a test (dedented) from a file of its own."""
+    from chartc.pipeline import compile_spec
+
+    path = tmp_path / "chart.yaml"
+    path.write_text(textwrap.dedent(text))
+    return compile_spec(path)
+
+
+def scene_nodes(graph, marktype: str | None = None, role: str | None = None, name: str | None = None) -> list[dict]:
+    """Mark nodes of the scene, in drawing order; `name` matches a layer's marks in a facet's cells too."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if ("marktype" in node and (marktype is None or node["marktype"] == marktype)
+                    and (role is None or node.get("role") == role)
+                    and (name is None or re.fullmatch(rf"(child_)?{name}", str(node.get("name"))))):
+                found.append(node)
+            for child in node.values():
+                walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(graph)
+    return found

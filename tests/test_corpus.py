@@ -35,7 +35,7 @@ import yaml
 from chartc.commands import cli
 from chartc.pipeline import compile_spec
 
-from conftest import ROOT
+from conftest import ROOT, scene_nodes as nodes
 
 CORPUS = ROOT / "tests" / "corpus"
 SPECS = sorted(CORPUS.glob("*.yaml"))
@@ -217,26 +217,6 @@ def compiled(stem: str):
 def scene(stem: str) -> dict:
     """Vega's scenegraph of a corpus chart."""
     return vlc.vegalite_to_scenegraph(compiled(stem).vega_lite)
-
-
-def nodes(graph, marktype: str | None = None, role: str | None = None, name: str | None = None) -> list[dict]:
-    """Mark nodes of the scene, in drawing order; `name` matches a layer's marks in a facet's cells too."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if ("marktype" in node and (marktype is None or node["marktype"] == marktype)
-                    and (role is None or node.get("role") == role)
-                    and (name is None or re.fullmatch(rf"(child_)?{name}", str(node.get("name"))))):
-                found.append(node)
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(graph)
-    return found
 
 
 def items(graph, marktype: str, name: str) -> list[dict]:

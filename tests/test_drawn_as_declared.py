@@ -8,7 +8,6 @@ Vega-Lite chartc emits.
 
 from __future__ import annotations
 
-import textwrap
 
 import pytest
 
@@ -16,34 +15,13 @@ from chartc import errors as msg
 from chartc.errors import SpecError
 from chartc.pipeline import compile_spec, validate_spec
 
+from conftest import compile_text
+from conftest import scene_nodes as marks
+
 # Six groups of five points each (x, y = 2x), and three groups with their own slopes.
 SIX = "data:\n  values:\n" + "".join(f"    - {{x: {i}, y: {2 * i}, g: {g}}}\n" for g in "abcdef" for i in range(5))
 THREE = "data:\n  values:\n" + "".join(f"    - {{x: {i}, y: {(k + 1) * i + (i % 2) / 10}, g: {g}}}\n"
                                        for k, g in enumerate("pqr") for i in range(6))
-
-
-def compile_text(tmp_path, text: str):
-    path = tmp_path / "chart.yaml"
-    path.write_text(textwrap.dedent(text))
-    return compile_spec(path)
-
-
-def marks(scenegraph, marktype: str, role: str | None = None) -> list[dict]:
-    """Every mark node of a type (and role) in the scenegraph, in drawing order."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("marktype") == marktype and (role is None or node.get("role") == role):
-                found.append(node)
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(scenegraph)
-    return found
 
 
 @pytest.fixture(scope="module")

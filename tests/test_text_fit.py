@@ -23,6 +23,9 @@ from chartc.stages.translate.legend import LABEL_WRAP_WIDTH
 from chartc.stages.translate.text import text_width, wrap_text
 from chartc.stages.translate.vega import LOG_LABEL_SEPARATION
 
+from conftest import compile_text
+from conftest import scene_nodes as marks
+
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 # Text properties a probe copies from a drawn item to measure it the same way.
 TEXT_KEYS = ("text", "x", "y", "dx", "dy", "align", "baseline", "font", "fontSize", "fontWeight",
@@ -32,30 +35,6 @@ TEXT_KEYS = ("text", "x", "y", "dx", "dy", "align", "baseline", "font", "fontSiz
 @pytest.fixture(scope="module")
 def vlc():
     return pytest.importorskip("vl_convert")
-
-
-def compile_text(tmp_path, text: str):
-    path = tmp_path / "chart.yaml"
-    path.write_text(textwrap.dedent(text))
-    return compile_spec(path)
-
-
-def marks(scenegraph, marktype: str, role: str | None = None) -> list[dict]:
-    """Every mark node of a type (and role) in the scenegraph, in drawing order."""
-    found = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if node.get("marktype") == marktype and (role is None or node.get("role") == role):
-                found.append(node)
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(scenegraph)
-    return found
 
 
 def items(scenegraph, marktype: str, role: str) -> list[dict]:
