@@ -112,11 +112,14 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
         return list(error.errors)
 
 
-def compile_spec(path: str | os.PathLike) -> Compiled:
+def compile_spec(path: str | os.PathLike, *, full: bool = True) -> Compiled:
     """Compile a chart spec file to Vega-Lite.
 
     Args:
         path: the spec file (YAML or JSON).
+        full: also run what Vega-Lite's own compiler refuses (`verify.compile_refusal`),
+            which starts the renderer's engine. A caller that renders the chart
+            can leave it out: the render finds the same refusal (`refusals_as_errors`).
 
     Returns:
         A `Compiled` with the Vega-Lite dict, the fitted trends and any warnings.
@@ -145,7 +148,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     fits = fit_chart(chart, flow)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
     translation = translate_chart(chart, flow, fits)
-    invalid = check_vega_lite(translation, chart, drawn)  # what the chart schema lets through but Vega-Lite refuses
+    invalid = check_vega_lite(translation, chart, drawn, full=full)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(translation.vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
@@ -213,7 +216,8 @@ def refusals_as_errors(compiled: Compiled):
     """Inside it, a chart Vega refuses to draw is a positioned `SpecError`, not `export.RenderRefused`.
 
     The one place a refusal becomes a diagnostic (`verify.render_refusal`:
-    at the expression or text it names, with a hint), for `export_chart`,
+    what Vega-Lite's compiler refuses as `compile_spec(full=True)` reports it,
+    else at the expression or text it names, with a hint), for `export_chart`,
     `chartc compile` and the gallery's workers alike.
 
     Args:
@@ -226,9 +230,11 @@ def refusals_as_errors(compiled: Compiled):
     try:
         yield
     except RenderRefused as refusal:
+        from .stages.translate import Translation
         from .stages.verify import render_refusal  # the translate stage behind it loads numpy: only on a refusal
 
-        raise render_refusal(refusal.reason, compiled.chart) from None
+        translation = Translation(compiled.vega_lite, compiled.origins) if compiled.origins is not None else None
+        raise render_refusal(refusal.reason, compiled.chart, translation) from None
     except UnexpectedPdf as error:  # a PDF qpdf cannot read cleanly is not written: it would not be reproducible
         raise SpecError(error.args[0], (), location=Location(compiled.chart.source.file, 1, 1),
                         stage="render") from None

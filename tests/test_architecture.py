@@ -459,3 +459,27 @@ def test_the_light_commands_never_import_the_data_engine(command, tmp_path):
     root = Path(__file__).resolve().parent.parent  # the checkout: specs/ is there
     result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True)
     assert result.stdout.strip() == "0 []", result.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, absent", [
+    (None, ("numpy", "altair", "vl_convert")),
+    (["validate", "specs/seed_pretraining.yaml"], ("numpy", "altair", "vl_convert")),
+    (["compile", "specs/seed_pretraining.yaml", "-o", "{tmp}/seed.vl.json"], ("vl_convert",)),
+    (["compile", "specs/seed_pretraining.yaml", "-o", "-"], ("vl_convert",)),
+], ids=["import-chartc", "validate", "compile-vl-json", "compile-to-stdout"])
+def test_the_json_path_starts_no_renderer_and_the_light_paths_no_numpy(command, absent, tmp_path):
+    """`import chartc` and `chartc validate` load no numpy; a compile to Vega-Lite JSON loads no vl-convert.
+
+    vl-convert's engine costs ~0.4 s and ~150 MB to start: a compile that draws nothing never starts
+    it (Vega-Lite's compiler checks the chart where it is drawn, or under --full).
+    """
+    call = "code = 0" if command is None else \
+        f"code = cli.main({[part.format(tmp=tmp_path) for part in command]!r})"
+    probe = ("import contextlib, io, sys; import chartc; from chartc.commands import cli\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    {call}\n"
+             f"print(code, sorted(m for m in {absent!r} if m in sys.modules))")
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True)
+    assert result.stdout.strip() == "0 []", result.stderr

@@ -212,6 +212,49 @@ def test_version(monkeypatch, capsys):
     assert capsys.readouterr().out == f"chartc {__version__}\n"
 
 
+def test_compile_to_vega_lite_json_never_calls_the_renderer(run, tmp_path, monkeypatch):
+    """A .vl.json needs no JavaScript engine: the bytes are the chart's, with every renderer call refused."""
+    from chartc.render import export
+
+    def no_engine():
+        raise AssertionError("the renderer was started for a .vl.json")
+
+    monkeypatch.setattr(export, "engine", no_engine)
+    out = tmp_path / "seed.vl.json"
+    code, stdout, err = run("compile", "specs/seed_pretraining.yaml", "-o", str(out))
+    assert (code, stdout, err) == (0, "", "")
+    assert out.read_bytes() == (ROOT / "tests" / "golden" / "seed_pretraining.vl.json").read_bytes()
+
+
+@pytest.mark.slow
+def test_what_vega_lites_compiler_refuses_is_found_where_the_chart_is_drawn_or_under_full(run, tmp_path):
+    """Vega-Lite's JSON schema takes a boxplot without a continuous axis; its compiler does not.
+
+    A compile to .vl.json leaves that check out (it would start the renderer): `--full`,
+    `validate --full`, every drawn format and the gallery report it, all with the same diagnostic.
+    """
+    from chartc import compile_spec, errors as msg
+    from chartc.commands.gallery.run import render_chart
+    from chartc.errors import SpecError
+
+    spec = tmp_path / "box.yaml"
+    spec.write_text("data: {values: [{x: 1}]}\nmark: boxplot\n", encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec)
+    [problem] = caught.value.errors
+    assert (problem.path, problem.message) == (("mark",), msg.vega_lite_refused("Need a valid continuous axis for boxplots"))
+    expected = problem.diagnostic() + "\n"
+
+    assert run("compile", str(spec), "-o", str(tmp_path / "box.vl.json"))[0] == 0  # not checked: no renderer
+    for args in (["compile", "--full", str(spec), "-o", str(tmp_path / "full.vl.json")],
+                 ["validate", "--full", str(spec)],
+                 ["compile", str(spec), "-o", str(tmp_path / "box.svg")],
+                 ["compile", str(spec), "-o", str(tmp_path / "box.png")]):
+        assert run(*args) == (cli.EXIT_INVALID, "", expected), args
+    assert not (tmp_path / "full.vl.json").exists() and not (tmp_path / "box.svg").exists()
+    assert [p.diagnostic() for p in render_chart(str(spec)).problems] == [problem.diagnostic()]
+
+
 def test_a_chart_the_renderer_refuses_is_a_diagnostic_not_a_stack(run, tmp_path):
     # Vega-Lite compiles this label expression; Vega refuses the bare name `x` only when drawing. (A bare
     # name in a filter or calculate is refused earlier, by the parse stage: tests/test_ir.py.)

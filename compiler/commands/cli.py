@@ -93,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     compile_.add_argument("--fits", metavar="FILE", help="also write the fitted trends as JSON")
     compile_.add_argument("--strict", action="store_true",
                           help="report every warning (the scene check's too) as an error: exit 1, write nothing")
+    compile_.add_argument("--full", action="store_true",
+                          help="for .vl.json: also check what Vega-Lite's own compiler refuses (starts the "
+                               "renderer; drawn formats always check it)")
     compile_.set_defaults(run=run_compile)
 
     build = commands.add_parser("build", help="render every spec and an index page")
@@ -203,7 +206,7 @@ def run_compile(args) -> int:
                          "(use .vl.json, .json, .svg, .png, .pdf or .html)")
     if not Path(args.spec).is_file():
         raise UsageError(f"no such spec file: {args.spec}")
-    if fmt == "vl.json" and not args.strict:  # nothing is drawn: no renderer, no scene check
+    if fmt == "vl.json" and not (args.strict or args.full):  # nothing is drawn: no renderer, no scene check
         return _compile(args, fmt)
     from ..render.workers import RenderFailed, engine_in_worker
 
@@ -222,7 +225,9 @@ def _compile(args, fmt: str) -> int:
     from ..pipeline import as_errors, check_drawn, compile_spec, export_bytes, export_checked
 
     try:
-        compiled = compile_spec(args.spec)
+        # Vega-Lite's compiler checks the chart where it is drawn (`refusals_as_errors`), so a .vl.json
+        # starts no renderer for it but under --full.
+        compiled = compile_spec(args.spec, full=args.full)
     except SpecError as error:
         print_problems(error)
         return EXIT_INVALID

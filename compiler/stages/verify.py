@@ -5,10 +5,14 @@
   schema lets through but Vega-Lite refuses (through `config`, `vega_lite`
   or a loosely typed key such as `scale.range`) ends as a `SpecError` at its
   spot in the spec, not as a blank chart or a renderer error. Numbers and
-  texts that hang or exhaust the renderer are refused the same way.
+  texts that hang or exhaust the renderer are refused the same way. Of
+  these checks only Vega-Lite's compiler (`compile_refusal`) needs the
+  renderer's JavaScript engine: it runs when asked (`full`), else where the
+  chart is rendered anyway.
 - `render_refusal` (after render): a chart Vega refused to draw
-  (`render.export.RenderRefused`), placed at the node whose expression or
-  free-form text the reason names, else at the marks.
+  (`render.export.RenderRefused`): what Vega-Lite's compiler refuses is
+  placed as `compile_refusal` places it; anything else at the node whose
+  expression or free-form text the reason names, else at the marks.
 
 Every problem is placed through the translator's `Origins` map: the longest
 recorded prefix of the Vega-Lite path gives the IR node that wrote it, and
@@ -161,20 +165,28 @@ def _describe_leaf(leaf, leaves: list) -> tuple[str, str | None]:
     return msg.not_one_of(instance, constants), suggestion
 
 
-def check_vega_lite(translation: Translation, chart: Chart, table: Table | None = None) -> list[SpecError]:
+def check_vega_lite(translation: Translation, chart: Chart, table: Table | None = None, *,
+                    full: bool = True) -> list[SpecError]:
     """Check compiled Vega-Lite before it reaches the renderer.
 
     Refuses any URL (the renderer fetches nothing, so it would draw a blank
     chart), numbers that hang or exhaust the renderer (`RENDER_LIMITS`, and
     a `bin.step` that makes more than `MAX_BINS` bins over `table`), titles
     past `TEXT_LIMITS`, number formats d3-format cannot read or that ask for
-    a width or precision past `D3_MAX_WIDTH` / `D3_MAX_PRECISION`, and
-    anything Vega-Lite's JSON schema or its compiler refuses.
+    a width or precision past `D3_MAX_WIDTH` / `D3_MAX_PRECISION`, anything
+    Vega-Lite's JSON schema refuses and, when `full`, anything its compiler
+    refuses (`compile_refusal`).
+
+    Only the last check needs the renderer's JavaScript engine (~0.3 s to
+    start, ~150 MB): a compile that renders nothing (``-o x.vl.json``) leaves
+    it out, and a render finds the same refusal as `compile_refusal` places it
+    (`pipeline.refusals_as_errors`).
 
     Args:
         translation: the compiled chart and the origin of each of its nodes.
         chart: the chart model (a compiler refusal names an expression in it).
         table: the chart's rows, to count the bins a `bin.step` makes.
+        full: also compile the chart with Vega-Lite's own compiler (starts the engine).
 
     Returns:
         One `SpecError` for the first problem, at the spec node that wrote it;
@@ -208,14 +220,34 @@ def check_vega_lite(translation: Translation, chart: Chart, table: Table | None 
         reason, suggestion = _describe_leaf(leaf, leaves)
         return error(msg.vega_lite_invalid(reason), tuple(leaf.absolute_path),
                      msg.vega_lite_invalid_hint(_format_vl_path(leaf.absolute_path), suggestion))
-    reason = vega_compile_problem(vega_lite)
-    if reason is not None:  # valid by the schema, yet Vega-Lite's compiler refuses it
-        reason = _first_line(reason)
-        node, child = refused_at(reason, chart)
-        if (node, child) == (chart, ("layers",)):  # the reason names nothing in the spec: which layer is it?
-            node, child = refused_layer(translation, chart, reason) or (node, child)
-        return [node.error(msg.vega_lite_refused(reason), *child, stage=STAGE, key=True)]
-    return []
+    refusal = compile_refusal(translation, chart) if full else None
+    return [refusal] if refusal is not None else []
+
+
+def compile_refusal(translation: Translation, chart: Chart) -> SpecError | None:
+    """What Vega-Lite's own compiler refuses in a schema-valid chart, placed in the spec, or None.
+
+    A boxplot or error bar without the axis it needs, an expression written
+    through `vega_lite` or `config` that does not parse: Vega-Lite's JSON
+    schema lets them through. Runs the compile step of rendering
+    (`vega_compile_problem`), so it starts the renderer's engine if nothing has.
+
+    Args:
+        translation: the compiled chart and the origin of each of its nodes.
+        chart: the chart model (a refusal names an expression in it, or a layer).
+
+    Returns:
+        The diagnostic, at the expression or layer the reason points to; None
+        when the compiler takes the chart.
+    """
+    reason = vega_compile_problem(translation.vega_lite)
+    if reason is None:
+        return None
+    reason = _first_line(reason)
+    node, child = refused_at(reason, chart)
+    if (node, child) == (chart, ("layers",)):  # the reason names nothing in the spec: which layer is it?
+        node, child = refused_layer(translation, chart, reason) or (node, child)
+    return node.error(msg.vega_lite_refused(reason), *child, stage=STAGE, key=True)
 
 
 def refused_layer(translation: Translation, chart: Chart, reason: str) -> tuple[Node, tuple] | None:
@@ -248,18 +280,25 @@ def place(translation: Translation, chart: Chart, vl_path, message: str, hint: s
     return node.error(message, *child, stage=STAGE, hint=hint)
 
 
-def render_refusal(reason: str, chart: Chart) -> SpecError:
+def render_refusal(reason: str, chart: Chart, translation: Translation | None = None) -> SpecError:
     """A chart Vega refused to draw (`export.RenderRefused`), placed where the spec most likely caused it.
 
     Args:
         reason: the renderer's reason (`export.renderer_reason`); only its
             first meaningful line is kept, never a JavaScript stack.
         chart: the chart model.
+        translation: the chart's Vega-Lite and origins: when given, a chart
+            Vega-Lite's compiler refuses (not checked before the render, see
+            `check_vega_lite`) gets the diagnostic `compile_refusal` gives.
 
     Returns:
-        The diagnostic: at the expression a parse or name error concerns,
+        The diagnostic: what Vega-Lite's compiler refuses as `compile_refusal`
+        places it; else at the expression a parse or name error concerns,
         else at the text the reason quotes, else at the marks.
     """
+    refusal = compile_refusal(translation, chart) if translation is not None else None
+    if refusal is not None:
+        return refusal
     reason = _first_line(reason)
     node, child = refused_at(reason, chart)
     hint = msg.render_refused_hint() if EXPRESSION_ERROR.search(reason) else msg.render_refused_other_hint()
