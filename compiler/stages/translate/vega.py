@@ -165,8 +165,13 @@ def apply_format(props: dict, label_key: str | None = "labelExpr") -> dict:
 
 
 def deep_merge(base: dict, override: dict) -> dict:
-    """`override` merged into a copy of `base`: mappings recursively, the rest replaced."""
-    merged = copy.deepcopy(base)
+    """`override` merged into a copy of `base`: mappings recursively, the rest replaced.
+
+    Only the mappings on `override`'s paths are copied; the rest of `base` is
+    shared, not copied (the chart's rows: a deep copy of 10⁵ rows took ~5 s).
+    Callers merge into values made for the merge and never change them after.
+    """
+    merged = dict(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = deep_merge(merged[key], value)
