@@ -7,6 +7,7 @@ once per module; every test reads those bytes.
 from __future__ import annotations
 
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -53,6 +54,28 @@ def test_vega_lite_json_is_canonical(compiled, outputs):
     text = outputs["vl.json"].decode("utf-8")
     assert text == canonical_json(compiled.vega_lite)
     assert json.loads(text)["title"]["text"] == SCRIPT
+
+
+def standard_canonical(value) -> str:
+    """The canonical form by the standard library alone (its pure-Python indented encoder), NaN as null."""
+    def finite(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return None
+        if isinstance(v, dict):
+            return {k: finite(x) for k, x in v.items()}
+        return [finite(x) for x in v] if isinstance(v, (list, tuple)) else v
+    return json.dumps(finite(value), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+@pytest.mark.parametrize("value", [
+    {"b": [1e-05, 2.5e-06, 1e-09, 1e-10, 0.0001, 1e16, 1e22, -0.0, 5e-324, 1.7976931348623157e308], "a": {}},
+    {"rows": [{"x": 0.1 * i, "y": i ** 3, "t": f"r{i}\u2028é\x01<"} for i in range(200)], "n": float("nan")},
+    {"big": 2 ** 70, "inf": [float("inf"), float("-inf")], "t": (1, 2.5, None, True)},
+    {"text": "0.00001 and 1e-7 in a string", "z": [[], {}]},
+], ids=["small-floats", "rows", "past-64-bits", "lookalike-text"])
+def test_canonical_json_is_the_standard_encoders_text_to_the_byte(value):
+    """canonical_json writes with orjson where it can; the bytes are always those of json.dumps."""
+    assert canonical_json(value) == standard_canonical(value)
 
 
 def test_svg_parses_and_keeps_the_title_as_text(outputs):
