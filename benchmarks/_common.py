@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import os
 import platform
+import resource
 import shlex
 import shutil
 import signal
@@ -147,6 +149,9 @@ class Run:
     maxrss_kb: int
     timed_out: bool
     stderr: str = ""
+    cpu: float = 0.0                # user + system seconds of the child and every process it started
+    stdout: str = ""                # the last 4,000 characters it printed
+
 
     @property
     def ok(self) -> bool:
@@ -164,12 +169,57 @@ class Run:
         return "ok" if self.returncode == 0 else f"exit {self.returncode}"
 
 
+def _adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux), so their CPU time is counted.
+
+    A chartc command may end before a worker process it started (the worker
+    exits when its parent does): reparented here, it is waited for after the
+    command (`_reap_orphans`), and its CPU time lands in RUSAGE_CHILDREN.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+ADOPTS_ORPHANS = sys.platform.startswith("linux") and _adopt_orphans()
+
+
+def _reap_orphans(group: int, seconds: float = 10.0) -> None:
+    """Wait for the adopted orphans of process group `group` (a worker ending after its parent).
+
+    Only that group's processes are waited for (a benchmark's own servers are
+    not); what outlives `seconds` is killed.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            pid, _ = os.waitpid(-group, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            if time.monotonic() > deadline:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(group, signal.SIGKILL)
+            time.sleep(0.005)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def measure(cmd: list[str], *, cwd=None, env=None, timeout: float | None = None) -> Run:
-    """Run `cmd` once in a new process group; time it and read its peak RSS.
+    """Run `cmd` once in a new process group; time it and read its peak RSS and CPU time.
 
     A child that crashes or aborts is a result, not an error. On timeout the
-    whole process group is killed.
+    whole process group is killed. CPU time counts every process the child
+    started (workers included: orphans are adopted and waited for, on Linux).
     """
+    cpu_before = _children_cpu()
     with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -196,6 +246,10 @@ def measure(cmd: list[str], *, cwd=None, env=None, timeout: float | None = None)
         proc.returncode = code  # reaped by wait4; keep Popen from waiting again
         err.seek(0)
         tail = err.read()[-4000:].decode("utf-8", "replace")
+        out.seek(0)
+        printed = out.read()[-4000:].decode("utf-8", "replace")
+    if ADOPTS_ORPHANS:
+        _reap_orphans(proc.pid)  # the child's process group (start_new_session)
     return Run(
         wall=result["end"] - start,
         returncode=None if (timed_out or code < 0) else code,
@@ -203,6 +257,8 @@ def measure(cmd: list[str], *, cwd=None, env=None, timeout: float | None = None)
         maxrss_kb=result["usage"].ru_maxrss,
         timed_out=timed_out,
         stderr=tail,
+        cpu=_children_cpu() - cpu_before,
+        stdout=printed,
     )
 
 
@@ -215,6 +271,11 @@ class Series:
     @property
     def median(self) -> float:
         return statistics.median(r.wall for r in self.runs)
+
+    @property
+    def cpu(self) -> float:
+        """Median CPU seconds (user + system, the child's workers included)."""
+        return statistics.median(r.cpu for r in self.runs)
 
     @property
     def spread(self) -> tuple[float, float]:
@@ -387,9 +448,9 @@ def print_series(title: str, series: dict[str, Series], commands: dict[str, dict
     rows = []
     for name, s in series.items():
         low, high = s.spread
-        rows.append([name, seconds(s.median), f"{seconds(low)} .. {seconds(high)}", str(len(s.runs)),
-                     megabytes(s.maxrss_mb), s.status])
-    print(table(["command", "median", "range", "runs", "peak RSS", "status"], rows))
+        rows.append([name, seconds(s.median), f"{seconds(low)} .. {seconds(high)}", seconds(s.cpu),
+                     str(len(s.runs)), megabytes(s.maxrss_mb), s.status])
+    print(table(["command", "median", "range", "CPU", "runs", "peak RSS", "status"], rows))
     for name, s in series.items():
         if not s.ok:
             print(f"   {name}: {s.first_error()}")

@@ -26,6 +26,7 @@ from _workload import write_gallery
 
 TARGET_MPL, LIMIT_MPL = "<= 1.0 (>= mpl throughput)", 1.0
 TARGET_JOBS, LIMIT_JOBS = "<= 0.7", 0.7
+TARGET_GALLERY_JOBS, LIMIT_GALLERY_JOBS = "<= 0.6", 0.6  # issue 22, on the project's own specs/
 
 
 def spec_count(args) -> int:
@@ -83,6 +84,15 @@ def run(args) -> list[Row]:
             for name, spec in commands.items():
                 result, files[name] = run_fresh(spec, tmp)
                 series[name].runs.append(result)
+        own = {}
+        if "chartc build --jobs 1" in commands:  # 3c: the project's own gallery (specs/), 2 workers vs 1
+            env = child_env(args.repo)
+            own = {f"specs/ --jobs {n}": dict(cmd=chartc("build", args.repo / "specs", "--out", "{out}", "--jobs", str(n)),
+                                              cwd=args.repo, env=env, timeout=1800) for n in (1, 2)}
+            own = {name: (spec, Series()) for name, spec in own.items()}
+            for _ in range(repeat):
+                for spec, measured in own.values():
+                    measured.runs.append(run_fresh(spec, tmp)[0])
     print_series(f"figure 3: build of {count} generated specs", series, None)
     for name, n in files.items():
         print(f"   {name}: {n} files written")
@@ -114,6 +124,16 @@ def run(args) -> list[Row]:
                                   TARGET_JOBS, LIMIT_JOBS,
                                   note=f"peak RSS {two.maxrss_mb:.0f} vs {one.maxrss_mb:.0f} MB (largest single process)"
                                   + ("" if (os.cpu_count() or 1) >= 2 else "; only 1 core here")))
+    if own:
+        one, two = (measured for _, measured in own.values())
+        print_series("figure 3c: build of the project's specs/", {name: m for name, (_, m) in own.items()}, None)
+        figure = "3c build of specs/, 2 workers vs 1"
+        broken = failed_row(figure, TARGET_GALLERY_JOBS, {"chartc --jobs 2": two, "chartc --jobs 1": one})
+        rows.append(broken or Row(figure, seconds(two.median), seconds(one.median), two.median / one.median,
+                                  TARGET_GALLERY_JOBS, LIMIT_GALLERY_JOBS,
+                                  note=f"CPU {seconds(two.cpu)} vs {seconds(one.cpu)} ({two.cpu / one.cpu:.2f}x); "
+                                       f"peak RSS of the largest process (a worker) {two.maxrss_mb:.0f} vs "
+                                       f"{one.maxrss_mb:.0f} MB"))
     return rows
 
 

@@ -1,4 +1,4 @@
-"""The matplotlib peer of an N-point scatter with a linear trend, saved as SVG.
+"""The matplotlib peer of an N-point scatter with a linear trend, saved as SVG (or PNG, by the suffix).
 
     python mpl_scatter.py scatter_N.csv out.svg
 """
@@ -26,7 +26,7 @@ def main(data, out):
     ax.set_ylabel("y")
     ax.legend(loc="lower right")
     fig.tight_layout()
-    fig.savefig(out, format="svg")
+    fig.savefig(out, format=str(out).rsplit(".", 1)[-1])  # svg, or png (100 dpi)
     plt.close(fig)
 
 
