@@ -238,7 +238,9 @@ def _render_pdf(vega_lite: dict) -> bytes:
     return canonical_pdf(engine().vegalite_to_pdf(vega_lite, allowed_base_urls=[]), provenance(vega_lite))
 
 
-SVG_ID = re.compile(r"\b(clip|gradient_|pattern_|marker_)(\d+)\b")
+# No leading \b: a pattern that starts with one is tried at every position (0.5 s over the 15 MB SVG
+# of 10⁵ points, against 0.1 s); the word boundary before the name is checked per match instead.
+SVG_ID = re.compile(r"(clip|gradient_|pattern_|marker_)(\d+)\b")
 
 
 def normalize_svg_ids(svg: str) -> str:
@@ -250,6 +252,9 @@ def normalize_svg_ids(svg: str) -> str:
     numbers: dict[tuple[str, str], int] = {}
 
     def renumber(match: re.Match) -> str:
+        before = svg[match.start() - 1] if match.start() else ""
+        if before.isalnum() or before == "_":  # inside a longer name (`myclip1`): not an id vl-convert counts
+            return match.group(0)
         key = (match.group(1), match.group(2))
         if key not in numbers:
             numbers[key] = sum(1 for k in numbers if k[0] == key[0]) + 1
