@@ -53,6 +53,8 @@ def run(args) -> list[Row]:
             before = snapshot(args.repo, args.before)
             commands[f"chartc compile at {args.before}"] = dict(
                 cmd=chartc("compile", SPEC, "-o", Path(tmp, "before.svg")), cwd=args.repo, env=child_env(before))
+            commands[f"chartc compile -o .vl.json at {args.before}"] = dict(
+                cmd=chartc("compile", SPEC, "-o", Path(tmp, "before.vl.json")), cwd=args.repo, env=child_env(before))
             commands["chartc compile, engine import not started early"] = dict(
                 cmd=python("-c", LATE_IMPORT, "compile", SPEC, "-o", Path(tmp, "late.svg")), cwd=args.repo, env=env)
         series = compare(commands, repeats(args, 5, 3))
@@ -90,6 +92,14 @@ def run(args) -> list[Row]:
                         note=f"peak RSS {a.maxrss_mb:.0f} vs {then.maxrss_mb:.0f} MB"))
         rows.append(Row("2c engine import started early vs not", seconds(a.median), seconds(late.median),
                         a.median / late.median, "<= 1.0", None))
+        then_json = series[f"chartc compile -o .vl.json at {args.before}"]
+        if then_json.ok:
+            rows.append(Row(f"2f cold compile -> .vl.json, this checkout vs {args.before}", seconds(j.median),
+                            seconds(then_json.median), j.median / then_json.median, "-", None,
+                            note=f"CPU {seconds(j.cpu)} vs {seconds(then_json.cpu)} ({j.cpu / then_json.cpu:.2f}x); "
+                                 f"peak RSS {j.maxrss_mb:.0f} vs {then_json.maxrss_mb:.0f} MB; {args.before} vs "
+                                 f"the Altair script: {then_json.median / alt.median:.2f}x wall, "
+                                 f"{then_json.cpu / alt.cpu:.2f}x CPU"))
     return rows
 
 
