@@ -220,6 +220,12 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
     trend_unknown_method, trend_unknown_scale, trend_unknown_space, trend_window, trend_window_hint,
     trend_x_span_subnormal, trend_x_span_subnormal_hint,
 )
+from .fit import (  # noqa: E402  (the statistics' messages)
+    trend_ewm_decay, trend_ewm_decay_hint, trend_logistic_values, trend_logistic_values_hint, trend_not_converged,
+    trend_parameter_bound, trend_parameter_choice, trend_parameter_unused, trend_robust_weighted,
+    trend_robust_weighted_hint, trend_weight_field, trend_weight_nonpositive, trend_weight_nonpositive_hint,
+    trend_weight_not_found,
+)
 from .translate import (  # noqa: E402  (after the types: the messages are re-exported)
     field_backslash, field_backslash_hint, vega_lite_invalid, vega_lite_invalid_hint,
 )
