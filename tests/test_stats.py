@@ -317,3 +317,70 @@ def test_label_statistics_as_drawn(tmp_path):
     texts = [item.get("text") for node in scene_nodes(vl_convert.vegalite_to_scenegraph(compiled.vega_lite), "text")
              for item in node["items"]]
     assert expected in texts
+
+
+# ---------------------------------------------------------------- loess degree 2 and its band vs R
+
+# R's `cars` data (?cars: speed in mph, stopping distance in ft, 50 rows, from Ezekiel 1930).
+CARS_SPEED = [4, 4, 7, 7, 8, 9, 10, 10, 10, 11, 11, 12, 12, 12, 12, 13, 13, 13, 13, 14, 14, 14, 14, 15, 15, 15, 16,
+              16, 17, 17, 17, 18, 18, 18, 18, 19, 19, 19, 20, 20, 20, 20, 20, 22, 23, 24, 24, 24, 24, 25]
+CARS_DIST = [2, 10, 4, 22, 16, 10, 18, 26, 34, 17, 28, 14, 20, 24, 28, 26, 34, 34, 46, 26, 36, 60, 80, 20, 26, 54,
+             32, 40, 32, 40, 50, 42, 56, 76, 84, 36, 46, 68, 32, 48, 52, 56, 64, 66, 54, 70, 92, 93, 120, 85]
+# ?predict.loess: predict(loess(dist ~ speed, cars), data.frame(speed = seq(5, 30, 1)), se = TRUE)$fit, as R's
+# documentation prints it (6 decimals; NA past 25). R interpolates over a k-d tree: at its vertices the fit is
+# the exact local fit.
+R_PUBLISHED_FIT = [7.797353, 10.002308, 12.499786, 15.281082, 18.446568, 21.865315, 25.517015, 29.350386, 33.230660,
+                   37.167935, 41.205226, 45.055736, 48.355889, 49.824812, 51.986702, 56.461318, 61.959729, 68.569313,
+                   76.316068, 85.212121, 95.324047]
+R_VERTICES = [8, 10, 12, 13, 14, 15, 17, 19, 22]
+# The same with control = loess.control(surface = "direct", statistics = "exact"): fit and se.fit at speed 5..25
+# and the t quantile's degrees of freedom, from Cleveland's netlib loess (the Fortran R's loess is built on,
+# here through scikit-misc 0.5.3), printed to 8 decimals.
+R_DIRECT_FIT = [7.74100583, 9.92659562, 12.44242380, 15.28108222, 18.42571151, 21.86531537, 25.71341287, 29.35038588,
+                33.23066035, 37.16793518, 41.20522620, 45.78154389, 48.35588898, 50.06714779, 51.98670217,
+                56.44526335, 62.02540397, 68.56931291, 76.19311112, 85.05336365, 95.30052251]
+R_DIRECT_SE = [7.55971427, 5.95415285, 5.00785483, 4.54623841, 4.31801087, 4.11591332, 3.93653544, 3.71701205,
+               3.77774021, 4.09260610, 4.71055724, 4.39528590, 4.03677708, 4.18078558, 4.00554659, 4.05849479,
+               4.03065107, 4.07551947, 4.58080214, 5.94754191, 8.30000879]
+R_DIRECT_DF = 44.6454586716
+
+
+def test_loess_degree_2_matches_r_cars():
+    """R's defaults (span 0.75, degree 2): the exact fit to 1e-8 (8 decimals printed), R's published interpolated
+    fit at its k-d tree vertices to 1e-6 (6 decimals printed), and the 95% band fit ± t(0.975, df)·se."""
+    speed, dist = np.array(CARS_SPEED, float), np.array(CARS_DIST, float)
+    grid = np.arange(5.0, 26.0)
+    line = fit_trend(speed, dist, "loess", bandwidth=0.75, degree=2, band=0.95, extent=(5, 25))
+    # With a band the curve runs through the exact fit at every distinct x (and the extent's ends).
+    drawn = dict(zip(line.x, line.y))
+    shown = [x for x in grid if x in drawn]
+    assert len(shown) == 19   # 5 (the extent), then every speed from 7 to 25 but 21
+    np.testing.assert_allclose([drawn[x] for x in shown], [R_DIRECT_FIT[int(x) - 5] for x in shown], rtol=0, atol=1e-8)
+    np.testing.assert_allclose([drawn[x] for x in R_VERTICES], [R_PUBLISHED_FIT[x - 5] for x in R_VERTICES],
+                               rtol=0, atol=1e-6)
+    half = stats.t.ppf(0.975, R_DIRECT_DF) * np.array([R_DIRECT_SE[int(x) - 5] for x in shown])
+    lower = dict(zip(line.x, line.lower))
+    np.testing.assert_allclose([lower[x] for x in shown], [R_DIRECT_FIT[int(x) - 5] for x in shown] - half,
+                               rtol=0, atol=1e-7)
+
+
+def test_loess_degree_2_interpolates_between_exact_fits():
+    """Without a band, a degree-2 loess fits 1% of the range apart and interpolates: exact at its fits."""
+    from chartc.trends.methods.loess import loess_operator, smooth_loess
+
+    x, y = sample(400)
+    exact = loess_operator(x, x, 0.75, 2) @ y
+    fitted = smooth_loess(x, y, 0.75, degree=2)
+    np.testing.assert_allclose(fitted, exact, rtol=1e-12, atol=1e-12)
+    interpolated = smooth_loess(x, y, 0.75, delta=0.01 * np.ptp(x), degree=2)
+    assert np.max(np.abs(interpolated - exact)) < 1e-3 * np.ptp(y)
+
+
+def test_loess_band_refuses_iterations_and_too_many_points():
+    with pytest.raises(SpecError) as caught:
+        plan_trend("loess", iterations=3, band=0.95)
+    assert caught.value.path == ("band",)
+    x = np.arange(5001.0)
+    with pytest.raises(SpecError) as caught:
+        fit_trend(x, x, "loess", band=0.95)
+    assert caught.value.message == errors.trend_loess_band_rows(5001, 5000)

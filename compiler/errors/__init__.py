@@ -221,7 +221,8 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
     trend_x_span_subnormal, trend_x_span_subnormal_hint,
 )
 from .fit import (  # noqa: E402  (the statistics' messages)
-    trend_ewm_decay, trend_ewm_decay_hint, trend_logistic_values, trend_logistic_values_hint, trend_not_converged,
+    trend_ewm_decay, trend_ewm_decay_hint, trend_loess_band_interpolates, trend_loess_band_interpolates_hint,
+    trend_loess_band_rows, trend_loess_band_rows_hint, trend_logistic_values, trend_logistic_values_hint, trend_not_converged,
     trend_parameter_bound, trend_parameter_choice, trend_parameter_unused, trend_robust_weighted,
     trend_robust_weighted_hint, trend_weight_field, trend_weight_nonpositive, trend_weight_nonpositive_hint,
     trend_weight_not_found,
@@ -365,3 +366,13 @@ __all__ = [
     "legend_entries_identical", "legend_entries_identical_hint", "text_outside_view", "text_outside_view_hint",
     "text_truncated", "text_truncated_hint", "trend_over_nothing", "trend_over_nothing_hint",
 ]
+
+# The statistics' messages (issue 20).
+__all__ += [
+    "trend_ewm_decay", "trend_ewm_decay_hint", "trend_loess_band_interpolates", "trend_loess_band_interpolates_hint",
+    "trend_loess_band_rows", "trend_loess_band_rows_hint", "trend_logistic_values", "trend_logistic_values_hint",
+    "trend_not_converged", "trend_parameter_bound", "trend_parameter_choice", "trend_parameter_unused",
+    "trend_robust_weighted", "trend_robust_weighted_hint", "trend_weight_field", "trend_weight_nonpositive",
+    "trend_weight_nonpositive_hint", "trend_weight_not_found",
+]
+

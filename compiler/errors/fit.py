@@ -744,3 +744,32 @@ def trend_not_converged(method: str) -> str:
     iterations grow it without bound. Fit a smoother, or check the data.
     """
     return f"the '{method}' fit does not converge (the y classes are separated by x: no finite fit exists)"
+
+
+@code("E650")
+def trend_loess_band_rows(count: int, limit: int) -> str:
+    """A loess band over too many points.
+
+    A loess confidence band needs the smoother's operator L (fit = L·y), n × n numbers: past the limit it
+    would take gigabytes. Draw the loess without a band, or bin the rows first (a loess over the means).
+    """
+    return f"a 'loess' band fits at most {limit:,} points per group, and this one has {count:,}"
+
+
+def trend_loess_band_rows_hint() -> str:
+    return "remove band, or aggregate or bin the rows first"
+
+
+@code("E651")
+def trend_loess_band_interpolates(count: int) -> str:
+    """A loess band where the smoother runs through every point.
+
+    A loess over so few points, or with so small a `bandwidth`, that each local fit passes through its
+    point leaves no residuals: the band's scale (RSS over the residual degrees of freedom) is 0/0. Widen
+    the `bandwidth`.
+    """
+    return f"a 'loess' band needs residuals, and this loess runs through all {count:,} points"
+
+
+def trend_loess_band_interpolates_hint() -> str:
+    return "widen the bandwidth (e.g. 0.75, R's default span), or remove band"

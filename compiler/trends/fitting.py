@@ -44,6 +44,7 @@ prediction band) use Student's t and exist for the methods that declare
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -217,6 +218,7 @@ def plan_trend(method: str = "linear", *, band: float | None = None, prediction:
                                x_transform.variable.format("x"), y_transform.variable.format("y"))
     fitter.check(options)
     level, band_kind = _band_request(fitter, method, band, prediction, options)
+    options = dataclasses.replace(options, band=band_kind)
     if not is_whole(samples) or samples < 2:
         raise SpecError(errors.trend_samples(samples), (), stage=STAGE)
     _check_log_axes(fitter, method, x_transform, y_transform)

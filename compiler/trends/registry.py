@@ -70,7 +70,8 @@ class Options:
     """What a method's fit gets besides the data.
 
     ``parameters`` holds every parameter the method declares, the spec's
-    value or the parameter's default; ``x_name``/``y_name`` are the
+    value or the parameter's default; ``band`` the kind of band requested
+    (a method whose fit changes with it, such as ``loess``, reads it); ``x_name``/``y_name`` are the
     variables as the equation writes them (``x``, ``log10(x)``).
     """
 
@@ -78,6 +79,7 @@ class Options:
     parameters: Mapping[str, Any]
     x_name: str
     y_name: str
+    band: str | None = None   # the band the request draws: "confidence", "prediction" or None
 
     def __getitem__(self, name: str) -> Any:
         return self.parameters[name]
