@@ -200,7 +200,7 @@ from .limits import (  # noqa: E402  (after the types: the messages are re-expor
     too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
 )
 from .fit import (  # noqa: E402  (after the types: the messages are re-exported)
-    trend_annotate_with_facet, trend_annotate_with_facet_hint, trend_band_conflict, trend_band_conflict_hint,
+    trend_band_conflict, trend_band_conflict_hint,
     trend_band_level, trend_band_level_hint, trend_band_too_few_points, trend_band_too_few_points_hint,
     trend_band_unsupported, trend_band_unsupported_hint, trend_bandwidth, trend_bandwidth_hint,
     trend_channel_derived, trend_channel_derived_hint, trend_channel_type, trend_channel_type_hint,
@@ -333,7 +333,7 @@ __all__ = [
     "syntax_context_hint", "tab_indentation", "tab_indentation_hint", "tab_not_allowed",
     "tab_not_allowed_hint", "text_too_long", "text_too_long_hint", "too_deeply_nested", "too_many_bins",
     "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
-    "trend_annotate_with_facet", "trend_annotate_with_facet_hint", "trend_band_conflict",
+    "trend_band_conflict",
     "trend_band_conflict_hint", "trend_band_level", "trend_band_level_hint", "trend_band_too_few_points",
     "trend_band_too_few_points_hint", "trend_band_unsupported", "trend_band_unsupported_hint",
     "trend_bandwidth", "trend_bandwidth_hint", "trend_channel_derived", "trend_channel_derived_hint",
@@ -375,4 +375,5 @@ __all__ += [
     "trend_robust_weighted", "trend_robust_weighted_hint", "trend_weight_field", "trend_weight_nonpositive",
     "trend_weight_nonpositive_hint", "trend_weight_not_found",
 ]
+
 

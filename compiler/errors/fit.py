@@ -51,32 +51,20 @@ def trend_in_panel(panel, message: str) -> str:
     return keep_code(f"in the panel for {where}: {message}", message)
 
 
-@code("E603")
-def trend_annotate_with_facet() -> str:
-    """annotate on a faceted trend.
-
-    An annotation places one fit's numbers on the chart; a faceted chart has one fit per panel. Remove
-    annotate: every panel's numbers are in the chart's .fits.json.
-    """
-    return "annotate cannot place a trend's numbers in a faceted chart"
-
-
-def trend_annotate_with_facet_hint() -> str:
-    return "each panel has its own fit; remove annotate (the fits are in the chart's .fits.json)"
-
-
 @code("E604")
 def trend_label_differs_by_panel(template: str) -> str:
     """A trend label that differs between panels.
 
     A trend label with the fit's numbers ({r2}, {equation}) reads differently in each panel, but the
-    panels share one legend entry. Use a label without numbers.
+    panels share one legend entry. Use a label without numbers, and `annotate` to print each panel's own
+    numbers in a corner of that panel.
     """
     return f"the label {template!r} reads differently in each panel, but the panels share one legend"
 
 
 def trend_label_differs_by_panel_hint() -> str:
-    return "use a label without the fit's numbers, such as 'Linear fit'; each panel's numbers are in the .fits.json"
+    return ("use a label without the fit's numbers, such as 'Linear fit', and annotate: {position: top-left, "
+            "text: 'R² = {r2:.3f}'} to print each panel's numbers in that panel")
 
 
 @code("E605")

@@ -109,8 +109,6 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
         return trend.error(message, *relative, stage=STAGE, hint=hint, location=written or trend.locate(key=True))
 
     facet_fields = _facet_fields(chart)
-    if facet_fields and annotation(trend)[0] is not None:
-        raise fail(msg.trend_annotate_with_facet(), ("annotate",), msg.trend_annotate_with_facet_hint())
     channels = {}
     for name in ("x", "y"):
         channel = layer.encoding.get(name)
