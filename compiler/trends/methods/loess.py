@@ -54,8 +54,9 @@ LOESS_BLOCK = 1 << 20
 LOESS_DELTA = 0.01
 # The most robustness iterations a loess takes (R's `lowess` uses 3, its `loess` family "symmetric" 4).
 MAX_ITERATIONS = 20
-# The most points a loess with a band fits in one group: its operator L is n × n doubles (5,000: 200 MB).
-LOESS_BAND_MAX_ROWS = 5_000
+# The most points a loess with a band fits in one group: its operator L is n × n doubles and δ₂ an n³ product
+# (2,000 points: 32 MB, ~5 s on a 2-core machine, benchmarks/bench_stats.py).
+LOESS_BAND_MAX_ROWS = 2_000
 
 
 class Loess(TrendMethod):
@@ -64,7 +65,7 @@ class Loess(TrendMethod):
     name = "loess"
     description = ("Local linear (or, with `degree: 2`, quadratic) regression with tricube weights over the nearest "
                    "`bandwidth` fraction of the points, with optional robustness `iterations`; `band` draws R's "
-                   "pointwise confidence band (without iterations, up to 5,000 points); the curve stops at the "
+                   "pointwise confidence band (without iterations, up to 2,000 points); the curve stops at the "
                    "data.")
     parameters = (Parameter("bandwidth", {
         "type": "number",
@@ -278,17 +279,20 @@ def _local_operator(xs, centre, midpoints, k, degree, robustness=None):
     xw = xs[window]
     radius = np.maximum(centre - xs[left], xs[left + k - 1] - centre)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        offset = (xw - centre[:, None]) / radius
-        weights = (1.0 - np.abs(offset) ** 3) ** 3
-    weights = np.nan_to_num(np.where(np.abs(offset) < 1.0, weights, 0.0), nan=0.0)
-    offset = np.nan_to_num(offset, nan=0.0)
+        offset = np.nan_to_num((xw - centre[:, None]) / radius, nan=0.0)
+    size = np.abs(offset)
+    cube = 1.0 - size * size * size
+    weights = np.where(size < 1.0, cube * cube * cube, 0.0)   # tricube, by products: ** is slow on arrays
     if robustness is not None:
         weights = weights * robustness[window]
     usable = np.count_nonzero(weights > 1e-12, axis=1) >= 2
-    basis = offset[:, :, None] ** np.arange(degree + 1)             # (m, k, degree + 1)
-    gram = np.einsum("mk,mki,mkj->mij", weights, basis, basis)
+    powers = [np.ones_like(offset)]
+    for _ in range(2 * degree):
+        powers.append(powers[-1] * offset)
+    moments = np.stack([np.sum(weights * power, axis=1) for power in powers], axis=1)   # Σ w·z^j
+    gram = moments[:, np.add.outer(np.arange(degree + 1), np.arange(degree + 1))]        # XᵀWX = [Σ w·z^(i+j)]
     first = np.linalg.pinv(gram, hermitian=True)[:, :, 0]         # (XᵀWX)⁻¹ e₁, XᵀWX symmetric
-    operator = weights * np.einsum("mki,mi->mk", basis, first)
+    operator = weights * sum(first[:, [j]] * powers[j] for j in range(degree + 1))
     nearest = np.argmin(np.abs(xw - centre[:, None]), axis=1)
     own = np.zeros_like(operator)
     own[np.arange(len(centre)), nearest] = 1.0
@@ -328,11 +332,20 @@ def loess_band_model(x: np.ndarray, y: np.ndarray, bandwidth: float, degree: int
     scale = np.sqrt(rss / delta1)
     df = delta1 * delta1 / delta2
 
+    made: dict = {}
+
+    def operator(at):  # the curve and the band ask for the same points: L at them once
+        key = np.asarray(at, dtype=float).tobytes()
+        if key not in made:
+            made.clear()
+            made[key] = loess_operator(x, at, bandwidth, degree)
+        return made[key]
+
     def curve(at):
-        return loess_operator(x, at, bandwidth, degree) @ y
+        return operator(at) @ y
 
     def band(at, level, prediction):
-        rows = loess_operator(x, at, bandwidth, degree)
+        rows = operator(at)
         half = -student_t_quantile((1.0 - level) / 2.0, df) * scale * np.linalg.norm(rows, axis=1)
         fit = rows @ y
         return fit - half, fit + half
