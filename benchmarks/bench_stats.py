@@ -57,6 +57,28 @@ def weighted_in_engine(x, y, w):
     return fit_sums(plan, sums[0])
 
 
+def cases(n: int) -> list:
+    """(name, chartc's fit, the peer's, the peer's name) on N seeded rows."""
+    x, y, w, outcome = data(n)
+    design = sm.add_constant(x)
+    return [
+        ("weight", lambda: weighted_in_engine(x, y, w), lambda: sm.WLS(y, design, weights=w).fit(), "statsmodels WLS"),
+        ("robust", lambda: fit_trend(x, y, "linear", robust=True), lambda: sm.RLM(y, design).fit(), "statsmodels RLM"),
+        ("logistic", lambda: fit_trend(x, outcome, "logistic", band=0.95),
+         lambda: sm.GLM(outcome, design, family=sm.families.Binomial()).fit(), "statsmodels GLM"),
+        ("quantile", lambda: fit_trend(x, y, "quantile", quantile=0.9),
+         lambda: sm.QuantReg(y, design).fit(q=0.9), "statsmodels QuantReg"),
+        ("ewm", lambda: fit_trend(x, y, "ewm", span=10),
+         lambda: pd.Series(y[np.argsort(x, kind="stable")]).ewm(span=10).mean(), "pandas ewm"),
+    ]
+
+
+def loess_band(n: int):
+    """A degree-2 loess with its band on N seeded rows, as a call."""
+    x, y, _, _ = data(n)
+    return lambda: fit_trend(x, y, "loess", degree=2, bandwidth=0.75, band=0.95)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -65,24 +87,11 @@ def main() -> None:
     sizes = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
     print(f"{'fit':<12} {'rows':>9} {'chartc s':>10} {'peer s':>10} {'ratio':>7}  peer")
     for n in sizes:
-        x, y, w, outcome = data(n)
-        design = sm.add_constant(x)
-        cases = [
-            ("weight", lambda: weighted_in_engine(x, y, w), lambda: sm.WLS(y, design, weights=w).fit(), "statsmodels WLS"),
-            ("robust", lambda: fit_trend(x, y, "linear", robust=True), lambda: sm.RLM(y, design).fit(), "statsmodels RLM"),
-            ("logistic", lambda: fit_trend(x, outcome, "logistic", band=0.95),
-             lambda: sm.GLM(outcome, design, family=sm.families.Binomial()).fit(), "statsmodels GLM"),
-            ("quantile", lambda: fit_trend(x, y, "quantile", quantile=0.9),
-             lambda: sm.QuantReg(y, design).fit(q=0.9), "statsmodels QuantReg"),
-            ("ewm", lambda: fit_trend(x, y, "ewm", span=10),
-             lambda: pd.Series(y[np.argsort(x, kind="stable")]).ewm(span=10).mean(), "pandas ewm"),
-        ]
-        for name, ours, peer, peer_name in cases:
+        for name, ours, peer, peer_name in cases(n):
             mine, theirs = median_time(ours, args.repeat), median_time(peer, args.repeat)
             print(f"{name:<12} {n:>9,} {mine:>10.3f} {theirs:>10.3f} {mine / theirs:>7.2f}  {peer_name}")
     for n in (500, 2_000):
-        x, y, _, _ = data(n)
-        took = median_time(lambda: fit_trend(x, y, "loess", degree=2, bandwidth=0.75, band=0.95), args.repeat)
+        took = median_time(loess_band(n), args.repeat)
         print(f"{'loess band':<12} {n:>9,} {took:>10.3f} {'-':>10} {'-':>7}  (n × n operator)")
 
 
