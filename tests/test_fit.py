@@ -543,8 +543,10 @@ ERRORS = {
     "annotate placeholder": ('method: linear|annotate: {position: top-left, text: "{slop}"}',
                              errors.trend_label_placeholder("slop"), ("trend", "annotate", "text"),
                              '"{slop}"', 0),
-    "band on loess": ("method: loess|band: 0.9", errors.trend_band_unsupported("loess"),
-                      ("trend", "band"), "band: 0.9", 6),
+    "band on a robust loess": ("method: loess|iterations: 3|band: 0.9", errors.trend_band_unsupported("loess"),
+                               ("trend", "band"), "band: 0.9", 6),
+    "loess band through every point": ("method: loess|band: 0.9", errors.trend_loess_band_interpolates(4),
+                                       ("trend", "band"), "band: 0.9", 6),
     "window too wide": ("method: moving-average|window: 9", errors.trend_window(9, 4),
                         ("trend", "window"), "window: 9", 8),
     "extent axis without domain": ("method: linear|extent: axis", errors.trend_extent_axis(),
@@ -648,18 +650,36 @@ def test_a_faceted_trend_is_fitted_per_panel_and_drawn_in_its_panel(tmp_path):
     assert sum(len(group) for group in lines_drawn) == 3  # one fitted line in each of the three panels
 
 
-@pytest.mark.parametrize("trend, path, message", [
-    ({"method": "linear", "label": "R²={r2:.2f}"}, ("layers", 1, "trend", "label"),
-     errors.trend_label_differs_by_panel("R²={r2:.2f}")),
-    ({"method": "linear", "annotate": "top-left"}, ("layers", 1, "trend", "annotate"),
-     errors.trend_annotate_with_facet()),
-])
-def test_what_a_faceted_trend_cannot_show_is_refused_at_its_key(tmp_path, trend, path, message):
-    spec = {**FACET_SPEC, "layers": [{"mark": "circle"}, {"trend": trend}]}
+def test_a_label_that_differs_by_panel_is_refused_at_its_key(tmp_path):
+    spec = {**FACET_SPEC, "layers": [{"mark": "circle"}, {"trend": {"method": "linear", "label": "R²={r2:.2f}"}}]}
     with pytest.raises(SpecError) as raised:
         compile_dict(tmp_path, spec)
     (problem,) = raised.value.errors
-    assert (problem.path, problem.message) == (path, message)
+    assert (problem.path, problem.message) == (("layers", 1, "trend", "label"),
+                                               errors.trend_label_differs_by_panel("R²={r2:.2f}"))
+    assert problem.hint == errors.trend_label_differs_by_panel_hint()
+
+
+def test_each_panel_annotates_its_own_fit(tmp_path):
+    """annotate in a facet: each panel draws its own fit's numbers (OLS per species), in its own corner."""
+    import vl_convert
+
+    from conftest import scene_nodes
+
+    trend = {"method": "linear", "annotate": {"position": "top-left", "text": "R² = {r2:.4f}"}}
+    spec = {**FACET_SPEC, "layers": [{"mark": "circle"}, {"trend": trend}]}
+    compiled = compile_dict(tmp_path, spec)
+    iris = _dataset("iris")
+    expected = []
+    for species in ("setosa", "versicolor", "virginica"):
+        rows = iris[iris["species"] == species]
+        ols = OLS(rows["petalWidth"].to_numpy(float), np.column_stack([np.ones(len(rows)), rows["petalLength"]])).fit()
+        expected.append(f"R² = {ols.rsquared:.4f}")
+    scene = vl_convert.vegalite_to_scenegraph(compiled.vega_lite)
+    cells = [node for node in scene_nodes(scene, "group") if node.get("name") == "cell"]
+    drawn = [[item["text"] for mark in scene_nodes(cell["items"], "text") for item in mark["items"]
+              if str(item.get("text", "")).startswith("R²")] for cell in cells[0]["items"]] if cells else []
+    assert drawn == [[text] for text in expected]
 
 
 def test_a_facet_by_time_unit_cannot_carry_a_trend(tmp_path):

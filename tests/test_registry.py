@@ -129,7 +129,7 @@ def test_a_registered_method_is_in_the_schema_validation_and_hints(tmp_path, con
     with pytest.raises(SpecError) as raised:
         fit_trend(XS, YS, "constant", band=0.95)
     assert raised.value.message == errors.trend_band_unsupported("constant")
-    assert raised.value.hint == errors.trend_band_unsupported_hint(TREND_METHODS[:6])
+    assert raised.value.hint == errors.trend_band_unsupported_hint((*TREND_METHODS[:6], "logistic"))
     with pytest.raises(SpecError) as raised:
         compile_spec(write(tmp_path, trend_spec({"method": "linear", "label": "{mean}"})))
     assert raised.value.errors[0].message == errors.trend_label_undefined("mean", "linear")
@@ -171,7 +171,7 @@ def test_a_method_parameter_comes_with_its_schema_default_and_check(tmp_path, co
                    "markdownDescription": "Values cut at each end. Used by `trimmed`.", "examples": [1],
                    "default": 1, "minimum": 0}
     extent = chart_schema()["$defs"]["trend"]["properties"]["extent"]["description"]
-    assert extent.endswith(" `loess`, `moving-average` and `trimmed` stop at the data.")
+    assert extent.endswith(" `loess`, `moving-average`, `ewm`, `expanding` and `trimmed` stop at the data.")
     (problem,) = validate_spec(write(tmp_path, trend_spec({"method": "trimmed", "cut": -1})))
     assert problem.path == ("layers", 1, "trend", "cut")
     assert fit_trend(XS, YS, "trimmed").coefficients == (("mean", (3.0 + 2.0 + 4.5) / 3),)   # cut 1: the default

@@ -480,8 +480,8 @@ ERROR_CASES = {
     "bandwidth 1.5": (
         dict(method="loess", bandwidth=1.5), errors.trend_bandwidth(1.5),
         errors.trend_bandwidth_hint()),
-    "band on loess": (
-        dict(method="loess", band=0.95), errors.trend_band_unsupported("loess"),
+    "prediction on loess": (
+        dict(method="loess", prediction=0.95), errors.trend_band_unsupported("loess"),
         errors.trend_band_unsupported_hint(BAND_METHODS)),
     "band on moving-average": (
         dict(method="moving-average", window=3, prediction=0.9),
@@ -536,7 +536,7 @@ ERROR_PATHS = {
     "pow on log x": ("method",), "pow on log-log": ("method",),
     "window missing": ("window",), "window 0": ("window",), "window > n": ("window",),
     "bandwidth 0": ("bandwidth",), "bandwidth 1.5": ("bandwidth",),
-    "band on loess": ("band",), "band on moving-average": ("prediction",),
+    "prediction on loess": ("prediction",), "band on moving-average": ("prediction",),
     "band level 95": ("band",), "prediction level 0": ("prediction",),
     "band and prediction": ("prediction",), "band on two points": ("band",),
     "extent reversed": ("extent",), "extent not a pair": ("extent",),
@@ -590,7 +590,7 @@ def test_label_errors(template, line_kind, message, hint):
 
 def test_method_table_and_unknown_hint():
     assert set(TREND_METHODS) == {"linear", "poly", "quad", "log", "exp", "pow",
-                                  "loess", "moving-average"}
+                                  "loess", "moving-average", "ewm", "expanding", "logistic", "quantile"}
     assert did_you_mean("cubic", TREND_METHODS) is None
     with pytest.raises(SpecError) as caught:
         fit_trend(X4, Y4, "cubic")

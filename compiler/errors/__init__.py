@@ -200,7 +200,7 @@ from .limits import (  # noqa: E402  (after the types: the messages are re-expor
     too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
 )
 from .fit import (  # noqa: E402  (after the types: the messages are re-exported)
-    trend_annotate_with_facet, trend_annotate_with_facet_hint, trend_band_conflict, trend_band_conflict_hint,
+    trend_band_conflict, trend_band_conflict_hint,
     trend_band_level, trend_band_level_hint, trend_band_too_few_points, trend_band_too_few_points_hint,
     trend_band_unsupported, trend_band_unsupported_hint, trend_bandwidth, trend_bandwidth_hint,
     trend_channel_derived, trend_channel_derived_hint, trend_channel_type, trend_channel_type_hint,
@@ -219,6 +219,13 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
     trend_too_many_rows, trend_too_many_rows_hint,
     trend_unknown_method, trend_unknown_scale, trend_unknown_space, trend_window, trend_window_hint,
     trend_x_span_subnormal, trend_x_span_subnormal_hint,
+)
+from .fit import (  # noqa: E402  (the statistics' messages)
+    trend_ewm_decay, trend_ewm_decay_hint, trend_loess_band_interpolates, trend_loess_band_interpolates_hint,
+    trend_loess_band_rows, trend_loess_band_rows_hint, trend_logistic_values, trend_logistic_values_hint, trend_not_converged,
+    trend_parameter_bound, trend_parameter_choice, trend_parameter_unused, trend_robust_weighted,
+    trend_robust_weighted_hint, trend_weight_field, trend_weight_nonpositive, trend_weight_nonpositive_hint,
+    trend_weight_not_found,
 )
 from .translate import (  # noqa: E402  (after the types: the messages are re-exported)
     field_backslash, field_backslash_hint, vega_lite_invalid, vega_lite_invalid_hint,
@@ -326,7 +333,7 @@ __all__ = [
     "syntax_context_hint", "tab_indentation", "tab_indentation_hint", "tab_not_allowed",
     "tab_not_allowed_hint", "text_too_long", "text_too_long_hint", "too_deeply_nested", "too_many_bins",
     "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
-    "trend_annotate_with_facet", "trend_annotate_with_facet_hint", "trend_band_conflict",
+    "trend_band_conflict",
     "trend_band_conflict_hint", "trend_band_level", "trend_band_level_hint", "trend_band_too_few_points",
     "trend_band_too_few_points_hint", "trend_band_unsupported", "trend_band_unsupported_hint",
     "trend_bandwidth", "trend_bandwidth_hint", "trend_channel_derived", "trend_channel_derived_hint",
@@ -359,3 +366,14 @@ __all__ = [
     "legend_entries_identical", "legend_entries_identical_hint", "text_outside_view", "text_outside_view_hint",
     "text_truncated", "text_truncated_hint", "trend_over_nothing", "trend_over_nothing_hint",
 ]
+
+# The statistics' messages (issue 20).
+__all__ += [
+    "trend_ewm_decay", "trend_ewm_decay_hint", "trend_loess_band_interpolates", "trend_loess_band_interpolates_hint",
+    "trend_loess_band_rows", "trend_loess_band_rows_hint", "trend_logistic_values", "trend_logistic_values_hint",
+    "trend_not_converged", "trend_parameter_bound", "trend_parameter_choice", "trend_parameter_unused",
+    "trend_robust_weighted", "trend_robust_weighted_hint", "trend_weight_field", "trend_weight_nonpositive",
+    "trend_weight_nonpositive_hint", "trend_weight_not_found",
+]
+
+

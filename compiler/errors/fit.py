@@ -51,32 +51,20 @@ def trend_in_panel(panel, message: str) -> str:
     return keep_code(f"in the panel for {where}: {message}", message)
 
 
-@code("E603")
-def trend_annotate_with_facet() -> str:
-    """annotate on a faceted trend.
-
-    An annotation places one fit's numbers on the chart; a faceted chart has one fit per panel. Remove
-    annotate: every panel's numbers are in the chart's .fits.json.
-    """
-    return "annotate cannot place a trend's numbers in a faceted chart"
-
-
-def trend_annotate_with_facet_hint() -> str:
-    return "each panel has its own fit; remove annotate (the fits are in the chart's .fits.json)"
-
-
 @code("E604")
 def trend_label_differs_by_panel(template: str) -> str:
     """A trend label that differs between panels.
 
     A trend label with the fit's numbers ({r2}, {equation}) reads differently in each panel, but the
-    panels share one legend entry. Use a label without numbers.
+    panels share one legend entry. Use a label without numbers, and `annotate` to print each panel's own
+    numbers in a corner of that panel.
     """
     return f"the label {template!r} reads differently in each panel, but the panels share one legend"
 
 
 def trend_label_differs_by_panel_hint() -> str:
-    return "use a label without the fit's numbers, such as 'Linear fit'; each panel's numbers are in the .fits.json"
+    return ("use a label without the fit's numbers, such as 'Linear fit', and annotate: {position: top-left, "
+            "text: 'R² = {r2:.3f}'} to print each panel's numbers in that panel")
 
 
 @code("E605")
@@ -619,3 +607,157 @@ def trend_too_many_rows(method: str, count: int, limit: int) -> str:
 def trend_too_many_rows_hint() -> str:
     return ("fit a least-squares method ('linear', 'poly', 'log', 'exp', 'pow'), which takes any number of rows, "
             "or aggregate, bin or filter the rows first")
+
+
+@code("E640")
+def trend_parameter_choice(key: str, value: object, choices: Sequence[object]) -> str:
+    """A trend parameter that is not one of its choices.
+
+    Some trend parameters take one of a few values (`align: centered|trailing` of a `moving-average`,
+    `adjust: true|false` of an `ewm`, `robust: true|huber|bisquare` of a least-squares fit). The
+    schema refuses anything else in a spec; this message is for a fit asked for through the Python API.
+    """
+    return f"{key} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
+
+
+@code("E641")
+def trend_ewm_decay(written: Sequence[str]) -> str:
+    """An `ewm` trend without exactly one decay.
+
+    An exponentially weighted mean takes its decay from exactly one of `alpha`, `com`, `span` or
+    `halflife` (pandas' definitions: α = 1/(1 + com) = 2/(span + 1) = 1 − exp(−ln 2/halflife)).
+
+    Example:
+        data: {dataset: stocks}
+        encoding:
+          x: {field: date, type: temporal}
+          y: price
+        layers:
+          - mark: line
+          - trend: {method: ewm, span: 10, alpha: 0.2}
+    """
+    if not written:
+        return "an 'ewm' trend needs one of alpha, com, span or halflife"
+    return f"an 'ewm' trend takes exactly one of alpha, com, span or halflife, got {' and '.join(written)}"
+
+
+def trend_ewm_decay_hint() -> str:
+    return "write one of them, e.g. span: 10 (α = 2/(span + 1)) or halflife: 5 (points)"
+
+
+@code("E642")
+def trend_parameter_bound(key: str, value: object, bound: str) -> str:
+    """A trend parameter outside its bounds.
+
+    The schema refuses a value out of bounds in a spec; this message is for a fit asked for through the
+    Python API, and for bounds the schema cannot state.
+    """
+    return f"{key} must be a number with {bound}, got {value!r}"
+
+
+@code("E643")
+def trend_weight_field(weight: object) -> str:
+    """A trend `weight` that is not a field name.
+
+    `weight` names the field that holds each row's weight for weighted least squares.
+    """
+    return f"weight names a field of weights, got {weight!r}"
+
+
+@code("E644")
+def trend_robust_weighted() -> str:
+    """A robust fit with weights.
+
+    `robust` reweights the rows itself, from their residuals (statsmodels' `RLM` takes no weights); a
+    `weight` field beside it has no defined meaning. Fit one or the other.
+    """
+    return "robust and weight cannot be combined: a robust fit sets each row's weight from its residual"
+
+
+def trend_robust_weighted_hint() -> str:
+    return "remove weight for a robust fit, or robust for a weighted least-squares fit"
+
+
+@code("E645")
+def trend_weight_nonpositive(bad: int, total: int) -> str:
+    """Trend weights that are zero or negative.
+
+    A weight ω says a row's variance is σ²/ω: it must be positive. A row without a weight (missing, or
+    not a number) is left out of the fit, as one without x or y.
+    """
+    return f"{bad:,} of {total:,} weights are zero or negative; weights must be positive"
+
+
+def trend_weight_nonpositive_hint() -> str:
+    return "filter those rows out first, e.g. filter: 'datum.count > 0'"
+
+
+@code("E646")
+def trend_weight_not_found(field: str, available: Sequence[str]) -> str:
+    """A trend `weight` field the trend layer's rows do not have.
+
+    The weights are read from the rows the trend is fitted on, after the layer's transforms.
+    """
+    return f"the weight field {field!r} is not in the trend's rows (fields: {quoted_list(list(available))})"
+
+
+@code("E647")
+def trend_parameter_unused(key: str, method: str, users: Sequence[str]) -> str:
+    """A trend key the method does not take.
+
+    Each method takes its own keys (`order` for `poly`, `window` for `moving-average`, `weight` for the
+    least-squares methods...); a key another method takes is refused rather than ignored.
+    """
+    return f"{key!r} is not a parameter of '{method}' (it is of {', '.join(repr(u) for u in users)})"
+
+
+@code("E648")
+def trend_logistic_values(bad: int, total: int) -> str:
+    """A logistic trend on y outside 0..1.
+
+    `method: logistic` fits a binomial GLM: y is an outcome 0 or 1, or a proportion between them.
+    """
+    return f"a 'logistic' trend fits y from 0 to 1 (outcomes or proportions), and {bad:,} of {total:,} values are outside"
+
+
+def trend_logistic_values_hint() -> str:
+    return "encode y as 0/1 (e.g. calculate: \"datum.passed ? 1 : 0\") or as a proportion"
+
+
+@code("E649")
+def trend_not_converged(method: str) -> str:
+    """An iterative fit that does not converge.
+
+    A `logistic` fit whose classes x separates completely has no finite maximum-likelihood slope: the
+    iterations grow it without bound. Fit a smoother, or check the data.
+    """
+    return f"the '{method}' fit does not converge (the y classes are separated by x: no finite fit exists)"
+
+
+@code("E650")
+def trend_loess_band_rows(count: int, limit: int) -> str:
+    """A loess band over too many points.
+
+    A loess confidence band needs the smoother's operator L (fit = L·y), n × n numbers: past the limit it
+    would take gigabytes. Draw the loess without a band, or bin the rows first (a loess over the means).
+    """
+    return f"a 'loess' band fits at most {limit:,} points per group, and this one has {count:,}"
+
+
+def trend_loess_band_rows_hint() -> str:
+    return "remove band, or aggregate or bin the rows first"
+
+
+@code("E651")
+def trend_loess_band_interpolates(count: int) -> str:
+    """A loess band where the smoother runs through every point.
+
+    A loess over so few points, or with so small a `bandwidth`, that each local fit passes through its
+    point leaves no residuals: the band's scale (RSS over the residual degrees of freedom) is 0/0. Widen
+    the `bandwidth`.
+    """
+    return f"a 'loess' band needs residuals, and this loess runs through all {count:,} points"
+
+
+def trend_loess_band_interpolates_hint() -> str:
+    return "widen the bandwidth (e.g. 0.75, R's default span), or remove band"

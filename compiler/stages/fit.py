@@ -109,8 +109,6 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
         return trend.error(message, *relative, stage=STAGE, hint=hint, location=written or trend.locate(key=True))
 
     facet_fields = _facet_fields(chart)
-    if facet_fields and annotation(trend)[0] is not None:
-        raise fail(msg.trend_annotate_with_facet(), ("annotate",), msg.trend_annotate_with_facet_hint())
     channels = {}
     for name in ("x", "y"):
         channel = layer.encoding.get(name)
@@ -155,7 +153,10 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
         plan, refused = plan_trend(trend.method, **options), None
     except SpecError as error:  # reported at the first group, as its fit would
         plan, refused = None, error
-    parts = []
+    weight = plan.options.parameters.get("weight") if plan is not None else None
+    if weight is not None and weight not in table.kinds:
+        raise fail(msg.trend_weight_not_found(weight, list(table.kinds)), ("weight",))
+    parts, weights = [], []
     for panel, panel_rows in _panels(table, facet_fields):
         groups = _groups(panel_rows, trend.by, chart)
         if not groups:  # every row's `by` value is missing
@@ -164,15 +165,16 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
             if refused is not None:
                 raise fail(refused.message, refused.path, refused.hint, group, panel)
             parts.append((panel, group, floats(part, x_field), floats(part, y_field)))
+            weights.append(None if weight is None else floats(part, weight))
     # Rows already in memory are summed there (`math.fsum`, exactly rounded) up to a size where the
     # engine is faster; a chart with a few thousand points then never imports the engine for its fit.
-    in_engine = plan.fitter.from_moments and sum(len(x) for _, _, x, _ in parts) > IN_MEMORY_ROWS
-    sums = fit_statistics(plan, parts) if in_engine else {}
+    in_engine = plan.fitter.fits_from_moments(plan.options) and sum(len(x) for _, _, x, _ in parts) > IN_MEMORY_ROWS
+    sums = fit_statistics(plan, parts, weights if weight is not None else None) if in_engine else {}
     lines = []
     for index, (panel, group, x, y) in enumerate(parts):
         corner, text = annotation(trend)
         try:
-            line = _fit(plan, x, y, group, sums.get(index))
+            line = _fit(plan, x, y, group, sums.get(index), weights[index])
             label = format_trend_label(trend.label, line) if trend.label is not None else None
         except SpecError as error:
             raise fail(error.message, error.path, error.hint, group, panel) from None
@@ -199,7 +201,7 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
 ARITHMETIC_ERRORS = (ArithmeticError, ValueError)
 
 
-def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
+def _fit(plan: TrendPlan, x, y, group, sums: Sums | None, weights=None) -> TrendLine:
     """`fit_sums` (or `fit_values` without sums), with x values too close together for double precision
     reported as a `SpecError`.
 
@@ -220,7 +222,7 @@ def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
         raise subnormal(*sums.x_range)
     try:
         with np.errstate(all="ignore"):  # a failure is reported below, not warned about on stderr
-            return fit_values(plan, x, y, group) if sums is None else fit_sums(plan, sums, group)
+            return fit_values(plan, x, y, group, weights) if sums is None else fit_sums(plan, sums, group)
     except ARITHMETIC_ERRORS:
         kept = x[np.isfinite(x) & np.isfinite(y)]
         low, high = (float(kept.min()), float(kept.max())) if len(kept) else (0.0, 0.0)
@@ -229,38 +231,42 @@ def _fit(plan: TrendPlan, x, y, group, sums: Sums | None) -> TrendLine:
         raise subnormal(low, high) from None
 
 
-def fit_statistics(plan: TrendPlan, parts: list[tuple]) -> dict[int, Sums]:
+def fit_statistics(plan: TrendPlan, parts: list[tuple], weights: list | None = None) -> dict[int, Sums]:
     """Every part's sufficient statistics, from one query in the engine (`trends.moments.sums_query`).
 
     Args:
         plan: a least-squares request.
         parts: (panel, group, x, y) per line to fit, x and y float arrays.
+        weights: each part's weights (float arrays), for a weighted fit; None: unweighted.
 
     Returns:
         Part index -> its `Sums` (a part without a finite x and y has none).
     """
     connection = connect()
     try:
-        source = register_rows(connection, parts)
-        rows = connection.execute(sums_sql(plan, source, "x", "y", "part")).fetchall()
+        source = register_rows(connection, parts, weights)
+        rows = connection.execute(sums_sql(plan, source, "x", "y", "part", None if weights is None else "w")).fetchall()
     finally:
         connection.close()
-    return sums_from_rows(rows, plan.degree)
+    return sums_from_rows(rows, plan.degree, weighted=weights is not None)
 
 
-def register_rows(connection, parts: list[tuple]) -> str:
-    """The parts' rows as one relation (``part``, ``x``, ``y``) in the engine; returns its name.
+def register_rows(connection, parts: list[tuple], weights: list | None = None) -> str:
+    """The parts' rows as one relation (``part``, ``x``, ``y``, and ``w`` with weights) in the engine; returns its name.
 
     The one place the fit hands rows to the engine: the data stage's own
     relation of a layer's rows, with the group and panel as columns, can take
     its place.
     """
     lengths = [len(x) for _, _, x, _ in parts]
-    connection.register("trend_rows", {
+    columns = {
         "part": np.repeat(np.arange(len(parts), dtype=np.int64), lengths),
         "x": np.concatenate([x for _, _, x, _ in parts]),
         "y": np.concatenate([y for _, _, _, y in parts]),
-    })
+    }
+    if weights is not None:
+        columns["w"] = np.concatenate(weights)
+    connection.register("trend_rows", columns)
     return "trend_rows"
 
 

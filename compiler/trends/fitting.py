@@ -44,6 +44,7 @@ prediction band) use Student's t and exist for the methods that declare
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -70,6 +71,11 @@ __all__ = [
 ]
 
 STAGE = "fit"
+
+# Keys a method that does not declare them refuses rather than ignores (older keys, such as a `window` beside a
+# `linear`, are still ignored: specs written before them keep compiling).
+NEW_PARAMETERS = frozenset({"weight", "robust", "align", "alpha", "com", "span", "halflife", "adjust", "quantile",
+                            "iterations"})
 
 # The built-in methods' names, those with bands, and every label placeholder,
 # as registered when chartc starts (a method registered later is in
@@ -101,6 +107,7 @@ def fit_trend(
     extent: tuple[float | None, float | None] | None = None,
     samples: int = 100,
     group: Any = None,
+    weights: Sequence[Any] | None = None,
     **parameters: Any,
 ) -> TrendLine:
     """Fit a trend through (x, y) and sample its curve for drawing.
@@ -129,6 +136,8 @@ def fit_trend(
         samples: number of curve points, evenly spaced on the x axis.
         group: the ``by`` group this fit belongs to (its value), None for one
             overall fit.
+        weights: a weight per row, for weighted least squares (a method that
+            declares ``weight``); rows without one are dropped.
         **parameters: the method's own parameters (``order=2`` for ``poly``,
             ``bandwidth``, ``window``); one the method does not declare is
             ignored, one no method declares is a `TypeError`. A parameter
@@ -148,7 +157,7 @@ def fit_trend(
     plan = plan_trend(method, band=band, prediction=prediction, x_scale=x_scale, y_scale=y_scale,
                       x_exponent=x_exponent, y_exponent=y_exponent, space=space, extent=extent, samples=samples,
                       **parameters)
-    return fit_values(plan, x, y, group)
+    return fit_values(plan, x, y, group, weights)
 
 
 @dataclass(frozen=True)
@@ -199,11 +208,17 @@ def plan_trend(method: str = "linear", *, band: float | None = None, prediction:
     y_axis = _scale_transform("y", y_scale, y_exponent)
     x_transform = x_axis if space == "axis" else IDENTITY
     y_transform = y_axis if space == "axis" else IDENTITY
-    level, band_kind = _band_request(fitter, method, band, prediction)
+    own = {p.name for p in fitter.parameters}
+    for key, value in parameters.items():
+        if value is not None and key not in own and key in NEW_PARAMETERS:
+            raise SpecError(errors.trend_parameter_unused(key, method, registry.methods_using(key)), (key,),
+                            stage=STAGE)
     band_key = "band" if band is not None else "prediction"
     options = registry.Options(method, {p.name: parameters.get(p.name, p.default) for p in fitter.parameters},
                                x_transform.variable.format("x"), y_transform.variable.format("y"))
     fitter.check(options)
+    level, band_kind = _band_request(fitter, method, band, prediction, options)
+    options = dataclasses.replace(options, band=band_kind)
     if not is_whole(samples) or samples < 2:
         raise SpecError(errors.trend_samples(samples), (), stage=STAGE)
     _check_log_axes(fitter, method, x_transform, y_transform)
@@ -211,8 +226,12 @@ def plan_trend(method: str = "linear", *, band: float | None = None, prediction:
                      band_key, extent, int(samples))
 
 
-def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any = None) -> TrendLine:
+def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any = None,
+               weights: Sequence[Any] | None = None) -> TrendLine:
     """Fit a checked request on values in memory (see `fit_trend`).
+
+    Args:
+        weights: each row's weight, for a request with a ``weight`` field (rows without one are left out).
 
     Raises:
         SpecError: data the method cannot fit; a smoother over more than its `max_rows`.
@@ -221,6 +240,14 @@ def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any =
     if len(xv) != len(yv):
         raise ValueError(f"x and y differ in length: {len(xv)} != {len(yv)}")
     keep = np.isfinite(xv) & np.isfinite(yv)
+    wv = None
+    if weights is not None and not any(p.name == "weight" for p in plan.fitter.parameters):
+        raise SpecError(errors.trend_parameter_unused("weight", plan.method, registry.methods_using("weight")),
+                        ("weight",), stage=STAGE)
+    if weights is not None:
+        wv = _as_numbers(weights, "weight")
+        keep &= np.isfinite(wv)
+        wv = wv[keep]
     xv, yv = xv[keep], yv[keep]
     distinct = len(np.unique(xv))
     if distinct < 2:
@@ -229,25 +256,26 @@ def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any =
     for channel, values, transform in (("x", xv, plan.x_axis), ("y", yv, plan.y_axis)):
         if transform.positive:
             require_positive(values, channel, None)
-    limit = plan.fitter.max_rows
+    limit = plan.fitter.row_limit(plan.options)
     if limit is not None and len(xv) > limit:
         raise SpecError(errors.trend_too_many_rows(plan.method, len(xv), limit), ("method",), stage=STAGE,
                         hint=errors.trend_too_many_rows_hint())
     u, v = plan.x_transform.forward(xv), plan.y_transform.forward(yv)
-    model = plan.fitter.fit(u, v, plan.options)
+    model = plan.fitter.fit(u, v, plan.options) if wv is None else plan.fitter.fit(u, v, plan.options, weights=wv)
     return _draw(plan, model, len(xv), (float(xv.min()), float(xv.max())), xv, group)
 
 
-def sums_sql(plan: TrendPlan, source: str, x: str, y: str, part: str) -> str:
+def sums_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, weight: str | None = None) -> str:
     """The query of every group's sufficient statistics for a least-squares request (`moments.sums_query`).
 
     Args:
         plan: a request whose method fits from moments.
         source, x, y, part: the relation, the SQL of x and y as read, and of a row's group.
+        weight: the SQL of a row's weight, for a weighted fit.
     """
     logged = plan.fitter.logarithm_of
     return sums_query(source, x, y, part, plan.degree, x_map=plan.x_transform.sql, y_map=plan.y_transform.sql,
-                      log_x="x" in logged, log_y="y" in logged)
+                      log_x="x" in logged, log_y="y" in logged, weight=weight)
 
 
 def fit_sums(plan: TrendPlan, sums: Sums, group: Any = None) -> TrendLine:
@@ -324,6 +352,7 @@ def _draw(plan: TrendPlan, model, n: int, x_range: tuple[float, float], xv: np.n
         band=level,
         band_kind=band_kind,
         space=(x_transform.name, y_transform.name),
+        statistics=model.statistics,
     )
 
 
@@ -341,14 +370,15 @@ def _scale_transform(channel: str, scale: str, exponent: Any = 1.0) -> Transform
     return transform
 
 
-def _band_request(fitter: TrendMethod, method: str, band: Any, prediction: Any) -> tuple[float | None, str | None]:
+def _band_request(fitter: TrendMethod, method: str, band: Any, prediction: Any,
+                  options: registry.Options) -> tuple[float | None, str | None]:
     if band is None and prediction is None:
         return None, None
     if band is not None and prediction is not None:
         raise SpecError(errors.trend_band_conflict(), ("prediction",), stage=STAGE,
                         hint=errors.trend_band_conflict_hint())
     band_key = "band" if band is not None else "prediction"
-    if not fitter.has_band:
+    if not fitter.draws_band(options, "confidence" if band is not None else "prediction"):
         raise SpecError(errors.trend_band_unsupported(method), (band_key,), stage=STAGE,
                         hint=errors.trend_band_unsupported_hint(registry.band_methods()))
     kind, level = ("confidence", band) if band is not None else ("prediction", prediction)

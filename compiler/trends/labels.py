@@ -158,6 +158,7 @@ def label_values(line: TrendLine) -> dict[str, Any]:
     """
     values = dict.fromkeys(label_placeholders())
     values.update(find_method(line.method).label_values(dict(line.coefficients)))
+    values.update(dict(line.statistics))
     values.update({
         "r2": line.r2,
         "adj_r2": line.adj_r2,

@@ -45,3 +45,6 @@ class TrendLine:
     label: str | None = None
     x_type: str = "quantitative"
     panel: tuple = ()  # ((facet field, value), ...) of the panel this line was fitted in
+    # The label statistics besides r2, adj_r2 and rse, ((name, value), ...): those the method has
+    # (`numerics.Ols.statistics`: p, f, slope_ci, aic, bic, rmse); a name left out has no value.
+    statistics: tuple = ()

@@ -23,6 +23,14 @@ on every run (tests/test_moments.py runs one twice on 10⁶ rows and 2 threads).
 `sums_from_arrays` is the same computation on numpy arrays, with `math.fsum`,
 for `fitting.fit_trend` on values in memory.
 
+Weighted least squares (a trend's ``weight`` field) is the same computation
+with every sum but the centres' weighted: Σ ω·z^j, Σ ω·z^j·τ, Σ ω·τ² (ω the
+row's weight; `powers[0]` is then Σ ω). The centres stay the plain means: any
+centre gives the same fit, the mean only keeps the sums well conditioned. A
+row whose weight is missing or not finite is left out, as one whose x or y
+is; the count of weights ≤ 0 comes back with the sums, and the fit refuses
+them.
+
 Values a logarithm cannot take are NULL in the query, never an error: the
 counts of values ≤ 0 come back with the sums, and the fit refuses them
 (`numerics.refuse_nonpositive`) before using a sum.
@@ -63,9 +71,10 @@ class Sums:
             (or when the query counted them all), else at least that many.
         w_centre, w_scale: z = (w − w_centre) / w_scale.
         t_centre, t_scale: τ = (t − t_centre) / t_scale.
-        powers: Σ z^j for j = 0 .. 2k (powers[0] = n).
-        cross: Σ z^j·τ for j = 0 .. k.
-        squares: Σ τ².
+        powers: Σ z^j for j = 0 .. 2k (powers[0] = n; weighted: Σ ω·z^j, powers[0] = Σ ω).
+        cross: Σ z^j·τ for j = 0 .. k (weighted: Σ ω·z^j·τ).
+        squares: Σ τ² (weighted: Σ ω·τ²).
+        log_weights: Σ ln ω of a weighted fit (0 without weights).
     """
 
     n: int
@@ -79,6 +88,7 @@ class Sums:
     powers: tuple[float, ...]
     cross: tuple[float, ...]
     squares: float
+    log_weights: float = 0.0
 
     @property
     def distinct_x(self) -> int:
@@ -91,7 +101,7 @@ class Sums:
 # ---------------------------------------------------------------- in the engine
 
 def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: str = "{0}", y_map: str = "{0}",
-               log_x: bool = False, log_y: bool = False) -> str:
+               log_x: bool = False, log_y: bool = False, weight: str | None = None) -> str:
     """The SQL that computes every group's `Sums` in one statement (DuckDB's dialect).
 
     Args:
@@ -103,10 +113,12 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
         x_map, y_map: the axis transforms into fitting space (`numerics.Transform.sql`; ``{0}`` is the value).
         log_x, log_y: whether the method fits on ln of the fitting-space x (``log``, ``pow``) or y
             (``exp``, ``pow``).
+        weight: the SQL expression of a row's weight, for weighted least squares (None: unweighted).
 
     Returns:
         A query with one row per group, ordered by it: the group (``part``), `BOUND_COLUMNS`, then
-        ``p1 .. p{2k}`` (Σ z^j), ``c0 .. c{k}`` (Σ z^j·τ) and ``squares`` (Σ τ²).
+        ``p1 .. p{2k}`` (Σ z^j), ``c0 .. c{k}`` (Σ z^j·τ) and ``squares`` (Σ τ²); weighted, each sum
+        weighted, then ``p0`` (Σ ω), ``omega_bad`` (weights ≤ 0) and ``log_weights`` (Σ ln ω).
     """
     w = "CASE WHEN u > 0 THEN ln(u) END" if log_x else "u"
     t = "CASE WHEN v > 0 THEN ln(v) END" if log_y else "v"
@@ -115,15 +127,21 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
                 "max(w) FILTER (WHERE w < w_high) AS w_penultimate")
     else:
         peel = "count(DISTINCT w) AS distinct, NULL AS w_second, NULL AS w_penultimate"
-    powers = [f"fsum({' * '.join(['z'] * j)}) AS p{j}" for j in range(1, 2 * degree + 1)]
-    cross = ["fsum(tau) AS c0"] + [f"fsum({' * '.join(['z'] * j)} * tau) AS c{j}" for j in range(1, degree + 1)]
+    times = "omega * " if weight is not None else ""
+    powers = [f"fsum({times}{' * '.join(['z'] * j)}) AS p{j}" for j in range(1, 2 * degree + 1)]
+    cross = [f"fsum({times}tau) AS c0"] + [f"fsum({times}{' * '.join(['z'] * j)} * tau) AS c{j}"
+                                           for j in range(1, degree + 1)]
+    weighted = ("" if weight is None else
+                ", fsum(omega) AS p0, count(*) FILTER (WHERE omega <= 0) AS omega_bad, "
+                "fsum(CASE WHEN omega > 0 THEN ln(omega) END) AS log_weights")
+    omega = "1.0" if weight is None else f"CAST({weight} AS DOUBLE)"
     return f"""WITH source_rows AS (
-    SELECT {part} AS part, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}
+    SELECT {part} AS part, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y, {omega} AS omega FROM {source}
 ), fitted AS (
-    SELECT part, x, y, {x_map.format("x")} AS u, {y_map.format("y")} AS v
-    FROM source_rows WHERE isfinite(x) AND isfinite(y)
+    SELECT part, x, y, omega, {x_map.format("x")} AS u, {y_map.format("y")} AS v
+    FROM source_rows WHERE isfinite(x) AND isfinite(y) AND isfinite(omega)
 ), features AS (
-    SELECT part, x, y, u, v, {w} AS w, {t} AS t FROM fitted
+    SELECT part, x, y, u, v, omega, {w} AS w, {t} AS t FROM fitted
 ), bounds AS (
     SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high,
            count(*) FILTER (WHERE x <= 0) AS x_bad, count(*) FILTER (WHERE y <= 0) AS y_bad,
@@ -136,46 +154,53 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
            greatest(t_high - t_centre, t_centre - t_low) AS t_scale
     FROM bounds
 ), mapped AS (
-    SELECT c.part, f.w, c.w_low, c.w_high,
+    SELECT c.part, f.w, f.omega, c.w_low, c.w_high,
            CASE WHEN c.w_scale > 0 THEN (f.w - c.w_centre) / c.w_scale ELSE 0.0 END AS z,
            CASE WHEN c.t_scale > 0 THEN (f.t - c.t_centre) / c.t_scale ELSE 0.0 END AS tau
     FROM features f JOIN centres c ON f.part IS NOT DISTINCT FROM c.part
 ), sums AS (
-    SELECT part, {peel}, {", ".join(powers + cross)}, fsum(tau * tau) AS squares FROM mapped GROUP BY part
+    SELECT part, {peel}, {", ".join(powers + cross)}, fsum({times}tau * tau) AS squares{weighted}
+    FROM mapped GROUP BY part
 )
 SELECT c.part, c.n, c.x_low, c.x_high, c.x_bad, c.y_bad, c.u_bad, c.v_bad, c.w_centre, c.w_scale, c.t_centre,
        c.t_scale, s.distinct, c.w_low, c.w_high, s.w_second, s.w_penultimate,
        {", ".join(f"s.p{j}" for j in range(1, 2 * degree + 1))}, {", ".join(f"s.c{j}" for j in range(degree + 1))},
-       s.squares
+       s.squares{", s.p0, s.omega_bad, s.log_weights" if weight is not None else ""}
 FROM centres c JOIN sums s ON c.part IS NOT DISTINCT FROM s.part
 ORDER BY c.part"""
 
 
-def sums_from_rows(rows: Iterable[tuple], degree: int) -> dict:
+def sums_from_rows(rows: Iterable[tuple], degree: int, weighted: bool = False) -> dict:
     """Group -> `Sums`, from the rows `sums_query` returns (group first, then its columns in order)."""
     found = {}
     for row in rows:
         part, values = row[0], dict(zip(BOUND_COLUMNS, row[1:]))
         rest = row[1 + len(BOUND_COLUMNS):]
-        powers, cross, squares = rest[:2 * degree], rest[2 * degree:3 * degree + 1], rest[-1]
-        found[part] = _sums(values, powers, cross, squares)
+        powers, cross, squares = rest[:2 * degree], rest[2 * degree:3 * degree + 1], rest[3 * degree + 1]
+        weights = rest[3 * degree + 2:] if weighted else None
+        found[part] = _sums(values, powers, cross, squares, weights)
     return found
 
 
-def _sums(values: Mapping, powers, cross, squares) -> Sums:
+def _sums(values: Mapping, powers, cross, squares, weights=None) -> Sums:
     n = int(values["n"])
 
     def number(value):
         return math.nan if value is None else float(value)
 
+    nonpositive = {channel: int(values[f"{channel}_bad"]) for channel in "xyuv"}
+    total, log_weights = float(n), 0.0
+    if weights is not None:
+        total, bad, log_weights = number(weights[0]), int(weights[1] or 0), number(weights[2] or 0.0)
+        nonpositive["weight"] = bad
     return Sums(
         n=n, x_range=(float(values["x_low"]), float(values["x_high"])) if n else None,
-        nonpositive={channel: int(values[f"{channel}_bad"]) for channel in "xyuv"},
+        nonpositive=nonpositive,
         distinct=_distinct(values),
         w_centre=number(values["w_centre"]), w_scale=number(values["w_scale"]),
         t_centre=number(values["t_centre"]), t_scale=number(values["t_scale"]),
-        powers=(float(n), *(number(p) for p in powers)), cross=tuple(number(c) for c in cross),
-        squares=number(squares))
+        powers=(total, *(number(p) for p in powers)), cross=tuple(number(c) for c in cross),
+        squares=number(squares), log_weights=log_weights)
 
 
 def _distinct(values: Mapping) -> int:
@@ -188,18 +213,21 @@ def _distinct(values: Mapping) -> int:
 # ---------------------------------------------------------------- in memory
 
 def sums_from_arrays(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray, degree: int, *,
-                     log_x: bool = False, log_y: bool = False) -> Sums:
+                     log_x: bool = False, log_y: bool = False, weights: np.ndarray | None = None) -> Sums:
     """The `Sums` of finite values in memory, computed as `sums_query` computes them.
 
     Args:
         x, y: the values as read (finite).
         u, v: the same values in fitting space.
         degree, log_x, log_y: as for `sums_query`.
+        weights: each row's weight (finite), for weighted least squares; None: unweighted.
     """
     n = len(x)
     bad = {"x": int(np.count_nonzero(x <= 0)), "y": int(np.count_nonzero(y <= 0)),
            "u": int(np.count_nonzero(u <= 0)), "v": int(np.count_nonzero(v <= 0))}
-    if not n or (log_x and bad["u"]) or (log_y and bad["v"]):   # refused before any sum is read
+    if weights is not None:
+        bad["weight"] = int(np.count_nonzero(weights <= 0))
+    if not n or (log_x and bad["u"]) or (log_y and bad["v"]) or bad.get("weight"):  # refused before any sum is read
         x_range = (float(x.min()), float(x.max())) if n else None
         return Sums(n, x_range, bad, 0, math.nan, math.nan, math.nan, math.nan, (float(n),), (), math.nan)
     with np.errstate(all="ignore"):  # values past double precision give inf and NaN: `solve` refuses them
@@ -210,17 +238,19 @@ def sums_from_arrays(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,
         t_scale = max(float(t.max()) - t_centre, t_centre - float(t.min()))
         z = (w - w_centre) / w_scale if w_scale > 0 else np.zeros(n)
         tau = (t - t_centre) / t_scale if t_scale > 0 else np.zeros(n)
-        powers, power = [float(n)], None
+        omega = np.ones(n) if weights is None else weights
+        powers, power = [float(n) if weights is None else _fsum(omega)], omega
         for _ in range(2 * degree):
-            power = z if power is None else power * z
+            power = power * z
             powers.append(_fsum(power))
-        cross, power = [_fsum(tau)], None
+        cross, power = [_fsum(omega * tau)], omega
         for _ in range(degree):
-            power = z if power is None else power * z
+            power = power * z
             cross.append(_fsum(power * tau))
-        squares = _fsum(tau * tau)
+        squares = _fsum(omega * tau * tau)
+        log_weights = 0.0 if weights is None else _fsum(np.log(weights))
     return Sums(n, (float(x.min()), float(x.max())), bad, len(np.unique(w)), w_centre, w_scale, t_centre,
-                t_scale, tuple(powers), tuple(cross), squares)
+                t_scale, tuple(powers), tuple(cross), squares, log_weights)
 
 
 def _fsum(values: np.ndarray) -> float:
@@ -258,5 +288,5 @@ def solve(sums: Sums) -> Ols:
     beta[0] += sums.t_centre
     scale2 = sums.t_scale * sums.t_scale
     ssr = max(sums.squares - float(projected @ projected), 0.0) * scale2
-    sst = max(sums.squares - sums.cross[0] * sums.cross[0] / sums.n, 0.0) * scale2
-    return Ols(sums.w_centre, sums.w_scale, beta, lower.T, sums.n, ssr, sst)
+    sst = max(sums.squares - sums.cross[0] * sums.cross[0] / sums.powers[0], 0.0) * scale2
+    return Ols(sums.w_centre, sums.w_scale, beta, lower.T, sums.n, ssr, sst, sums.log_weights)

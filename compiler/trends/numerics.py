@@ -91,6 +91,9 @@ class Model:
     r2: float | None = None
     adj_r2: float | None = None
     rse: float | None = None
+    # The label statistics beyond these (``p``, ``f``, ``slope_ci``, ``aic``, ``bic``, ``rmse``: `Ols.statistics`);
+    # a name left out has no value for this fit.
+    statistics: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,8 @@ class Ols:
     n: int
     ssr: float
     sst: float
+    # Σ ln wᵢ of a weighted fit (0 without weights): the normal log-likelihood's term for the weights.
+    log_weights: float = 0.0
 
     @property
     def df(self) -> int:
@@ -128,6 +133,40 @@ class Ols:
         if self.r2 is None or self.df <= 0:
             return None
         return 1.0 - (self.n - 1) / self.df * (1.0 - self.r2)
+
+    def statistics(self, level: float = 0.95) -> tuple[tuple[str, Any], ...]:
+        """The fit's test statistics, as statsmodels' OLS (or WLS) results give them.
+
+        ``f``: the overall F statistic (``fvalue``), ``p``: for a straight line (degree 1) the slope's two-sided
+        t-test p-value (``pvalues[1]``), otherwise the F test's (``f_pvalue``); for one slope F = t² and the
+        two are the same. ``slope_ci``: the slope's `level` confidence interval (``conf_int()[1]``), degree 1
+        only. ``aic``, ``bic``: from the normal log-likelihood with the variance at its maximum-likelihood
+        value SSR/n (``aic``, ``bic``; a weighted fit adds ½·Σ ln w to it, as WLS). ``rmse``: √(SSR/n), the
+        root of the mean squared residual; `rse` is √(SSR/(n − k − 1)), statsmodels' ``sqrt(mse_resid)``.
+        A statistic without residual degrees of freedom, or of a perfect fit, is left out.
+        """
+        from .tdist import f_upper, student_t_two_sided
+
+        k = len(self.beta) - 1
+        found: dict[str, Any] = {}
+        if self.n > 0 and self.ssr > 0:
+            llf = -self.n / 2.0 * (math.log(2.0 * math.pi) + math.log(self.ssr / self.n) + 1.0) + self.log_weights / 2.0
+            found["aic"] = -2.0 * llf + 2.0 * (k + 1)
+            found["bic"] = -2.0 * llf + math.log(self.n) * (k + 1)
+        if self.n > 0:
+            found["rmse"] = math.sqrt(self.ssr / self.n)
+        if self.df > 0 and self.ssr > 0 and k > 0:
+            f = (self.sst - self.ssr) / k / (self.ssr / self.df)
+            found["f"] = f
+            found["p"] = f_upper(f, k, self.df)
+            if k == 1:
+                inverse = back_substitute(self.r, np.eye(2))     # R⁻¹: (XᵀX)⁻¹ = R⁻¹R⁻ᵀ
+                se = self.rse * float(np.linalg.norm(inverse[1])) / self.scale
+                slope = float(self.beta[1]) / self.scale
+                found["p"] = student_t_two_sided(slope / se, self.df)
+                half = -student_t_quantile((1.0 - level) / 2.0, self.df) * se
+                found["slope_ci"] = (slope - half, slope + half)
+        return tuple(found.items())
 
     def raw(self) -> np.ndarray:
         coef = Polynomial(self.beta)(Polynomial([-self.centre / self.scale, 1.0 / self.scale])).coef
@@ -184,7 +223,7 @@ def ols_model(ols: Ols, feature: Callable, link_inverse: Callable,
 
     return Model(coefficients, equation,
                   lambda u: link_inverse(ols.predict(feature(u))), band,
-                  ols.r2, ols.adj_r2, ols.rse)
+                  ols.r2, ols.adj_r2, ols.rse, ols.statistics())
 
 
 def identity(a: np.ndarray) -> np.ndarray:

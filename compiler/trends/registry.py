@@ -70,7 +70,8 @@ class Options:
     """What a method's fit gets besides the data.
 
     ``parameters`` holds every parameter the method declares, the spec's
-    value or the parameter's default; ``x_name``/``y_name`` are the
+    value or the parameter's default; ``band`` the kind of band requested
+    (a method whose fit changes with it, such as ``loess``, reads it); ``x_name``/``y_name`` are the
     variables as the equation writes them (``x``, ``log10(x)``).
     """
 
@@ -78,6 +79,7 @@ class Options:
     parameters: Mapping[str, Any]
     x_name: str
     y_name: str
+    band: str | None = None   # the band the request draws: "confidence", "prediction" or None
 
     def __getitem__(self, name: str) -> Any:
         return self.parameters[name]
@@ -88,12 +90,44 @@ class Options:
 # least-squares methods, which fit from sums at any size.
 SMOOTHER_MAX_ROWS = 10_000_000
 
+# The most rows an iterative fit (`robust` least squares, `logistic`, `quantile`) takes in one group: each
+# iteration is a weighted least-squares pass over every row in numpy (up to 50 for `robust`, 1,000 for
+# `quantile`), which the engine's sums cannot replace; past it the fit is refused (E639).
+ITERATIVE_MAX_ROWS = 1_000_000
+
+# The least-squares methods' shared keys: a weight per row (weighted least squares, from the engine's sums at
+# any size), and a robust fit (iteratively reweighted, in memory).
+WEIGHT = Parameter("weight", {
+    "type": "string",
+    "description": ("A field of weights for weighted least squares (statsmodels' `WLS`): a row of weight ω counts as "
+                    "having variance σ²/ω. Weights must be positive; a row without one is left out. R², the "
+                    "statistics and the confidence band are WLS's; a `prediction` band is for a new point of "
+                    "weight 1."),
+    "examples": ["count"]})
+ROBUST = Parameter("robust", {
+    "type": ["boolean", "string"], "enum": [True, False, "huber", "bisquare"],
+    "description": ("A robust fit (statsmodels' `RLM`), iteratively reweighted from the least-squares fit: `true` or "
+                    "`huber` (Huber's T, t = 1.345), `bisquare` (Tukey's biweight, c = 4.685); the scale is the "
+                    "residuals' MAD (median |r| / 0.6745), re-estimated every iteration, until no coefficient moves "
+                    "by more than 1e-12 of its size (at most 50 iterations). No bands or fit statistics; fitted in "
+                    "memory, up to 1,000,000 rows per group."),
+    "examples": [True, "bisquare"], "default": False})
+
 # The placeholders every method offers, with their docs, in the order a hint
 # lists them: the statistics, then each method's own, then the rest.
 STATISTICS_PLACEHOLDERS = (
     Placeholder("r2", "R² of the fit (None for the smoothers)"),
     Placeholder("adj_r2", "adjusted R²"),
-    Placeholder("rse", "residual standard error"),
+    Placeholder("rse", "residual standard error √(SSR/(n − k − 1))"),
+    Placeholder("p", ("p-value: of the slope's t test for a straight line (`linear`, and `log`, `exp`, `pow` in "
+                      "their straightened space), of the overall F test for a polynomial; for one slope the two "
+                      "are the same")),
+    Placeholder("f", "the overall F statistic"),
+    Placeholder("slope_ci", "the slope's 95% confidence interval (low, high) of a straight line, e.g. "
+                            "`{slope_ci[0]:.2f}`"),
+    Placeholder("aic", "Akaike's information criterion, −2·log-likelihood + 2·(k + 1), as statsmodels"),
+    Placeholder("bic", "the Bayesian information criterion, −2·log-likelihood + ln(n)·(k + 1), as statsmodels"),
+    Placeholder("rmse", "root mean squared residual √(SSR/n) (not `rse`, which divides by n − k − 1)"),
 )
 COMMON_PLACEHOLDERS = (
     Placeholder("coef", "the coefficients, in order, e.g. `{coef[1]:.2f}`"),
@@ -143,6 +177,18 @@ class TrendMethod:
         if "name" in cls.__dict__:  # a shared base class names no method
             register(cls)
 
+    def fits_from_moments(self, options: Options) -> bool:
+        """Whether this request fits from sufficient statistics (default: `from_moments`)."""
+        return self.from_moments
+
+    def row_limit(self, options: Options) -> int | None:
+        """The most rows this request fits in one group (default: `max_rows`)."""
+        return self.max_rows
+
+    def draws_band(self, options: Options, kind: str) -> bool:
+        """Whether this request can draw a ``confidence`` or ``prediction`` band (default: `has_band`)."""
+        return self.has_band
+
     def check(self, options: Options) -> None:
         """Refuse parameters before any data is read (default: nothing to check).
 
@@ -177,18 +223,60 @@ class LeastSquares(TrendMethod):
     """
 
     from_moments = True
+    parameters = (WEIGHT,)
 
     def degree(self, options: Options) -> int:
         """The polynomial's degree (checked by `check` before any data is read)."""
         return 1
 
-    def fit(self, u, v, options: Options):
-        """Fit from the sums of arrays (`moments.sums_from_arrays`)."""
+    def robust(self, options: Options) -> str | None:
+        """The robust norm a request asks for (``huber``, ``bisquare``), or None for least squares."""
+        value = options.parameters.get("robust")
+        return "huber" if value is True else value or None
+
+    def fits_from_moments(self, options: Options) -> bool:
+        return self.robust(options) is None
+
+    def draws_band(self, options: Options, kind: str) -> bool:
+        return self.robust(options) is None
+
+    def row_limit(self, options: Options) -> int | None:
+        return None if self.robust(options) is None else ITERATIVE_MAX_ROWS
+
+    def check_shared(self, options: Options) -> None:
+        """Refuse a bad ``robust`` or ``weight``, or both at once (every least-squares method's `check` calls it).
+
+        Raises:
+            SpecError: at the key.
+        """
+        robust = options.parameters.get("robust")
+        if robust not in (None, True, False, "huber", "bisquare"):
+            raise SpecError(errors.trend_parameter_choice("robust", robust, (True, False, "huber", "bisquare")),
+                            ("robust",), stage=STAGE)
+        weight = options.parameters.get("weight")
+        if weight is not None and not isinstance(weight, str):
+            raise SpecError(errors.trend_weight_field(weight), ("weight",), stage=STAGE)
+        if weight is not None and self.robust(options) is not None:
+            raise SpecError(errors.trend_robust_weighted(), ("weight",), stage=STAGE,
+                            hint=errors.trend_robust_weighted_hint())
+
+    def check(self, options: Options) -> None:
+        self.check_shared(options)
+
+    def fit(self, u, v, options: Options, weights=None):
+        """Fit from the sums of arrays (`moments.sums_from_arrays`), or robustly (`robust.fit_robust`)."""
         from .moments import sums_from_arrays
 
         sums = sums_from_arrays(u, v, u, v, self.degree(options),
-                                log_x="x" in self.logarithm_of, log_y="y" in self.logarithm_of)
-        return self.fit_sums(sums, options)
+                                log_x="x" in self.logarithm_of, log_y="y" in self.logarithm_of, weights=weights)
+        norm = self.robust(options)
+        if norm is None:
+            return self.fit_sums(sums, options)
+        from . import robust  # the methods that take `robust` (linear, poly) take no logarithm
+
+        self.check_sums(sums, options)
+        basis, beta = robust.fit_robust(u, v, self.degree(options), norm)
+        return robust.without_statistics(self.model(basis.ols(beta, len(u)), options))
 
     def fit_sums(self, sums, options: Options):
         """Fit from a group's `moments.Sums` -> a `numerics.Model`.
@@ -204,6 +292,9 @@ class LeastSquares(TrendMethod):
         for channel, name in (("x", "u"), ("y", "v")):
             if channel in self.logarithm_of:
                 numerics.refuse_nonpositive(sums.nonpositive[name], sums.n, channel, options.method)
+        if sums.nonpositive.get("weight"):
+            raise SpecError(errors.trend_weight_nonpositive(sums.nonpositive["weight"], sums.n), ("weight",),
+                            stage=STAGE, hint=errors.trend_weight_nonpositive_hint())
         self.check_sums(sums, options)
         try:
             ols = solve(sums)

@@ -103,7 +103,10 @@ def label_description() -> str:
     own = "; ".join(", ".join(f"`{{{p}}}`" for p in names) + f" ({', '.join(users)})"
                     for names, users in owners.items())
     return ("Legend entry (joins the chart's one legend as a line). Placeholders: `{r2}`, `{adj_r2}`, `{rse}` "
-            "(residual standard error), `{coef}` (all coefficients, e.g. `{coef[1]:.2f}`), `{n}`, `{equation}`, "
+            "(residual standard error √(SSR/(n − k − 1))), the least-squares fit's statistics as statsmodels' OLS "
+            "(WLS with `weight`) gives them: `{p}` (the slope's t-test p-value for a straight line, the overall F "
+            "test's for a polynomial), `{f}` (F statistic), `{slope_ci}` (the slope's 95% confidence interval, a "
+            "pair: `{slope_ci[0]:.2f}`), `{aic}`, `{bic}`, `{rmse}` (√(SSR/n)), `{coef}` (all coefficients, e.g. `{coef[1]:.2f}`), `{n}`, `{equation}`, "
             "`{method}`, `{group}` (with `by`)" + (f", and each method's own: {own}" if own else "")
             + ", with format specs such as `{r2:.3f}`. Without a label the trend has no legend entry. "
             f"A format spec takes a width of at most {LABEL_MAX_WIDTH} and a precision of at most "

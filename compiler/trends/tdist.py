@@ -317,3 +317,49 @@ def _gamma_half_ratio(a: float) -> float:
     for coefficient in reversed(_HALF_RATIO_SERIES):
         series = series * inverse_square + coefficient
     return product * math.sqrt(a) * math.exp(series / a)
+
+
+# ---------------------------------------------------------------- tail probabilities (the label statistics)
+
+def student_t_two_sided(t: float, df: float) -> float:
+    """P(|T| > |t|) for Student's t with `df` degrees of freedom: a t test's two-sided p-value.
+
+    Args:
+        t: the statistic (any sign; infinite gives 0).
+        df: the degrees of freedom, a positive number.
+    """
+    t = abs(float(t))
+    if t == 0.0:
+        return 1.0
+    if t == math.inf:
+        return 0.0
+    return _t_probabilities(t, float(df))[0]
+
+
+def f_upper(f: float, d1: float, d2: float) -> float:
+    """P(F > f) for the F distribution with (d1, d2) degrees of freedom: an F test's p-value.
+
+    P(F > f) = I_x(d2/2, d1/2) with x = d2/(d2 + d1·f), a regularized incomplete
+    beta function (`regularized_beta`); y = 1 − x is computed as d1·f/(d2 + d1·f),
+    not by subtraction, so a small p keeps its digits.
+    """
+    f, d1, d2 = float(f), float(d1), float(d2)
+    if f <= 0.0:
+        return 1.0
+    if f == math.inf:
+        return 0.0
+    total = d2 + d1 * f
+    return regularized_beta(d2 / total, d1 * f / total, d2 / 2.0, d1 / 2.0)
+
+
+def regularized_beta(x: float, y: float, a: float, b: float) -> float:
+    """I_x(a, b), for y = 1 − x given by the caller, by TOMS 708's continued fraction (`_bfrac_fraction`).
+
+    Below the mean of the beta distribution (λ < 0) it is 1 − I_y(b, a).
+    """
+    lam = (a + b) * y - b
+    if lam < 0.0:
+        return 1.0 - regularized_beta(y, x, b, a)
+    log_beta = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    front = math.exp(a * math.log(x) + b * math.log(y) - log_beta)
+    return front * _bfrac_fraction(a, b, x, y, lam)

@@ -8,7 +8,9 @@ Each trend layer of the spec becomes, over its own inline data:
 - with `annotate`, one text mark per line in a corner of the plot, placed in
   pixels (`x: {value: "width"}`), so it stays inside the plot whatever the
   scales; a text wider than the plot is wrapped into lines that fit it, in
-  the legend labels' font.
+  the legend labels' font. In a facet each text carries its panel's values,
+  so the facet draws it in its own panel, stacked with that panel's texts
+  only: every panel shows its own fit's numbers.
 
 Colours: a labelled trend joins the chart's one legend through the legend
 plan, which draws it (stroke, dash, width). Otherwise a declared
@@ -268,12 +270,14 @@ def _annotations(layer: Layer, lines, colors, by_field, alt, style: TextStyle, p
     x_value, align, y_value, baseline = ANNOTATE_CORNERS[annotation(layer.trend)[0]]
     width = max(plot_width - 2 * ANNOTATE_PADDING, ANNOTATE_FONT_SIZE)
     texts = [wrap_text(text, width, ANNOTATE_FONT_SIZE) for text in annotation_texts(layer, lines)]
-    # Lines above each text (from the plot's edge): a wrapped text takes the room of its lines.
+    # Lines above each text (from the plot's edge), counted within its facet panel: a wrapped text takes the
+    # room of its lines.
     order = range(len(texts)) if baseline == "top" else reversed(range(len(texts)))
-    before, above = {}, 0
+    before, above = {}, {}
     for index in order:
-        before[index] = above
-        above += len(texts[index])
+        panel = lines[index].panel
+        before[index] = above.get(panel, 0)
+        above[panel] = before[index] + len(texts[index])
     charts = []
     for index, (line, text) in enumerate(zip(lines, texts)):
         offset = ANNOTATE_PADDING + before[index] * ANNOTATE_LINE_HEIGHT
@@ -287,7 +291,7 @@ def _annotations(layer: Layer, lines, colors, by_field, alt, style: TextStyle, p
             mark["font"] = style.font
         if len(text) > 1:
             mark.update(lineBreak="\n", lineHeight=ANNOTATE_LINE_HEIGHT)
-        row = {TEXT_FIELD: "\n".join(text)}
+        row = {**dict(line.panel), TEXT_FIELD: "\n".join(text)}
         encodings = {}
         if colors is not None:
             mark["color"] = colors[index]

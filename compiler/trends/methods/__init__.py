@@ -2,7 +2,7 @@
 
 Importing this package registers them, in the order schemas, hints and the
 reference list them: linear, poly and quad, log, exp, pow, loess,
-moving-average. A user's method is a `TrendMethod` subclass in a file of
+moving-average, ewm, expanding, logistic, quantile. A user's method is a `TrendMethod` subclass in a file of
 their own, registered the same way.
 
 A method's file imports no numpy at module level: the light ``chartc
@@ -13,6 +13,6 @@ May import: `chartc.trends` (the registry, the numerics, the equations), `chartc
 """
 
 from ..registry import Options, Parameter, Placeholder, TrendMethod
-from . import linear, poly, log, exp, power, loess, moving_average  # noqa: F401, I001  (registration order)
+from . import linear, poly, log, exp, power, loess, moving_average, ewm, expanding, logistic, quantile  # noqa: F401, I001  (registration order)
 
 __all__ = ["Options", "Parameter", "Placeholder", "TrendMethod"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..equations import terms
-from ..registry import LeastSquares, Options, Placeholder
+from ..registry import ROBUST, WEIGHT, LeastSquares, Options, Placeholder
 
 
 class Linear(LeastSquares):
@@ -11,6 +11,7 @@ class Linear(LeastSquares):
 
     name = "linear"
     description = "Ordinary least squares, `y = intercept + slope·x`."
+    parameters = (WEIGHT, ROBUST)
     placeholders = (Placeholder("slope", "the slope"), Placeholder("intercept", "the intercept"))
 
     def model(self, ols, options: Options):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ... import errors
 from ...errors import SpecError
 from ..equations import power, terms
-from ..registry import STAGE, LeastSquares, Options, Parameter
+from ..registry import ROBUST, STAGE, WEIGHT, LeastSquares, Options, Parameter
 
 
 class Poly(LeastSquares):
@@ -14,13 +14,14 @@ class Poly(LeastSquares):
     name = "poly"
     description = "Ordinary least squares on `x⁰ .. x^order`, coefficients `c0 .. cK`."
     parameters = (Parameter("order", {
-        "type": "integer", "description": "Degree of a `poly` fit.", "examples": [2, 3], "minimum": 1}),)
+        "type": "integer", "description": "Degree of a `poly` fit.", "examples": [2, 3], "minimum": 1}), WEIGHT, ROBUST)
     # The trend key an order too high for the data is blamed on.
     order_key = "order"
 
     def check(self, options: Options) -> None:
         from ..numerics import is_whole  # numpy: only once a chart is fitted
 
+        self.check_shared(options)
         order = options["order"]
         if not is_whole(order) or order < 1:
             raise SpecError(errors.trend_poly_order(order), ("order",), stage=STAGE,
@@ -53,12 +54,13 @@ class Quad(Poly):
     description = "A `poly` of order 2."
     parameters = (Parameter("order", {
         "type": "integer", "description": "2, if given: a `quad` is a `poly` of order 2.", "examples": [2],
-        "minimum": 1}),)
+        "minimum": 1}), WEIGHT, ROBUST)
     order_key = "method"  # the order comes from the method's name
 
     def check(self, options: Options) -> None:
         from ..numerics import is_whole  # numpy: only once a chart is fitted
 
+        self.check_shared(options)
         order = options["order"]
         if order is not None and not (is_whole(order) and order == 2):
             raise SpecError(errors.trend_quad_order(order), ("order",), stage=STAGE,
