@@ -18,6 +18,7 @@ were written), never the document. Problems from every stage are
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ from .stages.data import data_identity, flow_data, follow_fields, read_columns, 
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
-from .stages.validate import check_schema_reference, validate_document
+from .stages.validate import check_schema_reference, project_defaults, validate_document
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,12 @@ class Compiled:
     origins: object = None
 
 
-def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
+def check_spec(path: str | os.PathLike, preset: str | None = None) -> tuple[Chart, Document]:
     """Load, validate and parse a spec file without touching its data.
 
     Args:
         path: the spec file (YAML or JSON).
+        preset: a paper preset for the chart (`--preset`), over the spec's and the project's.
 
     Returns:
         The chart model and its document.
@@ -72,11 +74,11 @@ def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
         SpecError: every schema problem, in file order; else every
             expression Vega would refuse, at its column.
     """
-    chart, document, _ = _check_source(path)
+    chart, document, _ = _check_source(path, preset)
     return chart, document
 
 
-def _check_source(path: str | os.PathLike) -> tuple[Chart, Document, bytes]:
+def _check_source(path: str | os.PathLike, preset: str | None = None) -> tuple[Chart, Document, bytes]:
     raw, document = read_spec(path)
     problems = validate_document(document)
     if problems:
@@ -84,6 +86,10 @@ def _check_source(path: str | os.PathLike) -> tuple[Chart, Document, bytes]:
     chart, problems = parse_chart(document)
     if problems:
         raise SpecError.collect(problems)
+    # The paper preset: the command's, else the spec's, else the project's (chartc.toml).
+    chosen = preset or chart.preset or project_defaults(path)[0].get("preset")
+    if chosen != chart.preset:
+        chart = dataclasses.replace(chart, preset=chosen)
     return chart, document, raw
 
 
@@ -112,11 +118,12 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
         return list(error.errors)
 
 
-def compile_spec(path: str | os.PathLike) -> Compiled:
+def compile_spec(path: str | os.PathLike, preset: str | None = None) -> Compiled:
     """Compile a chart spec file to Vega-Lite.
 
     Args:
         path: the spec file (YAML or JSON).
+        preset: a paper preset (`infra.paper.PRESETS`) over the spec's and the project's ``chartc.toml``'s.
 
     Returns:
         A `Compiled` with the Vega-Lite dict, the fitted trends and any warnings.
@@ -124,7 +131,7 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
     Raises:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
-    chart, document, source = _check_source(path)
+    chart, document, source = _check_source(path, preset)
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart

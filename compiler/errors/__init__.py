@@ -167,6 +167,7 @@ from .validate import (  # noqa: E402  (after the types: the messages are re-exp
     schema_copy_stale_hint, text_too_long, text_too_long_hint, unknown_key, unsafe_font, unsafe_font_hint,
     unsafe_text, unsafe_text_hint, unscaled_colors, unscaled_colors_hint, wrong_size, wrong_type,
     condition_hint, extent_ci, extent_ci_hint, trend_extent_ci, trend_extent_ci_hint,
+    project_file_hint, project_file_invalid, unknown_preset,
 )
 from .parse import (  # noqa: E402  (after the types: the messages are re-exported)
     expression_arity, expression_array_hole, expression_assignment_hint, expression_bad_character,
@@ -312,7 +313,8 @@ __all__ = [
     "not_dates_hint", "not_one_of", "number_format_too_large", "number_format_too_large_hint",
     "number_out_of_range", "or_list", "out_of_bounds", "output_leftover", "output_missing", "output_modified",
     "output_not_built", "output_orphaned", "output_removed", "output_stale", "output_untracked",
-    "pdf_not_reproducible", "project_file_unwritable", "quoted_list", "recursive_alias", "render_crashed",
+    "pdf_not_reproducible", "project_file_hint", "project_file_invalid", "project_file_unwritable",
+    "quoted_list", "recursive_alias", "render_crashed",
     "render_failed_hint", "render_limit", "render_limit_hint", "render_raised", "render_refused",
     "render_refused_hint", "render_refused_other_hint", "render_text_too_long", "render_timed_out",
     "render_timeout_hint", "reserved_output_stem", "rows_unknowable_parse_conflict",
@@ -347,6 +349,7 @@ __all__ = [
     "trend_unknown_method", "trend_unknown_scale",
     "trend_unknown_space", "trend_window", "trend_window_hint", "trend_x_span_subnormal",
     "trend_x_span_subnormal_hint", "undefined_alias", "undefined_alias_hint", "unknown_code", "unknown_key",
+    "unknown_preset",
     "unknown_shape", "unsafe_font", "unsafe_font_hint", "unsafe_text", "unsafe_text_hint",
     "unscaled_colors", "unscaled_colors_hint", "unsupported_tag", "unsupported_tag_hint",
     "unsupported_yaml_version", "unsupported_yaml_version_hint", "vega_lite_invalid",

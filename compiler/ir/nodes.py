@@ -325,6 +325,7 @@ class Chart(Node):
     description: str | None = None
     width: Any = None
     height: Any = None
+    preset: str | None = None          # a venue's figure (`infra.paper.PRESETS`): the spec's, the command's or the project's
     legend: Legend = Legend()
     facet: Facet | None = None
     config: FreeForm = FreeForm()
