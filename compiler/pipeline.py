@@ -28,10 +28,10 @@ from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
 from .infra.table import sample_rows
 from .ir.nodes import Chart
-from .render.export import RenderRefused, export_format, png_from_svg, render, use_utc
+from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
+from .stages.data import data_identity, flow_data, follow_fields, project_root, read_columns, read_rows, scrub_table
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -90,7 +90,26 @@ def _check_source(path: str | os.PathLike, preset: str | None = None) -> tuple[C
     chosen = preset or chart.preset or project_defaults(path)[0].get("preset")
     if chosen != chart.preset:
         chart = dataclasses.replace(chart, preset=chosen)
+    if chart.font_directory is not None:
+        font_folder(chart)  # there, and inside the project
     return chart, document, raw
+
+
+def font_folder(chart: Chart) -> Path:
+    """The folder a chart's `font_directory` names: relative to the spec file, inside the project.
+
+    Raises:
+        SpecError: it is not a folder, or leaves the project (the git work tree, else the spec's folder).
+    """
+    from . import errors as msg
+
+    spec = Path(chart.source.file)
+    folder = (spec.parent / chart.font_directory).resolve()
+    root = project_root(spec)
+    if not folder.is_dir() or not folder.is_relative_to(root):
+        raise chart.error(msg.font_directory_missing(chart.font_directory), "font_directory", stage="schema",
+                          hint=msg.font_directory_hint())
+    return folder
 
 
 def validate_spec(path: str | os.PathLike) -> list[SpecError]:
@@ -151,6 +170,8 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None) -> Compiled
     chart = apply_mark_limits(chart, flow)  # refuse too many marks; no per-mark ARIA labels on many
     fits = fit_chart(chart, flow)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
+    if chart.font_directory is not None:  # a paper's own font: known to the renderer before it measures text
+        register_fonts(font_folder(chart))
     translation = translate_chart(chart, flow, fits)
     invalid = check_vega_lite(translation, chart, drawn)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:

@@ -285,3 +285,33 @@ def test_docs_list_every_preset_with_its_size_and_text():
         row = table[name]
         assert f"| {preset.width}" in row and f"× {preset.height} |" in row, row
         assert f"| {preset.title:g} / {preset.axis_title:g} / {preset.label:g} | {preset.dpi} |" in row, row
+
+
+# ------------------------------------------------------------------ a paper's own font
+
+def test_a_spec_draws_in_the_fonts_of_its_font_directory(tmp_path):
+    from fontTools.ttLib import TTFont
+
+    from chartc.infra.fonts import FONT_DIRECTORY
+
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    face = TTFont(FONT_DIRECTORY / "chartcSans-Regular.ttf")
+    for record in face["name"].names:  # the same outlines under a family no machine has
+        if record.nameID in (1, 4, 16):
+            face["name"].setName("Paper Test Face", record.nameID, record.platformID, record.platEncID,
+                                 record.langID)
+        elif record.nameID == 6:
+            face["name"].setName("PaperTestFace-Regular", 6, record.platformID, record.platEncID, record.langID)
+    face.save(fonts / "PaperTestFace-Regular.ttf")
+    compiled = scatter(tmp_path, "preset: icml-column\nfont_directory: fonts\nconfig: {font: Paper Test Face}")
+    assert set(pdf_fonts(export_bytes(compiled, "pdf"))) == {"PaperTestFace-Regular"}
+
+
+@pytest.mark.parametrize("folder", ["no-such-folder", "../.."])
+def test_a_font_directory_must_be_a_folder_in_the_project(tmp_path, folder):
+    spec = project(tmp_path, None, f"font_directory: {folder}")
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec)
+    assert caught.value.message == msg.font_directory_missing(folder)
+    assert (caught.value.code, caught.value.location.line) == ("E232", 5)  # the line that names it

@@ -167,7 +167,7 @@ from .validate import (  # noqa: E402  (after the types: the messages are re-exp
     schema_copy_stale_hint, text_too_long, text_too_long_hint, unknown_key, unsafe_font, unsafe_font_hint,
     unsafe_text, unsafe_text_hint, unscaled_colors, unscaled_colors_hint, wrong_size, wrong_type,
     condition_hint, extent_ci, extent_ci_hint, trend_extent_ci, trend_extent_ci_hint,
-    project_file_hint, project_file_invalid, unknown_preset,
+    project_file_hint, project_file_invalid, unknown_preset, font_directory_hint, font_directory_missing,
 )
 from .parse import (  # noqa: E402  (after the types: the messages are re-exported)
     expression_arity, expression_array_hole, expression_assignment_hint, expression_bad_character,
@@ -294,7 +294,8 @@ __all__ = [
     "expression_throws_hint", "expression_too_deep", "expression_trailing", "expression_unclosed",
     "expression_unknown_function", "expression_unknown_name", "expression_unterminated_string",
     "facet_channel_hint", "facet_property_not_allowed", "field_backslash", "field_backslash_hint", "field_dropped", "field_dropped_hint", "field_hint",
-    "field_not_found", "file_not_found", "files_in_folder", "forbidden_character", "forbidden_character_hint",
+    "field_not_found", "file_not_found", "files_in_folder", "font_directory_hint", "font_directory_missing", "forbidden_character",
+    "forbidden_character_hint",
     "format_path", "gallery_partly_written", "gallery_unwritable", "image_url", "image_url_hint",
     "index_charts_changed", "init_not_a_folder", "init_schema_current", "init_schema_is_source",
     "init_schema_updated", "init_schema_written", "init_settings_configured", "init_settings_exists",

@@ -632,3 +632,25 @@ def project_file_invalid(reason: str) -> str:
 
 def project_file_hint() -> str:
     return 'write the project\'s defaults as TOML, e.g. preset = "neurips-column"'
+
+
+@code("E232")
+def font_directory_missing(folder: str) -> str:
+    """A font folder that is not there.
+
+    `font_directory` names a folder of font files (.ttf, .otf) for the renderer to load, relative to the
+    spec file and inside the project (the git work tree, else the spec's folder), so a paper's own font
+    can be drawn: name its family in `config.font`. The folder must exist and stay inside the project.
+
+    Example:
+        data: {values: [{x: 1, y: 2}]}
+        mark: point
+        encoding: {x: x, y: y}
+        font_directory: fonts/times
+        config: {font: Times New Roman}
+    """
+    return f"font directory {folder!r} is not a folder inside the project"
+
+
+def font_directory_hint() -> str:
+    return "put the paper's .ttf or .otf files in a folder beside the spec and name it relative to the spec file"

@@ -150,6 +150,20 @@ def _local_engine():
     return vl_convert
 
 
+_font_folders: set[tuple[int, str]] = set()
+
+
+def register_fonts(folder: str | os.PathLike) -> None:
+    """Let the renderer draw with the fonts in `folder` (a spec's `font_directory`), once per engine.
+
+    Registered with the engine that renders (the warm worker's, under a stand-in).
+    """
+    key = (id(engine()), os.fspath(folder))
+    if key not in _font_folders:
+        engine().register_font_directory(os.fspath(folder))
+        _font_folders.add(key)
+
+
 def engine_started() -> bool:
     """Whether this process has loaded vl-convert (and so may have started its engine)."""
     return _local_engine.cache_info().currsize > 0
