@@ -315,3 +315,18 @@ def test_a_font_directory_must_be_a_folder_in_the_project(tmp_path, folder):
         compile_spec(spec)
     assert caught.value.message == msg.font_directory_missing(folder)
     assert (caught.value.code, caught.value.location.line) == ("E232", 5)  # the line that names it
+
+
+def test_a_faceted_figure_shares_its_width_among_the_panels(tmp_path):
+    """Vega-Lite cannot fit a facet: each panel gets its share, and the figure comes out about the preset's size."""
+    compiled = compile_text(tmp_path, """\
+        data: {dataset: iris}
+        encoding: {x: petalLength, y: petalWidth}
+        mark: point
+        facet: {column: {field: species}}
+        preset: icml-full
+    """)
+    width, height = page_size(export_bytes(compiled, "pdf"))
+    assert width == pytest.approx(6.75 * 72, rel=0.15) and height == pytest.approx(2.8 * 72, rel=0.15)
+    graph = vl_convert.vegalite_to_scenegraph(compiled.vega_lite)
+    assert graph["width"] == pytest.approx(width)

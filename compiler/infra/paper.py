@@ -110,7 +110,7 @@ class Paper:
         if self.preset is not None:
             preset = self.preset
             config.update({
-                "title": {"fontSize": preset.title},
+                "title": {"fontSize": preset.title, "subtitleFontSize": preset.label},
                 "axis": {"labelFontSize": preset.label, "titleFontSize": preset.axis_title},
                 "legend": {"labelFontSize": preset.label, "titleFontSize": preset.axis_title},
                 "header": {"labelFontSize": preset.label, "titleFontSize": preset.axis_title},

@@ -152,7 +152,10 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     # a chart of trends alone embeds no raw rows (its size does not grow with them).
     if chart.facet is None and any(layer.trend is None for layer in chart.layers):
         top.data = inline
-    top = _decorate(top, chart, inline, alt, data.fields.shared, paper)
+    sized = paper
+    if paper is not None and chart.facet is not None:  # Vega-Lite fits no facet: each panel gets its share
+        sized = _panel_share(paper, chart, table)
+    top = _decorate(top, chart, inline, alt, data.fields.shared, sized)
     for step in lifted:
         with emitting(step):
             top = emit_facet_filter(top, step, alt, data.fields.layers[0], faceted_trends)
@@ -396,7 +399,7 @@ def _decorate(view, chart: Chart, data, alt, types: dict | None = None, paper: P
                 props["type"] = channel_type(props, types or {})
             with emitting(channel):
                 facet_args[channel.name] = getattr(alt, channel.name.capitalize())(**props)
-        if chart.width is not None or chart.height is not None:
+        if chart.width is not None or chart.height is not None or paper is not None:
             view = view.properties(**_size(chart, paper))
         if chart.facet.columns is not None and len(facet_args) == 1:
             # Vega-Lite wraps only a facet by one field ({field, columns}); a
@@ -423,6 +426,31 @@ def _size(chart: Chart, paper: Paper | None = None) -> dict:
             if getattr(paper, key) is not None:
                 sizes[key] = round(getattr(paper, key), 3)
     return {k: v for k, v in sizes.items() if v is not None}
+
+
+# A faceted paper figure: room for the y axis and its title, the titles above (pt), and Vega-Lite's gap between
+# panels; each panel gets an equal share of the rest (an estimate: the figure comes out about its size).
+FACET_ROOM, FACET_SPACING = 60, 20
+
+
+def _panel_share(paper: Paper, chart: Chart, table) -> Paper:
+    """The size of one panel of a faceted paper figure: the figure's, less the room around, over columns and rows."""
+    def distinct(channel) -> int:
+        name = channel.properties.get("field") if channel is not None else None
+        return len({str(value) for value in table[name]}) if isinstance(name, str) and name in table else 1
+
+    facet = chart.facet
+    if facet.columns is not None and len(facet.channels()) == 1:
+        count = distinct(facet.channels()[0])
+        columns = max(1, min(facet.columns, count))
+        rows = -(-count // columns)
+    else:
+        columns, rows = distinct(facet.column), distinct(facet.row)
+
+    def share(total: float | None, parts: int) -> float | None:
+        return None if total is None else max((total - FACET_ROOM) / parts - FACET_SPACING, FACET_SPACING)
+
+    return dataclasses.replace(paper, width=share(paper.width, columns), height=share(paper.height, rows))
 
 
 # Room around a paper figure (pt): enough for a label's last pixel, no more.
@@ -531,10 +559,10 @@ CONTINUOUS_WIDTH = 300
 def _plot_width(chart: Chart, config: dict, paper: Paper | None = None) -> float:
     """The plot's width in px, as a trend layer's x (continuous) lays it out (`container`: the default).
 
-    On paper, the figure's width: the plot is narrower by its axis, a little room to spare.
+    On paper, the figure's width less the room its y axis takes (an estimate, as for a facet's panels).
     """
     if paper is not None and paper.width is not None:
-        return paper.width
+        return max(paper.width - FACET_ROOM, FACET_SPACING)
     width = screen_pixels(chart.width)
     if isinstance(width, (int, float)) and not isinstance(width, bool):
         return width
