@@ -18,6 +18,7 @@ were written), never the document. Problems from every stage are
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,14 +28,14 @@ from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
 from .infra.table import sample_rows
 from .ir.nodes import Chart
-from .render.export import RenderRefused, export_format, png_from_svg, render, use_utc
+from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
+from .stages.data import data_identity, flow_data, follow_fields, project_root, read_columns, read_rows, scrub_table
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
-from .stages.validate import check_schema_reference, validate_document
+from .stages.validate import check_schema_reference, project_defaults, validate_document
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,12 @@ class Compiled:
     origins: object = None
 
 
-def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
+def check_spec(path: str | os.PathLike, preset: str | None = None) -> tuple[Chart, Document]:
     """Load, validate and parse a spec file without touching its data.
 
     Args:
         path: the spec file (YAML or JSON).
+        preset: a paper preset for the chart (`--preset`), over the spec's and the project's.
 
     Returns:
         The chart model and its document.
@@ -72,11 +74,11 @@ def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
         SpecError: every schema problem, in file order; else every
             expression Vega would refuse, at its column.
     """
-    chart, document, _ = _check_source(path)
+    chart, document, _ = _check_source(path, preset)
     return chart, document
 
 
-def _check_source(path: str | os.PathLike) -> tuple[Chart, Document, bytes]:
+def _check_source(path: str | os.PathLike, preset: str | None = None) -> tuple[Chart, Document, bytes]:
     raw, document = read_spec(path)
     problems = validate_document(document)
     if problems:
@@ -84,7 +86,30 @@ def _check_source(path: str | os.PathLike) -> tuple[Chart, Document, bytes]:
     chart, problems = parse_chart(document)
     if problems:
         raise SpecError.collect(problems)
+    # The paper preset: the command's, else the spec's, else the project's (chartc.toml).
+    chosen = preset or chart.preset or project_defaults(path)[0].get("preset")
+    if chosen != chart.preset:
+        chart = dataclasses.replace(chart, preset=chosen)
+    if chart.font_directory is not None:
+        font_folder(chart)  # there, and inside the project
     return chart, document, raw
+
+
+def font_folder(chart: Chart) -> Path:
+    """The folder a chart's `font_directory` names: relative to the spec file, inside the project.
+
+    Raises:
+        SpecError: it is not a folder, or leaves the project (the git work tree, else the spec's folder).
+    """
+    from . import errors as msg
+
+    spec = Path(chart.source.file)
+    folder = (spec.parent / chart.font_directory).resolve()
+    root = project_root(spec)
+    if not folder.is_dir() or not folder.is_relative_to(root):
+        raise chart.error(msg.font_directory_missing(chart.font_directory), "font_directory", stage="schema",
+                          hint=msg.font_directory_hint())
+    return folder
 
 
 def validate_spec(path: str | os.PathLike) -> list[SpecError]:
@@ -112,11 +137,12 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
         return list(error.errors)
 
 
-def compile_spec(path: str | os.PathLike, *, full: bool = True) -> Compiled:
+def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bool = True) -> Compiled:
     """Compile a chart spec file to Vega-Lite.
 
     Args:
         path: the spec file (YAML or JSON).
+        preset: a paper preset (`infra.paper.PRESETS`) over the spec's and the project's ``chartc.toml``'s.
         full: also run what Vega-Lite's own compiler refuses (`verify.compile_refusal`),
             which starts the renderer's engine. A caller that renders the chart
             can leave it out: the render finds the same refusal (`refusals_as_errors`).
@@ -127,7 +153,7 @@ def compile_spec(path: str | os.PathLike, *, full: bool = True) -> Compiled:
     Raises:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
-    chart, document, source = _check_source(path)
+    chart, document, source = _check_source(path, preset)
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart
@@ -147,6 +173,8 @@ def compile_spec(path: str | os.PathLike, *, full: bool = True) -> Compiled:
     chart = apply_mark_limits(chart, flow)  # refuse too many marks; no per-mark ARIA labels on many
     fits = fit_chart(chart, flow)
     use_utc()  # before anything starts vl-convert's engine: temporal axes must not depend on TZ
+    if chart.font_directory is not None:  # a paper's own font: known to the renderer before it measures text
+        register_fonts(font_folder(chart))
     translation = translate_chart(chart, flow, fits)
     invalid = check_vega_lite(translation, chart, drawn, full=full)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:

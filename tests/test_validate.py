@@ -105,8 +105,9 @@ def test_wrong_type_of_a_shorthand_channel():
 
 def test_a_number_or_a_constant_names_both():
     error = only("data: {dataset: cars}\nmark: point\nwidth: wide\n")
-    assert error.message == msg.wrong_type("wide", ["a number", "'container'"])
-    assert error.message == "expected a number or 'container', got the string 'wide'"
+    # and a physical length, by an example of one
+    assert error.message == msg.wrong_type("wide", ["a number", "'container'", "a string such as '3.25in'"])
+    assert error.message == "expected a number, 'container' or a string such as '3.25in', got the string 'wide'"
 
 
 def test_near_miss_of_a_constant_gets_a_hint():

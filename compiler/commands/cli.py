@@ -17,6 +17,7 @@ from ..errors import Location, SpecError, SpecWarning
 from ..infra import paths
 from ..infra.files import write_all, write_atomic
 from ..infra.jsonout import canonical_json
+from ..infra.paper import PRESETS
 from ..version import __version__
 from .specs import UsageError, spec_files
 from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_root, starter_spec,
@@ -27,6 +28,7 @@ from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_ro
 # schema` start without them.
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+PRESET_NAMES = tuple(PRESETS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,6 +98,9 @@ def _parser() -> argparse.ArgumentParser:
     compile_.add_argument("--full", action="store_true",
                           help="for .vl.json: also check what Vega-Lite's own compiler refuses (starts the "
                                "renderer; drawn formats always check it)")
+    compile_.add_argument("--preset", choices=PRESET_NAMES, metavar="NAME",
+                          help="draw the chart for paper: a venue's size and fonts (over the spec's and chartc.toml's): "
+                               + ", ".join(PRESET_NAMES))
     compile_.set_defaults(run=run_compile)
 
     build = commands.add_parser("build", help="render every spec and an index page")
@@ -111,6 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--strict", action="store_true",
                        help="for CI: render and check every chart; a chart with any warning (the scene check's "
                             "too) fails and keeps its previous outputs")
+    build.add_argument("--preset", choices=PRESET_NAMES, metavar="NAME",
+                       help="draw every chart for paper with this preset (see compile --preset)")
     build.set_defaults(run=run_build)
 
     diff = commands.add_parser(
@@ -227,7 +234,7 @@ def _compile(args, fmt: str) -> int:
     try:
         # Vega-Lite's compiler checks the chart where it is drawn (`refusals_as_errors`), so a .vl.json
         # starts no renderer for it but under --full.
-        compiled = compile_spec(args.spec, full=args.full)
+        compiled = compile_spec(args.spec, args.preset, full=args.full)
     except SpecError as error:
         print_problems(error)
         return EXIT_INVALID
@@ -273,7 +280,7 @@ def run_build(args) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     specs = spec_files(args.specs or ["specs"])
     report = build_gallery(specs, Path(args.out), check=args.check, force=args.force, jobs=args.jobs,
-                           timeout=args.timeout, strict=args.strict)
+                           timeout=args.timeout, strict=args.strict, preset=args.preset)
     for line in report.lines:
         print(line)
     for line in report.problems:

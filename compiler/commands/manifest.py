@@ -48,7 +48,7 @@ SOURCE_KEY = "chartc source"
 
 # What a gallery folder holds besides the index and the manifest: per chart,
 # STEM.SUFFIX for these suffixes, and the files every chart page shares.
-CHART_SUFFIXES = ("vl.json", "svg", "png", "html", "fits.json")
+CHART_SUFFIXES = ("vl.json", "svg", "png", "html", "fits.json", "pdf")  # a PDF for a chart drawn for paper
 BUNDLE_NAME = "vega-bundle.js"
 STYLE_NAME = "gallery.css"
 SHARED_OUTPUTS = frozenset({BUNDLE_NAME, STYLE_NAME})
@@ -118,7 +118,7 @@ class ChartRecord:
 
     spec: str
     title: str
-    inputs: dict[str, str]   # relative path or "dataset:NAME" -> hash
+    inputs: dict[str, str]   # relative path, "dataset:NAME" or "preset:NAME" (`build --preset`) -> hash
     outputs: dict[str, str]  # file name in the gallery -> output hash
 
     def to_json(self) -> dict:
@@ -253,6 +253,9 @@ def _record(stem: str, raw) -> ChartRecord:
         if key.startswith("dataset:"):
             if not DATASET_NAME.fullmatch(key.removeprefix("dataset:")):
                 raise ManifestError(entry, msg.manifest_dataset_refused(key))
+        elif key.startswith(PRESET_INPUT):
+            if not DATASET_NAME.fullmatch(key.removeprefix(PRESET_INPUT)):
+                raise ManifestError(entry, msg.manifest_dataset_refused(key))
         else:
             _relative_path(key, entry)
         inputs[key] = _hash(value, entry)
@@ -357,7 +360,8 @@ def check_manifest_files(manifest: Manifest, folder: Path, roots: tuple[str, ...
     """
     for stem, record in manifest.charts.items():
         entries = [(("charts", stem, "spec"), record.spec)]
-        entries += [(("charts", stem, "inputs", key), key) for key in record.inputs if not key.startswith("dataset:")]
+        entries += [(("charts", stem, "inputs", key), key) for key in record.inputs
+                    if not key.startswith(("dataset:", PRESET_INPUT))]
         for entry, key in entries:
             target = os.path.realpath(os.path.join(folder, key))
             if not any(os.path.commonpath([target, root]) == root for root in roots):
@@ -397,15 +401,21 @@ def relative_to(path: Path, folder: Path) -> str:
 
 
 def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Path | None, data_hash: str,
-                 folder: Path) -> dict[str, str]:
+                 folder: Path, project: tuple = (), preset: str | None = None) -> dict[str, str]:
     """The inputs a manifest records for one chart, keyed relative to `folder`.
 
     The hashes are those of the bytes the chart was compiled from (see
     `stages.data.data_identity`), never of the files as they are now: a file saved while
     the chart rendered leaves the chart stale. Inline values are part of the
-    spec file, so they add no entry.
+    spec file, so they add no entry. The project's defaults file (`project`:
+    its path and hash) is an input when there is one, and so is a build's
+    ``--preset`` (``preset:NAME``).
     """
     inputs = {relative_to(spec_file, folder): spec_hash}
+    if project:
+        inputs[relative_to(Path(project[0]), folder)] = project[1]
+    if preset is not None:
+        inputs[PRESET_INPUT + preset] = input_hash(preset.encode("utf-8"))
     if data_file is not None:
         inputs[relative_to(data_file, folder)] = data_hash
     elif data_label.startswith("dataset:"):
@@ -413,8 +423,13 @@ def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Pa
     return inputs
 
 
-def current_input_hash(key: str, folder: Path) -> str | None:
+PRESET_INPUT = "preset:"
+
+
+def current_input_hash(key: str, folder: Path, preset: str | None = None) -> str | None:
     """Hash an input named in a manifest as it is now; None when it is gone.
+
+    A ``preset:NAME`` input is there while the build's `preset` is NAME.
 
     Raises:
         OSError: it cannot be read (`UnreadableFile`: not a regular file, or
@@ -422,6 +437,9 @@ def current_input_hash(key: str, folder: Path) -> str | None:
     """
     if key.startswith("dataset:"):
         return dataset_hash(key.split(":", 1)[1])
+    if key.startswith(PRESET_INPUT):
+        name = key.removeprefix(PRESET_INPUT)
+        return input_hash(name.encode("utf-8")) if name == preset else None
     try:
         return input_hash(read_bounded(Path(folder) / key, MAX_INPUT_BYTES))
     except (FileNotFoundError, NotADirectoryError):

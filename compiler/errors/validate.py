@@ -605,3 +605,52 @@ def condition_hint(channel: str) -> str:
     return (f"chartc's channels have no conditions: compute a field with a calculate transform, e.g. "
             f"calculate: \"datum.Horsepower > 150 ? 'high' : 'low'\", as: power, and encode it; or pass "
             f"Vega-Lite's condition on with vega_lite: {{encoding: {{{channel}: {{condition: ...}}}}}}")
+
+
+@code("E230")
+def unknown_preset(name: str, known: Sequence[str]) -> str:
+    """A paper preset chartc does not have.
+
+    `preset:` in a spec is checked by the schema; a preset named by the project's `chartc.toml` (or
+    `--preset`) is checked against the same list: a venue's column or full width (`neurips-column`,
+    `icml-full`, `acl-column`, `ieee-column`, ...), `slide-16x9` or `poster`. docs/paper.md lists
+    their sizes and fonts. A `chartc.toml` with `preset = "neurips-col"` reports it, on that line.
+    """
+    return f"unknown preset {name!r}; chartc has {or_list(known)}"
+
+
+@code("E231")
+def project_file_invalid(reason: str) -> str:
+    """A project file (`chartc.toml`) chartc cannot use.
+
+    The project's defaults file must be TOML with only the keys chartc knows: `preset`, a preset's name
+    (a string). It applies to every spec below the folder it is in (up to the git work tree's root) that
+    does not name a preset itself. `preset = ["neurips-column"]` (a list) or a misspelt key reports it.
+    """
+    return f"the project file cannot be used: {reason}"
+
+
+def project_file_hint() -> str:
+    return 'write the project\'s defaults as TOML, e.g. preset = "neurips-column"'
+
+
+@code("E232")
+def font_directory_missing(folder: str) -> str:
+    """A font folder that is not there.
+
+    `font_directory` names a folder of font files (.ttf, .otf) for the renderer to load, relative to the
+    spec file and inside the project (the git work tree, else the spec's folder), so a paper's own font
+    can be drawn: name its family in `config.font`. The folder must exist and stay inside the project.
+
+    Example:
+        data: {values: [{x: 1, y: 2}]}
+        mark: point
+        encoding: {x: x, y: y}
+        font_directory: fonts/times
+        config: {font: Times New Roman}
+    """
+    return f"font directory {folder!r} is not a folder inside the project"
+
+
+def font_directory_hint() -> str:
+    return "put the paper's .ttf or .otf files in a folder beside the spec and name it relative to the spec file"

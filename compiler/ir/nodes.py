@@ -325,6 +325,8 @@ class Chart(Node):
     description: str | None = None
     width: Any = None
     height: Any = None
+    preset: str | None = None          # a venue's figure (`infra.paper.PRESETS`): the spec's, the command's or the project's
+    font_directory: str | None = None  # a folder of fonts the renderer loads for this chart (relative to the spec)
     legend: Legend = Legend()
     facet: Facet | None = None
     config: FreeForm = FreeForm()

@@ -10,6 +10,12 @@ Vega-Lite versions, spec and data hashes; never a timestamp): inside the
 Vega-Lite JSON, as an SVG ``<metadata>`` element, as a PNG ``tEXt`` chunk and
 as ``<meta name="chartc:...">`` tags in HTML.
 
+A chart drawn for paper (`infra.paper`: one Vega pixel is one point) says so
+in ``usermeta.chartc_paper`` with its DPI: its SVG is sized in ``pt``, its PNG
+rendered at that DPI (pixels = inches x DPI) with a ``pHYs`` chunk saying so;
+its PDF's page is the figure's size already. The renderer knows chartc's own
+font (`infra.fonts`) from the moment it starts.
+
 This module imports vl-convert only when it renders (through `engine`), so
 builds that render nothing never load it.
 """
@@ -27,6 +33,7 @@ import zlib
 from pathlib import Path
 
 from ..infra.files import read_bounded, write_atomic
+from ..infra.fonts import FONT_DIRECTORY
 from ..infra.html import inline_script, page
 from ..infra.jsonout import canonical_json, html_safe_json
 from ..infra.provenance import PROVENANCE_KEY, provenance
@@ -139,7 +146,22 @@ def _local_engine():
     use_utc()
     import vl_convert
 
+    vl_convert.register_font_directory(str(FONT_DIRECTORY))  # "chartc Sans", for every render of this process
     return vl_convert
+
+
+_font_folders: set[tuple[int, str]] = set()
+
+
+def register_fonts(folder: str | os.PathLike) -> None:
+    """Let the renderer draw with the fonts in `folder` (a spec's `font_directory`), once per engine.
+
+    Registered with the engine that renders (the warm worker's, under a stand-in).
+    """
+    key = (id(engine()), os.fspath(folder))
+    if key not in _font_folders:
+        engine().register_font_directory(os.fspath(folder))
+        _font_folders.add(key)
 
 
 def engine_started() -> bool:
@@ -173,12 +195,59 @@ def _render_json(vega_lite: dict) -> bytes:
 
 def _render_svg(vega_lite: dict) -> bytes:
     svg = normalize_svg_ids(engine().vegalite_to_svg(vega_lite, allowed_base_urls=[]))
+    if paper_dpi(vega_lite) is not None:
+        svg = svg_size_unit(svg, "pt")
     return svg_with_provenance(svg, provenance(vega_lite)).encode("utf-8")
 
 
 def _render_png(vega_lite: dict) -> bytes:
-    png = engine().vegalite_to_png(vega_lite, scale=PNG_SCALE, allowed_base_urls=[])
-    return png_with_provenance(png, provenance(vega_lite))
+    dpi = paper_dpi(vega_lite)
+    png = engine().vegalite_to_png(vega_lite, scale=_png_scale(dpi), allowed_base_urls=[])
+    return png_with_provenance(png_with_dpi(png, dpi), provenance(vega_lite))
+
+
+def paper_dpi(vega_lite: dict) -> int | None:
+    """The DPI a chart drawn for paper is rendered at (``usermeta.chartc_paper.dpi``); None for a screen chart."""
+    usermeta = vega_lite.get("usermeta")
+    paper = usermeta.get(PAPER_KEY) if isinstance(usermeta, dict) else None
+    dpi = paper.get("dpi") if isinstance(paper, dict) else None
+    return dpi if isinstance(dpi, int) and not isinstance(dpi, bool) and dpi > 0 else None
+
+
+PAPER_KEY = "chartc_paper"
+
+
+def _png_scale(dpi: int | None) -> float:
+    # One point is dpi/72 pixels. The rasteriser floors the size (in 32-bit floats): a hair more keeps 3.25in x 300
+    # at 975 px.
+    return PNG_SCALE if dpi is None else dpi / 72 * (1 + 1e-6)
+
+
+SVG_SIZE = re.compile(r'(<svg\b[^>]*?\swidth=")([\d.]+)(?:pt)?("[^>]*?\sheight=")([\d.]+)(?:pt)?(")')
+
+
+def svg_size_unit(svg: str, unit: str) -> str:
+    """The SVG with its root ``width`` and ``height`` in `unit` (``pt``; ``""`` for none), its viewBox unchanged."""
+    return SVG_SIZE.sub(lambda m: f"{m[1]}{m[2]}{unit}{m[3]}{m[4]}{unit}{m[5]}", svg, count=1)
+
+
+def png_with_dpi(png: bytes, dpi: int | None) -> bytes:
+    """The PNG with one ``pHYs`` chunk, after IHDR: `dpi` as pixels per metre (unchanged for None).
+
+    The rasteriser writes a ``pHYs`` of its own (72 dpi whatever the scale): it is replaced.
+    """
+    if dpi is None or not png.startswith(b"\x89PNG\r\n\x1a\n"):
+        return png
+    chunks, offset = [], 8
+    while offset + 8 <= len(png):
+        length, kind = struct.unpack(">I4s", png[offset:offset + 8])
+        if kind != b"pHYs":
+            chunks.append(png[offset:offset + 12 + length])
+        offset += 12 + length
+    per_metre = round(dpi / 0.0254)
+    data = struct.pack(">IIB", per_metre, per_metre, 1)  # unit 1: the metre
+    chunk = struct.pack(">I", len(data)) + b"pHYs" + data + struct.pack(">I", zlib.crc32(b"pHYs" + data))
+    return png[:8] + chunks[0] + chunk + b"".join(chunks[1:])
 
 
 def png_from_svg(svg: bytes, vega_lite: dict) -> bytes:
@@ -189,8 +258,12 @@ def png_from_svg(svg: bytes, vega_lite: dict) -> bytes:
     same as `render(vega_lite, "png")` (renumbered ids and the provenance
     element draw nothing).
     """
-    png = engine().svg_to_png(svg.decode("utf-8"), scale=PNG_SCALE)
-    return png_with_provenance(png, provenance(vega_lite))
+    dpi = paper_dpi(vega_lite)
+    text = svg.decode("utf-8")
+    if dpi is not None:  # the rasteriser reads pt as 4/3 px: back to the plain numbers the scale is for
+        text = svg_size_unit(text, "")
+    png = engine().svg_to_png(text, scale=_png_scale(dpi))
+    return png_with_provenance(png_with_dpi(png, dpi), provenance(vega_lite))
 
 
 # --------------------------------------------------------------- provenance

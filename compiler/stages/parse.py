@@ -62,6 +62,8 @@ class _Parser:
             description=data.get("description"),
             width=data.get("width"),
             height=data.get("height"),
+            preset=data.get("preset"),
+            font_directory=data.get("font_directory"),
             legend=Legend(position=legend.get("position"), title=legend.get("title"), has_title="title" in legend,
                           columns=legend.get("columns"), path=("legend",), source=self.source),
             facet=self.facet(data["facet"]) if "facet" in data else None,

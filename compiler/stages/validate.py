@@ -482,8 +482,11 @@ def _choice_names(branches) -> list[str]:
     names = []
     for branch in branches:
         constants = _branch_constants(branch)
-        if constants and "type" not in _resolve(branch):
+        resolved = _resolve(branch)
+        if constants and "type" not in resolved:
             names.extend(repr(c) if isinstance(c, str) else _describe_constant(c) for c in constants)
+        elif resolved.get("type") == "string" and "pattern" in resolved and resolved.get("examples"):
+            names.append(f"a string such as {resolved['examples'][0]!r}")  # `width: 3.25in`
         else:
             names.extend(_branch_type_names(branch))
     return list(dict.fromkeys(names))
@@ -531,3 +534,49 @@ def _branch_accepts_type(branch: dict, kind: type) -> bool:
 
 def _branch_type_names(branch: dict) -> list[str]:
     return [SCHEMA_TYPE_NAMES[t] for t in _branch_types(branch)]
+
+
+# ------------------------------------------------------------------ the project's defaults
+
+PROJECT_KEYS = ("preset",)
+
+
+def project_defaults(spec: str | os.PathLike) -> tuple[dict, Path | None]:
+    """The defaults the project's ``chartc.toml`` sets for a spec (``{"preset": ...}``), and the file.
+
+    Raises:
+        SpecError: the file is not TOML, has a key chartc does not know, or names no preset chartc has;
+            at the file, on the key's line.
+    """
+    import tomllib  # the standard library's; only when a project file is there
+
+    from ..infra.paper import PRESETS, project_file
+
+    path = project_file(spec)
+    if path is None:
+        return {}, None
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    try:
+        values = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise _project_error(path, text, None, msg.project_file_invalid(str(error))) from None
+    for key, value in values.items():
+        if key not in PROJECT_KEYS:
+            raise _project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)))
+        if not isinstance(value, str):
+            raise _project_error(path, text, key, msg.project_file_invalid(f"{key} must be a string"))
+    if "preset" in values and values["preset"] not in PRESETS:
+        raise _project_error(path, text, "preset", msg.unknown_preset(values["preset"], list(PRESETS)),
+                             hint=msg.did_you_mean(values["preset"], PRESETS))
+    return values, path
+
+
+def _project_error(path: Path, text: str, key: str | None, message, hint: str | None = None) -> SpecError:
+    line = 1
+    if key is not None:
+        for number, written in enumerate(text.splitlines(), 1):
+            if written.split("=")[0].strip().strip("\"'") == key:
+                line = number
+                break
+    return SpecError(message, (), location=msg.Location(str(path), line, 1), stage="schema",
+                     hint=hint or msg.project_file_hint())

@@ -20,7 +20,7 @@ from ...errors import format_path
 from ...infra.html import page
 from ...infra.jsonout import html_safe_json
 from ...infra.provenance import provenance
-from ...render.export import provenance_meta
+from ...render.export import paper_dpi, provenance_meta
 from ..manifest import BUNDLE_NAME, STYLE_NAME, ChartRecord
 
 PAGE_STYLE = """\
@@ -113,6 +113,8 @@ def chart_page(compiled) -> str:
     title = " ".join(title) if isinstance(title, (list, tuple)) else str(title)
     name = _href(stem)
     downloads = [(f"{name}.svg", "SVG"), (f"{name}.png", "PNG"), (f"{name}.vl.json", "Vega-Lite JSON")]
+    if paper_dpi(compiled.vega_lite) is not None:  # a figure for paper: its PDF, at the figure's size
+        downloads.insert(0, (f"{name}.pdf", "PDF"))
     if compiled.fits:
         downloads.append((f"{name}.fits.json", "fits JSON"))
     links = " ".join(f'<a href="{href}" download>{label}</a>' for href, label in downloads)

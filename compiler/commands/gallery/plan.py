@@ -22,8 +22,9 @@ from pathlib import Path
 from ... import errors as msg
 from ...errors import SpecError
 from ...infra.files import leftovers
+from ...infra.paper import project_file
 from ...infra.provenance import output_hash
-from ..manifest import (INDEX_NAME, SHARED_OUTPUTS, ChartRecord, Manifest, ManifestError, check_manifest_files,
+from ..manifest import (INDEX_NAME, PRESET_INPUT, SHARED_OUTPUTS, ChartRecord, Manifest, ManifestError, check_manifest_files,
                         current_input_hash, file_output_hash, load_manifest, manifest_problem, project_roots,
                         relative_to, tool_differences, toolchain, tools_changed)
 from .lock import LOCK_NAME, lock_left_over
@@ -67,7 +68,7 @@ def _display(key: str, out: Path) -> str:
 
 
 def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
-                report: BuildReport) -> tuple[list[PlannedChart], dict[str, ChartRecord]]:
+                report: BuildReport, preset: str | None = None) -> tuple[list[PlannedChart], dict[str, ChartRecord]]:
     """Every chart of the gallery with why it is stale, and the orphaned records.
 
     Reads and hashes inputs and outputs; imports nothing heavy. A spec whose
@@ -79,6 +80,7 @@ def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
         out: the gallery folder.
         manifest: its checked manifest (`checked_manifest`).
         report: where problems go.
+        preset: the build's ``--preset``: a chart built without it (or with another) is stale.
 
     Returns:
         The charts, in spec path order, and stem -> record of every orphan.
@@ -119,7 +121,7 @@ def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
             chart.reasons.extend(f"{msg.chart_tools_changed(change)}" for change in tool_changes)
             for key, recorded in sorted(record.inputs.items()):
                 try:
-                    now = current_input_hash(key, out)
+                    now = current_input_hash(key, out, preset)
                 except OSError as error:  # too large, not a regular file, no permission
                     chart.reasons.append(msg.chart_input_unreadable(_display(key, out), error.strerror or str(error)))
                     continue
@@ -127,6 +129,11 @@ def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
                     chart.reasons.append(msg.chart_input_missing(_display(key, out)))
                 elif now != recorded:
                     chart.reasons.append(msg.chart_input_changed(_display(key, out)))
+            if preset is not None and PRESET_INPUT + preset not in record.inputs:
+                chart.reasons.append(msg.chart_input_missing(PRESET_INPUT + preset))
+            project = project_file(spec)
+            if project is not None and relative_to(project, out) not in record.inputs:  # a chartc.toml since
+                chart.reasons.append(msg.chart_input_changed(_display(relative_to(project, out), out)))
             for name, recorded in sorted(record.outputs.items()):
                 now = file_output_hash(out / name)
                 if now is None:
@@ -152,7 +159,7 @@ def checked_manifest(specs: list[Path], out: Path, report: BuildReport) -> Manif
     return manifest
 
 
-def check_gallery(specs: list[Path], out: Path) -> BuildReport:
+def check_gallery(specs: list[Path], out: Path, preset: str | None = None) -> BuildReport:
     """List every stale, missing or orphaned output of a gallery; write nothing.
 
     Renders nothing either: inputs and outputs are compared by hash with the
@@ -161,6 +168,7 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
     Args:
         specs: the spec files the gallery should hold (besides those already in it).
         out: the gallery folder.
+        preset: the build's ``--preset`` (`plan_charts`).
 
     Returns:
         A report whose `problems` name each bad file; `failed` when there is any.
@@ -170,7 +178,7 @@ def check_gallery(specs: list[Path], out: Path) -> BuildReport:
     manifest = checked_manifest(specs, out, report)
     if manifest is None:
         return report
-    charts, orphans = plan_charts(specs, out, manifest, report)
+    charts, orphans = plan_charts(specs, out, manifest, report, preset)
     differences = tool_differences(manifest.tools, toolchain()) if manifest.charts else []
     if differences:  # said once, plainly, before the outputs it makes stale
         report.problems.append(msg.toolchain_differs(str(out), differences))

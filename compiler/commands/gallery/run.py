@@ -23,7 +23,8 @@ from pathlib import Path
 from ... import errors as msg
 from ...errors import Location, SpecError
 from ...infra.files import remove_leftovers
-from ...infra.provenance import output_hash, provenance
+from ...infra.paper import project_file
+from ...infra.provenance import input_hash, output_hash, provenance
 # Used as `export.render(...)`, looked up at each call: a worker's warm-up may put a wrapper in its place.
 from ...render import export
 from ...render.workers import Outcome, preload, raised, shared_pool, warm_renderer
@@ -42,7 +43,7 @@ RENDER_MODULES = ("chartc.commands.gallery.run", "chartc.pipeline", "chartc.stag
 
 def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: bool = False,
                   jobs: int | None = None, timeout: float | None = None, pool=None,
-                  strict: bool = False) -> BuildReport:
+                  strict: bool = False, preset: str | None = None) -> BuildReport:
     """Render every stale chart into `out`, with an index page and the manifest.
 
     Charts are compiled and rendered in warm worker processes (`workers`), so
@@ -65,6 +66,8 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         strict: for CI: render and check every chart (as `force`), and fail
             a chart with any warning, the scene check's included (its
             previous outputs are kept).
+        preset: a paper preset for every chart (``--preset``), over the specs' and the project's;
+            recorded as an input, so a build with another preset, or none, renders the charts again.
 
     Returns:
         A report; `failed` is set when a spec has errors or its chart could
@@ -72,7 +75,7 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         still built).
     """
     if check:
-        return check_gallery(specs, out)
+        return check_gallery(specs, out, preset)
     out = Path(out)
     report = BuildReport()
     try:
@@ -87,14 +90,14 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         return report
     try:
         _build_locked(specs, out, report, force=force or strict, jobs=jobs, timeout=timeout, pool=pool,
-                      strict=strict)
+                      strict=strict, preset=preset)
     finally:
         release_lock(out, lock)
     return report
 
 
 def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, jobs, timeout, pool,
-                  strict) -> None:
+                  strict, preset=None) -> None:
     """`build_gallery` once this process holds the folder's lock."""
     try:
         for path in remove_leftovers(out):  # no other build runs: whatever is staged was left by a killed one
@@ -105,10 +108,10 @@ def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, j
     old = checked_manifest(specs, out, report)
     if old is None:
         return
-    charts, orphans = plan_charts(specs, out, old, report)
+    charts, orphans = plan_charts(specs, out, old, report, preset)
 
     stale = [chart for chart in charts if force or chart.reasons or chart.output_reasons]
-    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool, strict=strict)
+    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool, strict=strict, preset=preset)
     tools = {**old.tools, **toolchain()}
     records: dict[str, ChartRecord] = {}
     contents: dict[str, bytes] = {}  # file name -> new bytes, for rendered charts
@@ -117,7 +120,7 @@ def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, j
         if chart.stem not in results:  # up to date
             records[chart.stem] = chart.record
             continue
-        rendered = _record_chart(chart, results[chart.stem], bundle, out, report)
+        rendered = _record_chart(chart, results[chart.stem], bundle, out, report, preset)
         if rendered is None:  # spec errors or a failed render: keep what was there
             if chart.record is not None:
                 records[chart.stem] = chart.record
@@ -188,10 +191,11 @@ class RenderedChart:
     data: tuple = ()                        # (label, hash of the data bytes read, data file or None)
     vega_lite: str | None = None            # the Vega-Lite version the chart was compiled for
     warnings: tuple[str, ...] = ()          # diagnostic lines
+    project: tuple = ()                     # (the project's chartc.toml, its hash) when the chart read one
     problems: tuple[SpecError, ...] = ()    # when it has any, nothing else is set
 
 
-def render_chart(spec: str, strict: bool = False) -> RenderedChart:
+def render_chart(spec: str, strict: bool = False, preset: str | None = None) -> RenderedChart:
     """Compile one spec, render every gallery output of it, and check what was drawn (the scene stage).
 
     What a worker process runs for each chart (and a build with ``jobs=0``
@@ -201,6 +205,7 @@ def render_chart(spec: str, strict: bool = False) -> RenderedChart:
     Args:
         spec: the spec file.
         strict: report its warnings as errors (then it has no outputs).
+        preset: a paper preset over the spec's and the project's (``build --preset``).
 
     Returns:
         Its outputs, or its problems (a chart the renderer refuses is one,
@@ -211,7 +216,7 @@ def render_chart(spec: str, strict: bool = False) -> RenderedChart:
     from ...stages.data import data_source
 
     try:
-        compiled = compile_spec(spec, full=False)  # what Vega-Lite's compiler refuses, the render finds
+        compiled = compile_spec(spec, preset, full=False)  # what Vega-Lite's compiler refuses, the render finds
         with refusals_as_errors(compiled):
             outputs = chart_outputs(compiled)
         warnings = [*compiled.warnings, *check_drawn(compiled, outputs["svg"])]  # the SVG just rendered
@@ -228,20 +233,33 @@ def render_chart(spec: str, strict: bool = False) -> RenderedChart:
         data=(block["data"], block["data_hash"], str(where) if kind == "path" else None),
         vega_lite=block.get("vega_lite"),
         warnings=tuple(warning.diagnostic() for warning in warnings),
+        project=_project_input(spec),
     )
 
 
+def _project_input(spec: str) -> tuple:
+    """(path, hash) of the project's ``chartc.toml`` a spec is compiled under, or ()."""
+    path = project_file(spec)
+    try:
+        return () if path is None else (str(path), input_hash(path.read_bytes()))
+    except OSError:
+        return ()
+
+
 def chart_outputs(compiled) -> dict[str, bytes]:
-    """File name suffix -> content for one chart (the PNG rasterised from the SVG: one Vega run)."""
+    """File name suffix -> content for one chart (the PNG rasterised from the SVG: one Vega run; a PDF on paper)."""
     outputs = {fmt: export.render(compiled.vega_lite, fmt) for fmt in GALLERY_FORMATS if fmt not in ("png", "html")}
     outputs["png"] = export.png_from_svg(outputs["svg"], compiled.vega_lite)
     outputs["html"] = chart_page(compiled).encode("utf-8")
+    if export.paper_dpi(compiled.vega_lite) is not None:  # a figure for paper: the PDF a LaTeX file includes
+        outputs["pdf"] = export.render(compiled.vega_lite, "pdf")
     if compiled.fits:
         outputs["fits.json"] = fits_json(compiled).encode("utf-8")
     return outputs
 
 
-def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=False) -> tuple[dict, object]:
+def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=False,
+                   preset=None) -> tuple[dict, object]:
     """stem -> `workers.Outcome` of `render_chart` for every chart, and the bundle's.
 
     The bundle comes from chartc's cache when it is there; otherwise one
@@ -249,7 +267,7 @@ def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=Fa
     """
     if not charts:
         return {}, None
-    tasks = [(render_chart, (str(chart.spec), strict)) for chart in charts]
+    tasks = [(render_chart, (str(chart.spec), strict, preset)) for chart in charts]
     cached = export.cached_javascript_bundle()
     if cached is None:
         tasks.insert(0, (export.javascript_bundle, ()))  # first: the slowest task starts soonest
@@ -266,7 +284,7 @@ def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=Fa
     return {chart.stem: outcome for chart, outcome in zip(charts, outcomes)}, bundle
 
 
-def _record_chart(chart: PlannedChart, outcome, bundle, out: Path, report: BuildReport):
+def _record_chart(chart: PlannedChart, outcome, bundle, out: Path, report: BuildReport, preset=None):
     """A rendered chart's record and outputs; None (with diagnostics reported) when it failed."""
     if outcome.ok and outcome.value.problems:
         error = SpecError.collect(outcome.value.problems)
@@ -292,7 +310,7 @@ def _record_chart(chart: PlannedChart, outcome, bundle, out: Path, report: Build
         spec=relative_to(chart.spec, out),
         title=(result.title or chart.stem)[:MAX_TITLE_CHARS],
         inputs=chart_inputs(chart.spec, result.spec_hash, label, None if data_file is None else Path(data_file),
-                            data_hash, out),
+                            data_hash, out, result.project, preset),
         outputs={name: output_hash(content) for name, content in sorted(outputs.items())},
     )
     return record, outputs, result.vega_lite

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import json
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from pathlib import Path
 from ... import errors as msg
 from ...errors import SpecPath
 from ...infra.colors import resolve_color, resolve_free_form
+from ...infra.paper import Paper, paper_layout, screen_pixels
 from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
@@ -123,8 +125,9 @@ def emitting(node: Node, *child):
 
 def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> dict:
     table = data.drawn
-    config = _config(chart, {})  # the theme's and the user's: how text will be drawn, how wide the plot is
-    text = _text_style(chart, config)
+    paper = paper_layout(chart.preset, chart.width, chart.height)  # None for a screen chart
+    config = _config(chart, {}, paper)  # the theme's and the user's: how text will be drawn, how wide the plot is
+    text = _text_style(chart, config, paper)
     plan = plan_legend(chart, table, fits, text)  # one legend across every layer
     lifted = _facet_filters(chart, data.fields.layers)
     views, trend_views, sources = [], [], []
@@ -132,7 +135,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
         if layer.trend is not None:
             with emitting(layer.trend):
                 charts = translate_trend_layers(layer, fits.get(layer.path, []), alt, plan=plan,
-                                                text=text, plot_width=_plot_width(chart, config))
+                                                text=text, plot_width=_plot_width(chart, config, paper))
             views.extend(charts)
             trend_views.extend(charts)
             sources.extend(layer for _ in charts)
@@ -149,7 +152,10 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     # a chart of trends alone embeds no raw rows (its size does not grow with them).
     if chart.facet is None and any(layer.trend is None for layer in chart.layers):
         top.data = inline
-    top = _decorate(top, chart, inline, alt, data.fields.shared)
+    sized = paper
+    if paper is not None and chart.facet is not None:  # Vega-Lite fits no facet: each panel gets its share
+        sized = _panel_share(paper, chart, table)
+    top = _decorate(top, chart, inline, alt, data.fields.shared, sized)
     for step in lifted:
         with emitting(step):
             top = emit_facet_filter(top, step, alt, data.fields.layers[0], faceted_trends)
@@ -159,7 +165,9 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     for vl_path, name in escape_fields(vega_lite):  # before the override: that is the user's own Vega-Lite
         node, child = origins.place(vl_path)
         raise node.error(msg.field_backslash(name), *child, stage=STAGE, hint=msg.field_backslash_hint())
-    vega_lite["config"] = _config(chart, vega_lite.get("config", {}))
+    vega_lite["config"] = _config(chart, vega_lite.get("config", {}), paper)
+    if paper is not None:
+        vega_lite = on_paper(vega_lite, paper, chart.facet is not None)
     vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
     return vega_lite
 
@@ -381,7 +389,7 @@ TRANSFORMS: dict[type, Callable[..., object]] = {
 }
 
 
-def _decorate(view, chart: Chart, data, alt, types: dict | None = None):
+def _decorate(view, chart: Chart, data, alt, types: dict | None = None, paper: Paper | None = None):
     """Title, size and facet: properties of the whole chart."""
     if chart.facet is not None:
         facet_args = {}
@@ -391,8 +399,8 @@ def _decorate(view, chart: Chart, data, alt, types: dict | None = None):
                 props["type"] = channel_type(props, types or {})
             with emitting(channel):
                 facet_args[channel.name] = getattr(alt, channel.name.capitalize())(**props)
-        if chart.width is not None or chart.height is not None:
-            view = view.properties(**_size(chart))
+        if chart.width is not None or chart.height is not None or paper is not None:
+            view = view.properties(**_size(chart, paper))
         if chart.facet.columns is not None and len(facet_args) == 1:
             # Vega-Lite wraps only a facet by one field ({field, columns}); a
             # `column` or `row` channel with `columns` would stay one line of panels.
@@ -401,7 +409,7 @@ def _decorate(view, chart: Chart, data, alt, types: dict | None = None):
         else:
             view = view.facet(data=data, **facet_args)
     else:
-        view = view.properties(**_size(chart))
+        view = view.properties(**_size(chart, paper))
     if chart.title is not None:
         with emitting(chart, "title"):
             view = view.properties(title=alt.TitleParams(
@@ -411,8 +419,122 @@ def _decorate(view, chart: Chart, data, alt, types: dict | None = None):
     return view
 
 
-def _size(chart: Chart) -> dict:
-    return {k: v for k, v in (("width", chart.width), ("height", chart.height)) if v is not None}
+def _size(chart: Chart, paper: Paper | None = None) -> dict:
+    sizes = {"width": screen_pixels(chart.width), "height": screen_pixels(chart.height)}
+    if paper is not None:  # the whole figure, in points (`on_paper` fits the chart into it)
+        for key in sizes:
+            if getattr(paper, key) is not None:
+                sizes[key] = round(getattr(paper, key), 3)
+    return {k: v for k, v in sizes.items() if v is not None}
+
+
+# A faceted paper figure: room for the y axis and its title, the titles above (pt), and Vega-Lite's gap between
+# panels; each panel gets an equal share of the rest (an estimate: the figure comes out about its size).
+FACET_ROOM, FACET_SPACING = 60, 20
+
+
+def _panel_share(paper: Paper, chart: Chart, table) -> Paper:
+    """The size of one panel of a faceted paper figure: the figure's, less the room around, over columns and rows."""
+    def distinct(channel) -> int:
+        name = channel.properties.get("field") if channel is not None else None
+        return len({str(value) for value in table[name]}) if isinstance(name, str) and name in table else 1
+
+    facet = chart.facet
+    if facet.columns is not None and len(facet.channels()) == 1:
+        count = distinct(facet.channels()[0])
+        columns = max(1, min(facet.columns, count))
+        rows = -(-count // columns)
+    else:
+        columns, rows = distinct(facet.column), distinct(facet.row)
+
+    def share(total: float | None, parts: int) -> float | None:
+        return None if total is None else max((total - FACET_ROOM) / parts - FACET_SPACING, FACET_SPACING)
+
+    return dataclasses.replace(paper, width=share(paper.width, columns), height=share(paper.height, rows))
+
+
+# Room around a paper figure (pt): enough for a label's last pixel, no more.
+PAPER_PADDING = 2
+AUTOSIZE = {(True, True): "fit", (True, False): "fit-x", (False, True): "fit-y"}
+
+
+def on_paper(vega_lite: dict, paper: Paper, faceted: bool) -> dict:
+    """A physical chart's Vega-Lite: fitted to the figure's size, marks scaled to it, the PNG's DPI in `usermeta`.
+
+    Vega-Lite fits a single or layered view into `width` x `height` with
+    everything around it (``autosize: fit``); a facet's size stays each
+    panel's (Vega-Lite cannot fit one). Sizes and line widths the chart sets
+    (the markers' sizes, a trend's width and dash) and Vega's defaults for
+    them are scaled by `Paper.mark_scale`; `render.export` reads
+    ``usermeta.chartc_paper`` for the DPI.
+
+    Args:
+        vega_lite: the translated chart (before the spec's own `vega_lite` is merged).
+        paper: how it is drawn on paper.
+        faceted: the chart is a facet.
+
+    Returns:
+        A new dict.
+    """
+    out = copy.deepcopy(vega_lite)
+    fit = AUTOSIZE.get((paper.width is not None, paper.height is not None))
+    if fit is not None and not faceted:
+        out["autosize"] = {"type": fit, "contains": "padding"}
+        out["padding"] = PAPER_PADDING
+    scale = paper.mark_scale
+    _scale_marks(out, scale)
+    defaults = {"point": {"size": 30 * scale ** 2, "strokeWidth": 2 * scale},
+                "line": {"strokeWidth": 2 * scale}, "rule": {"strokeWidth": scale},
+                "axis": {width: max(scale, 0.5) for width in ("domainWidth", "tickWidth", "gridWidth")}}
+    out["config"] = deep_merge(_rounded(defaults), out.get("config", {}))
+    usermeta = dict(out.get("usermeta") or {})
+    usermeta["chartc_paper"] = {"dpi": paper.dpi}
+    out["usermeta"] = usermeta
+    return out
+
+
+# Mark properties and channels that are lengths (scaled by k) or areas (by k²).
+LENGTHS, AREAS = ("strokeWidth", "strokeDash"), ("size",)
+
+
+def _scale_marks(node, scale: float) -> None:
+    """Every mark's and channel's sizes and line widths in a view tree, scaled in place."""
+    if isinstance(node, list):
+        for item in node:
+            _scale_marks(item, scale)
+        return
+    if not isinstance(node, dict):
+        return
+    mark = node.get("mark")
+    if isinstance(mark, dict):
+        for key in LENGTHS + AREAS:
+            if key in mark:
+                mark[key] = _scaled(mark[key], scale ** (2 if key in AREAS else 1))
+    encoding = node.get("encoding")
+    if isinstance(encoding, dict):
+        for key in LENGTHS + AREAS:
+            channel = encoding.get(key)
+            factor = scale ** (2 if key in AREAS else 1)
+            if isinstance(channel, dict):
+                if "value" in channel:
+                    channel["value"] = _scaled(channel["value"], factor)
+                scale_def = channel.get("scale")
+                if isinstance(scale_def, dict) and isinstance(scale_def.get("range"), list):
+                    scale_def["range"] = _scaled(scale_def["range"], factor)
+    for key in ("layer", "spec"):
+        _scale_marks(node.get(key), scale)
+
+
+def _scaled(value, factor: float):
+    if isinstance(value, list):
+        return [_scaled(item, factor) for item in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return round(value * factor, 3)
+    return value
+
+
+def _rounded(config: dict) -> dict:
+    return {key: _rounded(value) if isinstance(value, dict) else round(value, 3) for key, value in config.items()}
 
 
 # Vega config keys in the renderer's themes that Vega-Lite's schema has no place
@@ -421,27 +543,36 @@ def _size(chart: Chart) -> dict:
 VEGA_THEME_KEYS = {"group": "view", "path": None, "shape": None, "symbol": None}
 
 
-def _text_style(chart: Chart, config: dict) -> TextStyle:
+def _text_style(chart: Chart, config: dict, paper: Paper | None = None) -> TextStyle:
     """How the chart's legend labels will be drawn: its theme, legend settings and config (the escape hatch's too)."""
     override = resolve_free_form(chart.vega_lite.plain()).get("config")
-    return label_style(deep_merge(config, override) if isinstance(override, dict) else config)
+    style = label_style(deep_merge(config, override) if isinstance(override, dict) else config)
+    if paper is not None and paper.preset is not None:  # annotations at the venue's label size
+        style = dataclasses.replace(style, text_size=paper.preset.label)
+    return style
 
 
 # Vega-Lite's width of a plot with a continuous x scale (`config.view.continuousWidth`).
 CONTINUOUS_WIDTH = 300
 
 
-def _plot_width(chart: Chart, config: dict) -> float:
-    """The plot's width in px, as a trend layer's x (continuous) lays it out (`container`: the default)."""
-    if isinstance(chart.width, (int, float)) and not isinstance(chart.width, bool):
-        return chart.width
+def _plot_width(chart: Chart, config: dict, paper: Paper | None = None) -> float:
+    """The plot's width in px, as a trend layer's x (continuous) lays it out (`container`: the default).
+
+    On paper, the figure's width less the room its y axis takes (an estimate, as for a facet's panels).
+    """
+    if paper is not None and paper.width is not None:
+        return max(paper.width - FACET_ROOM, FACET_SPACING)
+    width = screen_pixels(chart.width)
+    if isinstance(width, (int, float)) and not isinstance(width, bool):
+        return width
     view = config.get("view")
     width = view.get("continuousWidth") if isinstance(view, dict) else None
     return width if isinstance(width, (int, float)) and width > 0 else CONTINUOUS_WIDTH
 
 
-def _config(chart: Chart, altair_config: dict) -> dict:
-    """Theme, then the chart's legend settings, then the user's config."""
+def _config(chart: Chart, altair_config: dict, paper: Paper | None = None) -> dict:
+    """Theme, then a paper preset's fonts, then the chart's legend settings, then the user's config."""
     # The themes come from a disk cache: no renderer engine is started to compile.
     config = copy.deepcopy(vega_themes()[chart.theme]) if chart.theme != "default" else {}
     for key, target in VEGA_THEME_KEYS.items():  # keep the output valid Vega-Lite
@@ -449,6 +580,8 @@ def _config(chart: Chart, altair_config: dict) -> dict:
         if target and value:
             config[target] = deep_merge(value, config.get(target, {}))
     config = deep_merge(altair_config, config)
+    if paper is not None:
+        config = deep_merge(config, paper.config())
     if chart.legend:
         config = deep_merge(config, {"legend": legend_config(chart.legend)})
     return deep_merge(config, resolve_free_form(chart.config.plain()))

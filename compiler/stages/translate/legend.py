@@ -165,12 +165,13 @@ class LegendPlan:
         props = {"title": self.title}
         size = self.text.size
         if not self.text.label_limit and any(
-                text_width(e.label, size) > VEGA_LITE_LABEL_LIMIT for e in self.entries):
+                text_width(e.label, size, self.text.font) > VEGA_LITE_LABEL_LIMIT for e in self.entries):
             props["labelLimit"] = 0  # no limit: a long label wraps instead
         shown = []  # (domain key, the label's text expression) where the label is not the key itself
         for entry in self.entries:
             key = category_key(entry.value)
-            lines = [entry.label] if "labelLimit" not in props else wrap_text(entry.label, LABEL_WRAP_WIDTH, size)
+            lines = ([entry.label] if "labelLimit" not in props
+                     else wrap_text(entry.label, LABEL_WRAP_WIDTH, size, self.text.font))
             if len(lines) > 1:  # Vega draws an array of strings as lines
                 shown.append((key, "[" + ", ".join(expression_string(line) for line in lines) + "]"))
             elif entry.label != key:
@@ -380,14 +381,14 @@ def wrap_legend_labels(vega_lite: dict, table, style: TextStyle, planned: str | 
                     or definition.get("type") not in ("nominal", "ordinal") or "labelLimit" in legend):
                 continue
             long = [v for v in table.unique(name) if isinstance(v, str)
-                    and text_width(v, style.size) > VEGA_LITE_LABEL_LIMIT]
+                    and text_width(v, style.size, style.font) > VEGA_LITE_LABEL_LIMIT]
             if not long:
                 continue
             legend = {**legend, "labelLimit": 0}
             if "labelExpr" not in legend:  # a label expression of the user's (or a format's) stays
                 expr = "datum.label"
                 for value in reversed(long):
-                    lines = wrap_text(value, LABEL_WRAP_WIDTH, style.size)
+                    lines = wrap_text(value, LABEL_WRAP_WIDTH, style.size, style.font)
                     if len(lines) > 1:
                         text = "[" + ", ".join(expression_string(line) for line in lines) + "]"
                         expr = f"datum.label === {expression_string(value)} ? {text} : {expr}"

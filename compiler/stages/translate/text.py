@@ -10,12 +10,16 @@ digit), so the widths below are Arial's advance widths, per 1000 em. An
 accented letter counts as its base letter; any other character not in the
 table as `OTHER_WIDTH`, a full em (a CJK character's width, wider than most),
 so an estimate errs towards wrapping a little early, never towards overflowing.
+Text drawn in chartc's own font (`infra.fonts`, a paper preset's) is measured
+with that font's advance widths instead, read from the font file itself.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+
+from ...infra import fonts
 
 # Arial / Helvetica advance widths (1/1000 em) of printable ASCII.
 _ASCII_WIDTHS = (
@@ -48,27 +52,29 @@ OTHER_WIDTH = 1000
 MARGIN = 1.01
 
 
-def text_width(text: str, font_size: float) -> float:
-    """The width in px of one line of text in the default sans-serif font (an estimate that errs wide).
+def text_width(text: str, font_size: float, font: str = "sans-serif") -> float:
+    """The width in px of one line of text (an estimate that errs wide).
 
     Args:
         text: one line.
         font_size: the font size in px.
+        font: the font family: chartc's own is measured with its widths, any other with Arial's.
 
     Returns:
         The width Vega measures for it, or a little more.
     """
-    return sum(_character_width(char) for char in text) * font_size / 1000 * MARGIN
+    table = fonts.widths(font) or CHARACTER_WIDTHS
+    return sum(_character_width(char, table) for char in text) * font_size / 1000 * MARGIN
 
 
-def _character_width(char: str) -> float:
-    width = CHARACTER_WIDTHS.get(char)
+def _character_width(char: str, table: dict) -> float:
+    width = table.get(char)
     if width is None:  # é as e; anything else a full em
-        width = CHARACTER_WIDTHS.get(unicodedata.normalize("NFD", char)[:1], OTHER_WIDTH)
+        width = table.get(unicodedata.normalize("NFD", char)[:1], OTHER_WIDTH)
     return width
 
 
-def wrap_text(text: str, width: float, font_size: float) -> list[str]:
+def wrap_text(text: str, width: float, font_size: float, font: str = "sans-serif") -> list[str]:
     """Text broken into lines no wider than `width`, at spaces where it can be.
 
     A word wider than a line on its own is broken between characters. Text
@@ -78,6 +84,7 @@ def wrap_text(text: str, width: float, font_size: float) -> list[str]:
         text: the text (its own line breaks are kept).
         width: the widest a line may be, in px.
         font_size: the font size in px.
+        font: the font family (see `text_width`).
 
     Returns:
         The lines, in order.
@@ -87,14 +94,14 @@ def wrap_text(text: str, width: float, font_size: float) -> list[str]:
         line = ""
         for word in paragraph.split(" "):
             candidate = f"{line} {word}" if line else word
-            if text_width(candidate, font_size) <= width:
+            if text_width(candidate, font_size, font) <= width:
                 line = candidate
                 continue
             if line:
                 lines.append(line)
             line = ""
             for char in word:  # a word too long for a line of its own
-                if line and text_width(line + char, font_size) > width:
+                if line and text_width(line + char, font_size, font) > width:
                     lines.append(line)
                     line = ""
                 line += char
@@ -111,13 +118,15 @@ class TextStyle:
     `config.font`); `label_limit` is True when the config sets
     `legend.labelLimit` itself (then chartc leaves it). `text_font` is the
     font a text mark gets without one of its own (`config.text.font`, else
-    `config.mark.font`, else `config.font`).
+    `config.mark.font`, else `config.font`); `text_size` the size chartc's
+    annotations are drawn at (a paper preset's label size; else their own).
     """
 
     font: str = "sans-serif"
     size: float = 10
     label_limit: bool = False
     text_font: str = "sans-serif"
+    text_size: float | None = None
 
 
 def label_style(config: dict) -> TextStyle:

@@ -268,8 +268,11 @@ def annotation_texts(layer: Layer, lines) -> list[str]:
 def _annotations(layer: Layer, lines, colors, by_field, alt, style: TextStyle, plot_width: float) -> list:
     """One text mark per line, stacked in the plot's corner, each wrapped to the plot's width."""
     x_value, align, y_value, baseline = ANNOTATE_CORNERS[annotation(layer.trend)[0]]
-    width = max(plot_width - 2 * ANNOTATE_PADDING, ANNOTATE_FONT_SIZE)
-    texts = [wrap_text(text, width, ANNOTATE_FONT_SIZE) for text in annotation_texts(layer, lines)]
+    size = style.text_size or ANNOTATE_FONT_SIZE  # a paper preset's label size, else the screen's
+    line_height = ANNOTATE_LINE_HEIGHT if style.text_size is None else ANNOTATE_LINE_HEIGHT * size / ANNOTATE_FONT_SIZE
+    width = max(plot_width - 2 * ANNOTATE_PADDING, size)
+    # Drawn in the legend's font (below): measured in it.
+    texts = [wrap_text(text, width, size, style.font) for text in annotation_texts(layer, lines)]
     # Lines above each text (from the plot's edge), counted within its facet panel: a wrapped text takes the
     # room of its lines.
     order = range(len(texts)) if baseline == "top" else reversed(range(len(texts)))
@@ -280,17 +283,17 @@ def _annotations(layer: Layer, lines, colors, by_field, alt, style: TextStyle, p
         above[panel] = before[index] + len(texts[index])
     charts = []
     for index, (line, text) in enumerate(zip(lines, texts)):
-        offset = ANNOTATE_PADDING + before[index] * ANNOTATE_LINE_HEIGHT
+        offset = ANNOTATE_PADDING + before[index] * line_height
         if baseline == "bottom":  # Vega puts the first line at y, the others below it
-            offset += (len(text) - 1) * ANNOTATE_LINE_HEIGHT
+            offset += (len(text) - 1) * line_height
         mark = dict(
-            align=align, baseline=baseline, fontSize=ANNOTATE_FONT_SIZE,
+            align=align, baseline=baseline, fontSize=size,
             dx=ANNOTATE_PADDING if align == "left" else -ANNOTATE_PADDING,
             dy=offset if baseline == "top" else -offset)
         if style.font != style.text_font:  # a text mark's own font differs from the legend's
             mark["font"] = style.font
         if len(text) > 1:
-            mark.update(lineBreak="\n", lineHeight=ANNOTATE_LINE_HEIGHT)
+            mark.update(lineBreak="\n", lineHeight=line_height)
         row = {**dict(line.panel), TEXT_FIELD: "\n".join(text)}
         encodings = {}
         if colors is not None:
