@@ -103,10 +103,10 @@ def test_wrong_type_of_a_shorthand_channel():
     assert error.message == msg.wrong_type(5, ["a string", "a mapping"])
 
 
-def test_a_number_or_a_constant_names_both():
+def test_a_number_or_a_constant_names_every_form():
     error = only("data: {dataset: cars}\nmark: point\nwidth: wide\n")
-    assert error.message == msg.wrong_type("wide", ["a number", "'container'"])
-    assert error.message == "expected a number or 'container', got the string 'wide'"
+    assert error.message == msg.wrong_type("wide", ["a number", "'container'", "a mapping"])
+    assert error.message == "expected a number, 'container' or a mapping, got the string 'wide'"  # {step: N}
 
 
 def test_near_miss_of_a_constant_gets_a_hint():
