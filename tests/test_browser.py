@@ -256,6 +256,89 @@ def test_tooltips_show_on_hover(browser, gallery, stem, expected):
     assert browser.console_errors() == []
 
 
+# ----------------------------------------------------------------- selections
+
+# Every data mark's opacity as the page draws it (Vega's SVG renderer writes it as an attribute), per panel.
+MARK_OPACITIES = """(() => {
+  const opacities = node => [...node.querySelectorAll('g.mark-symbol.role-mark > path')]
+                              .map(path => path.getAttribute('opacity') || '1');
+  const cells = [...document.querySelectorAll('#chart svg g.mark-group.role-scope > g')]
+                  .map(opacities).filter(marks => marks.length > 0);
+  return cells.length ? cells : [opacities(document.querySelector('#chart svg'))];
+})()"""
+
+
+def cars(field: str, value) -> int:
+    """Cars with Horsepower and Miles_per_Gallon (the points drawn) whose `field` is `value`, read from the data."""
+    import vega_datasets
+
+    rows = json.loads(Path(vega_datasets.local_data.cars.filepath).read_text())
+    return sum(1 for r in rows if r["Horsepower"] is not None and r["Miles_per_Gallon"] is not None
+               and r[field] == value)
+
+
+def _centre(browser, selector: str, text: str | None = None) -> dict:
+    return browser.evaluate(f"""(() => {{
+        const found = [...document.querySelectorAll({json.dumps(selector)})]
+            .filter(node => {json.dumps(text)} === null || node.textContent === {json.dumps(text)});
+        const node = found[0];
+        node.scrollIntoView({{block: 'center'}});
+        const box = node.getBoundingClientRect();
+        return {{x: box.x + box.width / 2, y: box.y + box.height / 2, width: box.width}};
+    }})()""")
+
+
+def test_hover_grows_a_point_and_a_legend_click_keeps_one_origin_bright(browser, gallery):
+    page = gallery / "cars_highlight.html"
+    if not page.exists():
+        pytest.skip("specs/cars_highlight.yaml is gone")
+    browser.open(page.as_uri())
+    browser.wait_for(f"{COUNT_MARKS} > 0")
+    (opacities,) = browser.evaluate(MARK_OPACITIES)
+    assert set(opacities) == {"0.9"}  # nothing selected: every origin bright
+    first = "#chart svg g.mark-symbol.role-mark > path:last-child"  # drawn last: on top of any other
+    before = _centre(browser, first)
+    browser.hover(before["x"], before["y"])
+    width = f"document.querySelector({json.dumps(first)}).getBoundingClientRect().width"
+    grown = browser.wait_for(f"{width} > {before['width'] * 1.5} && {width}", timeout=5)
+    assert grown == pytest.approx(before["width"] * 2, rel=0.25)  # area 40 -> 160: twice as wide
+    label = _centre(browser, "#chart svg g.role-legend text", "Japan")
+    browser.page.mouse.click(label["x"], label["y"])
+    browser.wait_for(f"{MARK_OPACITIES}[0].filter(o => o === '0.08').length > 0", timeout=5)
+    (opacities,) = browser.evaluate(MARK_OPACITIES)
+    assert opacities.count("0.9") == cars("Origin", "Japan")
+    assert opacities.count("0.08") == len(opacities) - cars("Origin", "Japan")
+    assert browser.console_errors() == []
+
+
+def test_a_brush_in_one_panel_fades_the_cars_outside_it_in_every_panel(browser, gallery):
+    page = gallery / "cars_brush_facets.html"
+    if not page.exists():
+        pytest.skip("specs/cars_brush_facets.yaml is gone")
+    browser.open(page.as_uri())
+    browser.wait_for(f"{COUNT_MARKS} > 0")
+    panels = browser.evaluate(MARK_OPACITIES)
+    assert len(panels) == 3 and all(set(panel) == {"0.85"} for panel in panels)
+    box = browser.evaluate("""(() => {
+        const cell = document.querySelector('#chart svg g.mark-group.role-scope > g path.background');
+        cell.scrollIntoView({block: 'center'});
+        const b = cell.getBoundingClientRect();
+        return {x: b.x, y: b.y, width: b.width, height: b.height};
+    })()""")
+    mouse = browser.page.mouse
+    mouse.move(box["x"] + box["width"] * 0.3, box["y"] + box["height"] / 2)
+    mouse.down()
+    mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] / 2, steps=8)
+    mouse.up()
+    browser.wait_for(f"{MARK_OPACITIES}.flat().filter(o => o === '0.15').length > 0", timeout=5)
+    panels = browser.evaluate(MARK_OPACITIES)
+    faded = [panel.count("0.15") for panel in panels]
+    bright = [panel.count("0.85") for panel in panels]
+    assert all(count > 0 for count in faded)          # the brush reaches every panel
+    assert sum(bright) > 0 and all(f + b == len(panel) for f, b, panel in zip(faded, bright, panels))
+    assert browser.console_errors() == []
+
+
 # ----------------------------------------------------------------- serve
 
 @pytest.fixture(scope="module")

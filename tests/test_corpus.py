@@ -469,3 +469,39 @@ def test_a_faceted_trend_legend_entry_is_a_line_swatch(tmp_path):
     line = swatches[-1]
     assert line.get("fill") in (None, "none", "transparent") and hex_of(line["stroke"]) == hex_of("C7")
     assert [hex_of(node["items"][0]["stroke"]) for node in nodes(graph, "line", "mark")] == [hex_of("C7")] * 4
+
+
+# ---------------------------------------------------------------- what issue 20's grammar let the ports say
+
+
+def test_the_trellis_rows_are_in_the_order_of_the_sites_median_yields():
+    """vl_trellis_barley: `sort: {op: median, field: yield}` on the rows, checked against pandas' medians."""
+    graph = scene("vl_trellis_barley")
+    headers = [(item["y"], text["text"]) for node in nodes(graph, "group", name="row_header")
+               for item in node["items"] for mark in nodes(item, "text", "title-text") for text in mark["items"]]
+    medians = dataset("barley").groupby("site")["yield"].median()
+    assert [text for _, text in sorted(headers)] == list(medians.sort_values().index)
+
+
+def test_the_strips_are_dodged_one_species_apart():
+    """sns_jitter_stripplot: `yOffset: species` puts each species on a line of its own within its measurement."""
+    graph = scene("sns_jitter_stripplot")
+    points = items(graph, "symbol", "layer_0_marks")
+    lines: dict = {}
+    for item in points:
+        lines.setdefault(item["y"], set()).add(item["fill"])
+    assert len(lines) == 4 * 3 and all(len(fills) == 1 for fills in lines.values())
+    means = items(graph, "symbol", "layer_1_marks")  # each species' mean on its own strip
+    assert {item["y"] for item in means} == set(lines)
+
+
+@pytest.mark.parametrize("stem, rows, test, yes, no", [
+    ("alt_bar_chart_with_highlighted_bar", lambda: dataset("wheat"), lambda r: pd.to_numeric(r.year) == 1810, "orange", "steelblue"),
+    ("alt_bar_chart_with_negatives", lambda: dataset("us-employment"), lambda r: r.nonfarm_change > 0,
+     "steelblue", "orange"),
+])
+def test_a_condition_colours_the_bars_the_example_colours(stem, rows, test, yes, no):
+    drawn = [item["fill"] for item in items(scene(stem), "rect", "marks")]
+    frame = rows()
+    assert drawn.count(yes) == int(test(frame).sum()) > 0
+    assert drawn.count(no) == len(frame) - int(test(frame).sum())

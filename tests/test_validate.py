@@ -103,11 +103,11 @@ def test_wrong_type_of_a_shorthand_channel():
     assert error.message == msg.wrong_type(5, ["a string", "a mapping"])
 
 
-def test_a_number_or_a_constant_names_both():
+def test_a_number_or_a_constant_names_every_form():
     error = only("data: {dataset: cars}\nmark: point\nwidth: wide\n")
-    # and a physical length, by an example of one
-    assert error.message == msg.wrong_type("wide", ["a number", "'container'", "a string such as '3.25in'"])
-    assert error.message == "expected a number, 'container' or a string such as '3.25in', got the string 'wide'"
+    # a physical length by an example of one, and {step: N}
+    assert error.message == msg.wrong_type("wide", ["a number", "'container'", "a string such as '3.25in'", "a mapping"])
+    assert error.message == "expected a number, 'container', a string such as '3.25in' or a mapping, got the string 'wide'"
 
 
 def test_near_miss_of_a_constant_gets_a_hint():

@@ -601,12 +601,6 @@ def trend_extent_ci_hint() -> str:
     return "for a confidence band write band: 0.95, for a prediction band prediction: 0.95"
 
 
-def condition_hint(channel: str) -> str:
-    return (f"chartc's channels have no conditions: compute a field with a calculate transform, e.g. "
-            f"calculate: \"datum.Horsepower > 150 ? 'high' : 'low'\", as: power, and encode it; or pass "
-            f"Vega-Lite's condition on with vega_lite: {{encoding: {{{channel}: {{condition: ...}}}}}}")
-
-
 @code("E230")
 def unknown_preset(name: str, known: Sequence[str]) -> str:
     """A paper preset chartc does not have.
@@ -654,3 +648,82 @@ def font_directory_missing(folder: str) -> str:
 
 def font_directory_hint() -> str:
     return "put the paper's .ttf or .otf files in a folder beside the spec and name it relative to the spec file"
+
+
+@code("E250")
+def param_undefined(name: str) -> str:
+    """A condition on a selection no layer declares.
+
+    A channel's `condition: {param: NAME}` names the selection whose marks take the condition's value;
+    NAME must be declared in the chart's `params` or a layer's.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        params:
+          - {name: hover, select: {type: point, on: pointerover}}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+          opacity: {condition: {param: hovr, value: 1}, value: 0.3}
+    """
+    return f"no selection is named {name!r}"
+
+
+def param_undefined_hint(suggestion: str | None, declared) -> str:
+    names = quoted_list(declared) if declared else None
+    if suggestion:
+        return suggestion
+    return f"declared: {names}" if names else "declare it in params: [{name: ..., select: point}]"
+
+
+@code("E251")
+def param_duplicate(name: str) -> str:
+    """Two selections with one name.
+
+    Every selection of a chart has a name of its own: a condition names the one it means.
+
+    Example:
+        data: {dataset: cars}
+        layers:
+          - mark: point
+            params: [{name: pick, select: point}]
+          - mark: line
+            params: [{name: pick, select: interval}]
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+    """
+    return f"a selection named {name!r} is declared already"
+
+
+@code("E252")
+def param_on_trend() -> str:
+    """A selection on a trend layer.
+
+    A trend layer draws a fitted line, not the data's rows: the reader selects marks of a mark layer.
+    Declare the selection on a mark layer; conditions in any layer may name it.
+    """
+    return "a trend layer takes no params: declare the selection on a mark layer"
+
+
+@code("E253")
+def param_bind(bind: str, why: str) -> str:
+    """A selection bound to something it cannot drive.
+
+    `bind: legend` needs a point selection of one field (`select: {type: point, fields: [FIELD]}`),
+    the field a legend shows; `bind: scales` needs an interval selection (it pans and zooms the axes).
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        params:
+          - {name: pick, select: point, bind: legend}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+          color: Origin
+    """
+    return f"bind: {bind} needs {why}"
+
+

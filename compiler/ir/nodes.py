@@ -2,11 +2,11 @@
 
 `Chart` is the root: its `DataSource`, its `Layer`s (a single-mark chart is
 one layer at the top level), the chart-level transforms (`ir.transforms`),
-`Legend`, `Facet` and the open mappings (`config`, `vega_lite`) as
+`Legend`, `Facet`, `resolve` and the open mappings (`config`, `vega_lite`) as
 `FreeForm` nodes. A layer has its `Mark`, its `Encoding` (the chart's
 encoding overridden channel by channel; each `Channel` keeps the path where
 it was declared and whether it was written as shorthand, `x: bpb`), its
-`Markers` and `Trend`.
+`Markers`, `Trend` and `Param`s (selections), and an escape hatch of its own.
 
 Every node is a `source.Node`: it carries its spec path and the file's
 position index, so a stage reports a problem with ``node.error(...)``.
@@ -268,6 +268,34 @@ class Legend(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Param(Node):
+    """A selection the reader makes in an interactive export: its name, what is selected and how.
+
+    Attributes:
+        name: what conditions (`condition: {param: NAME}`) call it.
+        select: ``point`` or ``interval``.
+        options: the rest of the ``select`` object as written (``on``, ``fields``, ``encodings`` ...).
+        bind: ``legend`` or ``scales`` (None: bound to nothing but the marks).
+        value: the initial selection, as written (None: empty).
+    """
+
+    name: str
+    select: str
+    options: FreeForm = FreeForm()
+    bind: str | None = None
+    value: Any = None
+
+    def definition(self) -> dict:
+        """The Vega-Lite parameter: ``{name, select: {type, ...}, bind?, value?}``."""
+        result = {"name": self.name, "select": {"type": self.select, **self.options.plain()}}
+        if self.bind is not None:
+            result["bind"] = self.bind
+        if self.value is not None:
+            result["value"] = thaw(self.value)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
 class Facet(Node):
     """Small multiples: a row and/or column channel, and how many columns to wrap at."""
 
@@ -311,6 +339,8 @@ class Layer(Node):
     trend: Trend | None = None
     transform: tuple[Transform, ...] = ()
     name: str | None = None
+    params: tuple[Param, ...] = ()     # selections on this layer's marks
+    vega_lite: FreeForm = FreeForm()   # the escape hatch for this layer's view alone
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +359,8 @@ class Chart(Node):
     font_directory: str | None = None  # a folder of fonts the renderer loads for this chart (relative to the spec)
     legend: Legend = Legend()
     facet: Facet | None = None
+    resolve: FreeForm = FreeForm()     # shared or independent scales, axes, legends per channel
+    interactive: bool = False          # pan and zoom the x and y scales
     config: FreeForm = FreeForm()
     theme: str = "default"
     vega_lite: FreeForm = FreeForm()
@@ -337,3 +369,7 @@ class Chart(Node):
     def transforms(self, layer: Layer) -> tuple[Transform, ...]:
         """The transforms a layer's rows go through: the chart's, then its own."""
         return (*self.transform, *layer.transform)
+
+    def params(self) -> tuple[Param, ...]:
+        """Every selection the chart declares, layer by layer."""
+        return tuple(param for layer in self.layers for param in layer.params)

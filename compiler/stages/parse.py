@@ -15,12 +15,12 @@ any data is read.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from ..errors import SpecError, SpecPath
 from ..ir import expressions
 from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer, Legend, Mark, MarkerStyle,
-                        Markers, Trend, freeze)
+                        Markers, Param, Trend, freeze)
 from ..ir.source import Source
 from ..ir.transforms import Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Transform
 from .load import Document
@@ -46,12 +46,18 @@ class _Parser:
 
     def chart(self, data: Mapping) -> Chart:
         shared = self.encoding(data.get("encoding", {}), ("encoding",))
+        # The chart's own selections belong to a mark view (Vega-Lite selects on a unit): the first mark layer's.
+        chart_params = self.params(data.get("params", ()), ("params",))
         if "layers" in data:
             layers = tuple(self.layer(layer, ("layers", index), index, shared)
                            for index, layer in enumerate(data["layers"]))
+            first = next((layer for layer in layers if layer.mark is not None), None)
+            if chart_params and first is not None:
+                layers = tuple(replace(layer, params=chart_params + layer.params) if layer is first else layer
+                               for layer in layers)
         else:  # a single-mark chart is one layer declared at the top level
             own = {"mark": data["mark"], **({"markers": data["markers"]} if "markers" in data else {})}
-            layers = (self.layer(own, (), 0, shared),)
+            layers = (replace(self.layer(own, (), 0, shared), params=chart_params),)
         legend = data.get("legend", {})
         return Chart(
             data=self.data_source(data["data"]),
@@ -67,6 +73,8 @@ class _Parser:
             legend=Legend(position=legend.get("position"), title=legend.get("title"), has_title="title" in legend,
                           columns=legend.get("columns"), path=("legend",), source=self.source),
             facet=self.facet(data["facet"]) if "facet" in data else None,
+            resolve=self.free(data.get("resolve"), ("resolve",)),
+            interactive=data.get("interactive", False),
             config=self.free(data.get("config"), ("config",)),
             theme=data.get("theme", "default"),
             vega_lite=self.free(data.get("vega_lite"), ("vega_lite",)),
@@ -98,8 +106,23 @@ class _Parser:
             trend=self.trend(layer["trend"], path + ("trend",)) if "trend" in layer else None,
             transform=self.transforms(layer.get("transform", ()), path + ("transform",)),
             name=layer.get("name"),
+            params=self.params(layer.get("params", ()), path + ("params",)),
+            vega_lite=self.free(layer.get("vega_lite"), path + ("vega_lite",)),
             path=path, source=self.source,
         )
+
+    def params(self, params, path: SpecPath) -> tuple[Param, ...]:
+        result = []
+        for index, param in enumerate(params):
+            where = path + (index,)
+            select = param["select"]
+            options = {} if isinstance(select, str) else {k: v for k, v in select.items() if k != "type"}
+            result.append(Param(
+                name=param["name"], select=select if isinstance(select, str) else select["type"],
+                options=self.free(options, where + ("select",)), bind=param.get("bind"),
+                value=freeze(param["value"]) if "value" in param else None,
+                path=where, source=self.source))
+        return tuple(result)
 
     def mark(self, mark, path: SpecPath) -> Mark:
         if isinstance(mark, str):
@@ -116,6 +139,9 @@ class _Parser:
             return tuple(self.channel(name, item, path + (index,)) for index, item in enumerate(value))
         if isinstance(value, str):  # `x: bpb` names the field
             return Channel(name, self.free({"field": value}, path), shorthand=True, path=path, source=self.source)
+        condition = value.get("condition")
+        if isinstance(condition, Mapping) and isinstance(condition.get("test"), str):
+            self.expression(condition["test"], path + ("condition", "test"))  # refused here, at its column
         return Channel(name, self.free(value, path), path=path, source=self.source)
 
     def style(self, style: Mapping, path: SpecPath) -> MarkerStyle:

@@ -206,12 +206,58 @@ def _check_structure(doc: Document) -> list[SpecError]:
             problems.extend(_check_mark(layer["mark"], path + ("mark",), doc))
         problems.extend(_check_encoding(layer.get("encoding"), path + ("encoding",), doc))
         problems.extend(_check_shapes(layer, path, doc))
+        if isinstance(layer.get("vega_lite"), dict):  # a layer's escape hatch: passed on as written too
+            problems.extend(_error(p.message, p.path, doc, hint=p.hint)
+                            for p in free_form_problems(layer["vega_lite"], path + ("vega_lite",)))
         if "mark" in layer and "trend" in layer:
             problems.append(_error(msg.mark_and_trend(), path + ("trend",), doc, key=True))
         elif "mark" not in layer and "trend" not in layer:
             problems.append(_error(msg.layer_needs_mark(), path, doc, hint=msg.layer_needs_mark_hint()))
         if "markers" in layer and "trend" in layer:
             problems.append(_error(msg.markers_on_trend(), path + ("markers",), doc, key=True))
+    problems.extend(_check_params(data, doc))
+    return problems
+
+
+def _declared_params(data: dict):
+    """(path, param) of every selection the chart declares: the chart's, then each layer's."""
+    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
+    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
+    for path, owner in owners:
+        params = owner.get("params")
+        for index, param in enumerate(params if isinstance(params, list) else []):
+            if isinstance(param, dict) and isinstance(param.get("name"), str):
+                yield path + ("params", index), param
+
+
+def _check_params(data: dict, doc: Document) -> list[SpecError]:
+    """Selections: one name each, on mark layers, bound to what they can drive; conditions naming one of them."""
+    problems, names = [], []
+    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
+    for path, param in _declared_params(data):
+        if param["name"] in names:
+            problems.append(_error(msg.param_duplicate(param["name"]), path + ("name",), doc))
+        names.append(param["name"])
+        if path[:1] == ("layers",) and "trend" in layers[path[1]]:
+            problems.append(_error(msg.param_on_trend(), path[:2] + ("params",), doc, key=True))
+        select = param.get("select")
+        kind = select.get("type") if isinstance(select, dict) else select
+        fields = select.get("fields") if isinstance(select, dict) else None
+        if param.get("bind") == "legend" and (kind != "point" or not isinstance(fields, list) or len(fields) != 1):
+            problems.append(_error(msg.param_bind("legend", "a point selection of one field: "
+                                                  "select: {type: point, fields: [FIELD]}"), path + ("bind",), doc))
+        elif param.get("bind") == "scales" and kind != "interval":
+            problems.append(_error(msg.param_bind("scales", "an interval selection: select: interval"),
+                                   path + ("bind",), doc))
+    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
+    for path, owner in owners:
+        encoding = owner.get("encoding")
+        for channel, definition in (encoding.items() if isinstance(encoding, dict) else ()):
+            condition = definition.get("condition") if isinstance(definition, dict) else None
+            name = condition.get("param") if isinstance(condition, dict) else None
+            if isinstance(name, str) and name not in names:
+                problems.append(_error(msg.param_undefined(name), path + ("encoding", channel, "condition", "param"),
+                                       doc, hint=msg.param_undefined_hint(msg.did_you_mean(name, names), names)))
     return problems
 
 
@@ -316,7 +362,7 @@ def _check_encoding(encoding, path, doc: Document) -> list[SpecError]:
                 problems.extend(
                     _error(msg.constant_channel_with(prop, constants[0]), where + (prop,), doc,
                            hint=msg.constant_channel_hint(constants[0]), key=True)
-                    for prop in item if prop != constants[0] and prop in known)  # an unknown key is E201 alone
+                    for prop in item if prop not in (constants[0], "condition") and prop in known)  # unknown: E201
     return problems
 
 
@@ -380,11 +426,9 @@ def _describe(error, doc: Document) -> list[SpecError]:
 
 
 def _unknown_key_hint(key: str, path: tuple) -> str | None:
-    """A hint for keys people bring from Vega-Lite: `encoding: {row: ...}`, a channel's `condition`."""
+    """A hint for keys people bring from Vega-Lite: `encoding: {row: ...}`."""
     if path and path[-1] == "encoding" and key in FACET_CHANNELS:
         return msg.facet_channel_hint("column" if key == "facet" else key)
-    if key == "condition" and len(path) >= 2 and path[-2] == "encoding":
-        return msg.condition_hint(str(path[-1]))
     return None
 
 

@@ -1,7 +1,9 @@
 """Stage 8: the checked chart model (plus its rows and fits) -> Altair -> Vega-Lite, and where each part came from.
 
 Only this package knows Altair: `legend` plans the chart's one legend,
-`trend_layers` draws the fitted lines, `vega` holds the channel and
+`trend_layers` draws the fitted lines, `interaction` adds selections,
+`resolve` and each layer's escape hatch to the built views, `facet_sort`
+keeps a facet's order by an aggregate, `vega` holds the channel and
 expression helpers all of them share. `TRANSFORMS` emits each transform
 kind (one function per `ir.transforms` class). The result is a plain dict:
 the same spec and data always give the same bytes from
@@ -39,7 +41,9 @@ from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, F
 from ...render.export import vega_themes
 from ..data import DataFlow, emitted_predicate
 from .fields import escape_fields
-from .legend import KIND_CHANNELS, legend_config, plan_legend, wrap_legend_labels
+from .facet_sort import hold_facet_sorts
+from .interaction import emit_interaction, merge_layer_escapes
+from .legend import KIND_CHANNELS, fit_legend_columns, legend_config, plan_legend, wrap_legend_labels
 from .text import TextStyle, label_style
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
@@ -162,12 +166,17 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     vega_lite = top.to_dict(validate=False)
     wrap_legend_labels(vega_lite, table, text, plan.field if plan is not None else None)
     _record(origins, chart, sources, len(views), faceted_trends, len(lifted))
+    emit_interaction(vega_lite, chart, sources, origins)
+    if chart.facet is not None:
+        hold_facet_sorts(vega_lite, origins, chart.facet)
     for vl_path, name in escape_fields(vega_lite):  # before the override: that is the user's own Vega-Lite
         node, child = origins.place(vl_path)
         raise node.error(msg.field_backslash(name), *child, stage=STAGE, hint=msg.field_backslash_hint())
     vega_lite["config"] = _config(chart, vega_lite.get("config", {}), paper)
+    fit_legend_columns(vega_lite, chart.legend, table, text, _plot_width(chart, config, paper))
     if paper is not None:
         vega_lite = on_paper(vega_lite, paper, chart.facet is not None)
+    vega_lite = merge_layer_escapes(vega_lite, chart, sources, origins)
     vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
     return vega_lite
 

@@ -408,6 +408,76 @@ def _views(spec: dict):
             yield from _views(layer)
 
 
+# Above or below the plot the legend is centred on it. Vega's legend layout (an expression in
+# Vega-Lite's schema) replaces Vega's whole default, so its offset (18 px from the plot) is restated.
+CENTRED_POSITIONS = ("top", "bottom")
+VEGA_LEGEND_OFFSET = 18
+CENTRED_LAYOUT = ("{" + ", ".join(f"{side}: {{anchor: 'middle', offset: {VEGA_LEGEND_OFFSET}}}"
+                                  for side in CENTRED_POSITIONS) + "}")
+# Vega's symbol legend: a symbol's default area (px²), the gap to its label, and between columns.
+VEGA_SYMBOL_SIZE = 100
+VEGA_LABEL_OFFSET = 4
+VEGA_COLUMN_PADDING = 10
+
+
+def fit_legend_columns(vega_lite: dict, legend: Legend, table, style: TextStyle, plot_width: float) -> None:
+    """Wrap a legend above or below the plot into as many columns as fit the plot's width.
+
+    Vega lays a top or bottom legend out in one row, however many entries
+    it has: twenty categories make it wider than the chart. Each column is
+    as wide as its widest entry (symbol, gap, label, padding), so chartc
+    takes the widest entry of any such legend and sets `columns` in the
+    chart's legend config. Columns the spec gives (`legend.columns`) win.
+
+    Args:
+        vega_lite: the compiled chart (its config is changed in place).
+        legend: the chart's `legend` settings.
+        table: the rows drawn (a legend's categories come from them, or from its scale's domain).
+        style: how legend labels are drawn.
+        plot_width: the plot's width in px.
+    """
+    if legend.position not in CENTRED_POSITIONS or legend.columns is not None:
+        return
+    legends = []
+    for view in _views(vega_lite):
+        for channel, definition in view.get("encoding", {}).items():
+            if channel not in LEGEND_CHANNELS or not isinstance(definition, dict) \
+                    or definition.get("type") not in ("nominal", "ordinal") or definition.get("legend", {}) is None:
+                continue
+            scale = definition.get("scale") if isinstance(definition.get("scale"), dict) else {}
+            name = definition.get("field")
+            if isinstance(scale.get("domain"), list):  # drawn in the domain's order
+                values = [value for value in scale["domain"] if value is not None]
+            elif isinstance(name, str) and name in table:  # Vega sorts a nominal domain ascending
+                found = [value for value in table.unique(name) if value is not None]
+                values = sorted(found, key=lambda v: (not isinstance(v, (int, float)), v if isinstance(
+                    v, (int, float)) else category_key(v)))
+            else:
+                continue
+            legends.append([category_key(value) for value in values])
+    if not legends:
+        return
+    limit = LABEL_WRAP_WIDTH if not style.label_limit else float("inf")  # a longer label is wrapped
+    columns = min(_columns_that_fit([min(text_width(label, style.size), limit) for label in labels], plot_width)
+                  for labels in legends)
+    if columns < max(len(labels) for labels in legends):
+        vega_lite.setdefault("config", {}).setdefault("legend", {})["columns"] = columns
+
+
+def _columns_that_fit(label_widths: list[float], plot_width: float) -> int:
+    """The most columns whose entries, laid out row by row, stay within the plot (at least one).
+
+    Vega aligns each column on its own (`gridAlign: each`): a column is as
+    wide as its widest entry (symbol, gap, label), columns apart by the padding.
+    """
+    entries = [VEGA_SYMBOL_SIZE ** 0.5 + VEGA_LABEL_OFFSET + width for width in label_widths]
+    for columns in range(len(entries), 1, -1):
+        widths = [max(entries[start::columns]) for start in range(columns)]
+        if sum(widths) + VEGA_COLUMN_PADDING * (columns - 1) <= plot_width:
+            return columns
+    return 1
+
+
 def legend_config(legend: Legend) -> dict:
     """Vega-Lite `config.legend` for the chart's `legend` settings.
 
@@ -425,6 +495,8 @@ def legend_config(legend: Legend) -> dict:
         settings["orient"] = position
         if position in INSIDE_POSITIONS:
             settings.update(INSIDE_LEGEND)
+        if position in CENTRED_POSITIONS:
+            settings["layout"] = {"expr": CENTRED_LAYOUT}
     if legend.columns is not None:
         settings["columns"] = legend.columns
     if legend.has_title and legend.title is None:

@@ -44,6 +44,7 @@ FORMAT_PRESETS = {
 CHANNEL_CLASSES = {
     "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
     "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
+    "xOffset": "XOffset", "yOffset": "YOffset",
 }
 # A log axis ticks 2, 3, ... 9 between decades, ever closer together: Vega-Lite
 # hides overlapping labels ("greedy"), but keeps labels that touch, and
@@ -74,10 +75,12 @@ def translate_channel(channel: str, definition, types: dict, alt):
         props = _resolve_channel_colors(props)
     if channel == "shape":
         props = _resolve_channel_shapes(props)
+    if isinstance(props.get("condition"), dict):
+        props["condition"] = _condition(channel, props["condition"])
     if "value" in props:
-        return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"])
+        return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"], **_only(props, "condition"))
     if "datum" in props:
-        return getattr(alt, CHANNEL_CLASSES[channel] + "Datum")(props["datum"])
+        return getattr(alt, CHANNEL_CLASSES[channel] + "Datum")(props["datum"], **_only(props, "condition"))
     if channel not in UNTYPED_CHANNELS and "type" not in props:
         props["type"] = channel_type(props, types)
     if channel in UNTYPED_CHANNELS:
@@ -94,6 +97,18 @@ def translate_channel(channel: str, definition, types: dict, alt):
     if isinstance(props.get("bin"), dict):
         props["bin"] = _build(alt.Bin, "bin", props["bin"])
     return cls(**props)
+
+
+def _condition(channel: str, condition: dict) -> dict:
+    """A channel's condition as Vega-Lite reads it: a colour as the renderer draws it, `empty` only when written."""
+    condition = dict(condition)
+    if channel == "color" and isinstance(condition.get("value"), str):
+        condition["value"] = resolve_color(condition["value"])
+    return condition
+
+
+def _only(props: dict, *keys) -> dict:
+    return {key: props[key] for key in keys if key in props}
 
 
 def _separate_log_labels(props: dict) -> dict:
