@@ -30,7 +30,8 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import data_identity, flow_data, follow_fields, read_columns, read_rows, scrub_table
+from .stages.data import (bind_table, data_identity, flow_data, follow_fields, read_columns, read_rows,
+                          scrub_table)
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -78,13 +79,28 @@ def check_spec(path: str | os.PathLike) -> tuple[Chart, Document]:
 
 def _check_source(path: str | os.PathLike) -> tuple[Chart, Document, bytes]:
     raw, document = read_spec(path)
+    return check_document(document), document, raw
+
+
+def check_document(document: Document) -> Chart:
+    """Validate and parse a loaded spec (from a file, text or a dict) without touching its data.
+
+    Args:
+        document: the loaded spec (`stages.load`).
+
+    Returns:
+        The chart model.
+
+    Raises:
+        SpecError: as `check_spec`.
+    """
     problems = validate_document(document)
     if problems:
         raise SpecError.collect(problems)
     chart, problems = parse_chart(document)
     if problems:
         raise SpecError.collect(problems)
-    return chart, document, raw
+    return chart
 
 
 def validate_spec(path: str | os.PathLike) -> list[SpecError]:
@@ -125,6 +141,31 @@ def compile_spec(path: str | os.PathLike) -> Compiled:
         SpecError: the spec or its data has problems (all of them, in file order).
     """
     chart, document, source = _check_source(path)
+    return compile_document(document, source, chart=chart)
+
+
+def compile_document(document: Document, source: bytes, *, tables=None, chart: Chart | None = None) -> Compiled:
+    """Compile a loaded spec to Vega-Lite: `compile_spec` for a spec that is no file (text, a dict).
+
+    Args:
+        document: the loaded spec.
+        source: the bytes its provenance hashes (the spec text).
+        tables: a table passed from Python for a ``data: {frame: NAME}``
+            spec (a DataFrame, an Arrow table), or tables by name; None for
+            none (`stages.data.bind_table`).
+        chart: the chart model when already parsed from `document`.
+
+    Returns:
+        As `compile_spec`.
+
+    Raises:
+        SpecError: as `compile_spec`; also a table passed to a spec that
+            reads other data, or a `frame` spec without its table.
+    """
+    if chart is None:
+        chart = check_document(document)
+    if tables is not None:
+        chart = bind_table(chart, tables)
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart
@@ -275,3 +316,25 @@ def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:
         raise ValueError(f"cannot tell the export format of {str(out)!r}")
     write_atomic(out, export_bytes(compiled, fmt))
     return Path(out)
+
+
+def fits_json(compiled: Compiled) -> str:
+    """The fitted trends of a chart as canonical JSON (the ``--fits`` sidecar, the gallery's ``.fits.json``).
+
+    Carries the chart's provenance under ``chartc`` like every other export.
+    """
+    import json
+
+    from .errors import format_path
+    from .infra.provenance import provenance
+    from .trends.fitting import trend_summary  # numpy: loaded already where charts are compiled
+
+    layers = [
+        {"layer": format_path(path), "fits": [trend_summary(line) for line in lines]}
+        for path, lines in compiled.fits.items()
+    ]
+    document = {"trends": layers}
+    block = provenance(compiled.vega_lite)
+    if block:
+        document["chartc"] = block
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
