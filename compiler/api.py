@@ -387,13 +387,14 @@ class Chart:
         return text
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        """What a notebook shows: the Vega-Lite (Altair's MIME type for its version) and an SVG beside it.
+        """What a notebook shows: the Vega-Lite (`vega_lite_mime_type`) and an SVG beside it.
 
         JupyterLab and Notebook draw the Vega-Lite where a Vega renderer is
         installed for its version; the SVG is what every other viewer shows
         (GitHub's notebook preview, nbviewer, a renderer for older versions).
         """
-        bundle: dict = {vega_lite_mime_type(): self.compiled.vega_lite, "text/plain": repr(self)}
+        bundle: dict = {vega_lite_mime_type(self.compiled.vega_lite): self.compiled.vega_lite,
+                        "text/plain": repr(self)}
         try:
             bundle["image/svg+xml"] = export_bytes(self.compiled, "svg").decode("utf-8")
         except SpecError as refused:  # the renderer's refusal, where the picture would be
@@ -401,14 +402,18 @@ class Chart:
         return bundle
 
 
-def vega_lite_mime_type() -> str:
-    """The MIME type Altair itself displays its charts with (the Vega-Lite version chartc emits)."""
-    import importlib
+def vega_lite_mime_type(vega_lite: dict) -> str:
+    """The MIME type a notebook draws the chart's Vega-Lite from: ``application/vnd.vegalite.v6+json``.
 
-    import altair
+    Versioned by the chart's own ``$schema`` (the Vega-Lite Altair emits), and
+    a JSON type (``+json``) as every Vega-Lite type before it: Altair 6's own
+    ``application/vnd.vegalite.v6.json`` is no JSON type to nbformat, whose
+    schema then refuses a notebook holding the dict under it.
+    """
+    from .infra.provenance import vega_lite_version
 
-    major = altair.SCHEMA_VERSION.split(".")[0]  # "v6"
-    return importlib.import_module(f"altair.vegalite.{major}.display").VEGALITE_MIME_TYPE
+    version = vega_lite_version(vega_lite) or ""
+    return f"application/vnd.vegalite.v{version.split('.')[0]}+json"
 
 
 def _yaml_text(spec: dict) -> str:
