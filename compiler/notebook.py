@@ -58,14 +58,14 @@ def chartc_cell(ipython, line: str, cell: str) -> Chart | None:
     namespace = ipython.user_ns
     tables = {key: value for key, value in namespace.items() if not key.startswith("_") and is_table(value)}
     if table is not None and table not in tables:
-        _show_problems([msg.notebook_variable_missing(table, sorted(tables))])
+        missing = msg.notebook_variable_missing(table, sorted(tables))
+        _show_problems([f"error[{missing.code}]: {missing}"])
         return None
     text = "\n" * MAGIC_LINES + cell  # positions count the cell's lines, the magic's included
     try:
         chart = from_spec(text, data=_data_for(text, table, tables), name=CELL_FILE)
-        if save is not None:
-            for warning in chart.save(save):
-                print(warning.diagnostic())
+        # the compile's warnings; with --save, the scene check's of what was drawn too
+        warnings = chart.warnings if save is None else chart.save(save)
     except SpecError as error:
         _show_problems([problem.diagnostic() for problem in error.errors])
         return None
@@ -74,7 +74,7 @@ def chartc_cell(ipython, line: str, cell: str) -> Chart | None:
         return None
     if name is not None:
         namespace[name] = chart
-    for warning in chart.warnings:
+    for warning in warnings:
         print(warning.diagnostic())
     return chart
 

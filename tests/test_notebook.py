@@ -101,13 +101,15 @@ def in_process(source: str):
 
 
 @pytest.mark.slow
-def test_the_cell_magic_in_a_kernel():
+def test_the_cell_magic_in_a_kernel(tmp_path):
     import nbformat
 
+    saved = f"%%chartc runs --save {tmp_path / 'saved.svg'}\nmark: point\nencoding: {{x: step, y: loss}}\n"
     cells = [nbformat.v4.new_code_cell(f"import pandas as pd\nruns = pd.DataFrame({RUNS!r})\n%load_ext chartc"),
              *(nbformat.v4.new_code_cell(source) for source in MAGIC_CASES.values()),
-             nbformat.v4.new_code_cell("chart.vega_lite['datasets']")]
+             nbformat.v4.new_code_cell("chart.vega_lite['datasets']"), nbformat.v4.new_code_cell(saved)]
     notebook = execute(nbformat.v4.new_notebook(cells=cells), ROOT)
+    assert (tmp_path / "saved.svg").read_bytes() == in_process(saved).render("svg")
     outputs = dict(zip(MAGIC_CASES, notebook.cells[1:]))
     assert not any(output["output_type"] == "error" for cell in notebook.cells for output in cell["outputs"])
 
@@ -115,7 +117,7 @@ def test_the_cell_magic_in_a_kernel():
         (bundle,) = shown(outputs[case])
         assert bundle[VEGA_LITE] == in_process(MAGIC_CASES[case]).vega_lite
         ElementTree.fromstring(bundle["image/svg+xml"])
-    (datasets,) = shown(notebook.cells[-1])
+    (datasets,) = shown(notebook.cells[-2])
     assert literal_eval(datasets["text/plain"]) == in_process(MAGIC_CASES["draws the named DataFrame"]).vega_lite["datasets"]
 
     for case, line, column in (("a mistake at its cell position", 3, 7), ("a field not in the DataFrame", 5, 6)):
@@ -128,7 +130,7 @@ def test_the_cell_magic_in_a_kernel():
         assert "<pre" in bundle["text/html"] and "&lt;cell&gt;" in bundle["text/html"]
 
     (bundle,) = shown(outputs["a variable that is not there"])
-    assert bundle["text/plain"] == msg.notebook_variable_missing("rnus", ["runs"])
+    assert bundle["text/plain"] == f"error[E830]: {msg.notebook_variable_missing('rnus', ['runs'])}"
     (bundle,) = shown(outputs["a frame name that is not there"])
     expected = msg.table_not_named("rns", ["runs"])
     assert bundle["text/plain"] == f"<cell>:2:15: error[E826]: data.frame: {expected} ({msg.did_you_mean('rns', ['runs'])})"
