@@ -31,7 +31,8 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import data_identity, flow_data, follow_fields, project_root, read_columns, read_rows, scrub_table
+from .stages.data import (bind_table, data_identity, flow_data, follow_fields, project_root, read_columns, read_rows,
+                          scrub_table)
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -80,6 +81,22 @@ def check_spec(path: str | os.PathLike, preset: str | None = None) -> tuple[Char
 
 def _check_source(path: str | os.PathLike, preset: str | None = None) -> tuple[Chart, Document, bytes]:
     raw, document = read_spec(path)
+    return check_document(document, preset), document, raw
+
+
+def check_document(document: Document, preset: str | None = None) -> Chart:
+    """Validate and parse a loaded spec (from a file, text or a dict) without touching its data.
+
+    Args:
+        document: the loaded spec (`stages.load`).
+        preset: a paper preset over the spec's and its project's ``chartc.toml``'s.
+
+    Returns:
+        The chart model.
+
+    Raises:
+        SpecError: as `check_spec`.
+    """
     problems = validate_document(document)
     if problems:
         raise SpecError.collect(problems)
@@ -87,12 +104,12 @@ def _check_source(path: str | os.PathLike, preset: str | None = None) -> tuple[C
     if problems:
         raise SpecError.collect(problems)
     # The paper preset: the command's, else the spec's, else the project's (chartc.toml).
-    chosen = preset or chart.preset or project_defaults(path)[0].get("preset")
+    chosen = preset or chart.preset or project_defaults(document.file)[0].get("preset")
     if chosen != chart.preset:
         chart = dataclasses.replace(chart, preset=chosen)
     if chart.font_directory is not None:
         font_folder(chart)  # there, and inside the project
-    return chart, document, raw
+    return chart
 
 
 def font_folder(chart: Chart) -> Path:
@@ -154,6 +171,34 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bo
         SpecError: the spec or its data has problems (all of them, in file order).
     """
     chart, document, source = _check_source(path, preset)
+    return compile_document(document, source, chart=chart, full=full)
+
+
+def compile_document(document: Document, source: bytes, *, tables=None, chart: Chart | None = None,
+                     preset: str | None = None, full: bool = True) -> Compiled:
+    """Compile a loaded spec to Vega-Lite: `compile_spec` for a spec that is no file (text, a dict).
+
+    Args:
+        document: the loaded spec.
+        source: the bytes its provenance hashes (the spec text).
+        tables: a table passed from Python for a ``data: {frame: NAME}``
+            spec (a DataFrame, an Arrow table), or tables by name; None for
+            none (`stages.data.bind_table`).
+        chart: the chart model when already parsed from `document`.
+        preset: as `compile_spec` (when `chart` is not given).
+        full: as `compile_spec`.
+
+    Returns:
+        As `compile_spec`.
+
+    Raises:
+        SpecError: as `compile_spec`; also a table passed to a spec that
+            reads other data, or a `frame` spec without its table.
+    """
+    if chart is None:
+        chart = check_document(document, preset)
+    if tables is not None:
+        chart = bind_table(chart, tables)
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart
@@ -309,3 +354,25 @@ def export_chart(compiled: Compiled, out: str | os.PathLike) -> Path:
         raise ValueError(f"cannot tell the export format of {str(out)!r}")
     write_atomic(out, export_bytes(compiled, fmt))
     return Path(out)
+
+
+def fits_json(compiled: Compiled) -> str:
+    """The fitted trends of a chart as canonical JSON (the ``--fits`` sidecar, the gallery's ``.fits.json``).
+
+    Carries the chart's provenance under ``chartc`` like every other export.
+    """
+    import json
+
+    from .errors import format_path
+    from .infra.provenance import provenance
+    from .trends.fitting import trend_summary  # numpy: loaded already where charts are compiled
+
+    layers = [
+        {"layer": format_path(path), "fits": [trend_summary(line) for line in lines]}
+        for path, lines in compiled.fits.items()
+    ]
+    document = {"trends": layers}
+    block = provenance(compiled.vega_lite)
+    if block:
+        document["chartc"] = block
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -5,7 +5,7 @@ its imports, at module level, inside functions and under ``TYPE_CHECKING``
 alike, make one graph of modules. The tests below check that graph against
 the layering docs/how-it-works.md describes:
 
-    commands  ->  pipeline  ->  stages  ->  (ir, trends, infra, render)  ->  errors
+    commands  ->  api  ->  pipeline  ->  stages  ->  (ir, trends, infra, render)  ->  errors
                                      render -> infra -> errors
 
 and a few rules that keep the boundaries honest: which third-party libraries
@@ -43,6 +43,8 @@ LAYERS = {
     "chartc.render": "render",
     "chartc.stages": "stages",
     "chartc.pipeline": "pipeline",
+    "chartc.api": "public",          # the Python API (Chart, load, from_spec): what the CLI and a notebook call
+    "chartc.notebook": "public",     # `%load_ext chartc`: the cell magic, on the API
     "chartc.commands": "commands",
 }
 # Layer -> the layers its modules may import (its own included).
@@ -54,8 +56,9 @@ ALLOWED = {
     "render": {"render", "infra", "shared"},
     "stages": {"stages", "ir", "trends", "infra", "render", "shared"},
     "pipeline": {"pipeline", "stages", "render", "infra", "ir", "trends", "shared"},
-    "commands": {"commands", "pipeline", "stages", "render", "infra", "ir", "trends", "shared"},
-    "api": {"api", "pipeline", "shared"},
+    "public": {"public", "pipeline", "stages", "render", "infra", "ir", "trends", "shared"},
+    "commands": {"commands", "public", "pipeline", "stages", "render", "infra", "ir", "trends", "shared"},
+    "api": {"api", "public", "pipeline", "shared"},
     "entry": {"commands"},
 }
 # A stage imports only stages that run before it (or beside it: markers are
@@ -65,7 +68,8 @@ STAGE_ORDER = {"load": 0, "validate": 1, "parse": 2, "data": 3, "markers": 3, "c
 # Third-party libraries only some modules may import: the library's top-level
 # name -> module name prefixes allowed to import it (empty: none).
 RESTRICTED = {
-    "altair": ("chartc.stages.translate",),
+    # The translator; and `Chart.to_altair`, which hands the compiled chart to Altair.
+    "altair": ("chartc.stages.translate", "chartc.api"),
     "vl_convert": ("chartc.render",),
     # The fits, and the table's float columns (for the fits) and seeded sampling.
     "numpy": ("chartc.trends", "chartc.stages.fit", "chartc.infra.table"),
@@ -483,3 +487,15 @@ def test_the_json_path_starts_no_renderer_and_the_light_paths_no_numpy(command, 
     root = Path(__file__).resolve().parent.parent
     result = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, text=True)
     assert result.stdout.strip() == "0 []", result.stderr
+
+
+@pytest.mark.slow
+def test_import_chartc_is_light():
+    """`import chartc` (and reading its public names) imports none of the heavy libraries: they load on first use."""
+    heavy = ("numpy", "pandas", "altair", "duckdb", "pyarrow", "polars", "jsonschema", "ruamel", "vl_convert",
+             "IPython")
+    probe = ("import sys, chartc\n"
+             "assert callable(chartc.load_ipython_extension) and chartc.SpecError and chartc.__version__\n"
+             f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stderr

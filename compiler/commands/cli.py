@@ -15,8 +15,7 @@ from pathlib import Path
 from .. import errors as msg
 from ..errors import Location, SpecError, SpecWarning
 from ..infra import paths
-from ..infra.files import write_all, write_atomic
-from ..infra.jsonout import canonical_json
+from ..infra.files import write_atomic
 from ..infra.paper import PRESETS
 from ..version import __version__
 from .specs import UsageError, spec_files
@@ -182,13 +181,14 @@ def print_problems(error: SpecError) -> None:
 
 
 def run_validate(args) -> int:
-    from ..pipeline import compile_spec, validate_spec
+    from ..api import load
+    from ..pipeline import validate_spec
 
     status = EXIT_OK
     for path in spec_files(args.paths):
         try:
             if args.full:
-                problems = list(compile_spec(path).warnings)
+                problems = list(load(path).warnings)
             else:
                 problems = validate_spec(path)
         except SpecError as error:
@@ -229,34 +229,20 @@ def run_compile(args) -> int:
 
 
 def _compile(args, fmt: str) -> int:
-    from ..pipeline import as_errors, check_drawn, compile_spec, export_bytes, export_checked
+    from ..api import load, save_chart
 
     try:
         # Vega-Lite's compiler checks the chart where it is drawn (`refusals_as_errors`), so a .vl.json
         # starts no renderer for it but under --full.
-        compiled = compile_spec(args.spec, args.preset, full=args.full)
+        chart = load(args.spec, preset=args.preset, full=args.full)
     except SpecError as error:
         print_problems(error)
         return EXIT_INVALID
     try:
         # What the renderer drew, against the spec: every rendered format (and .vl.json under --strict).
-        files, drawn = {}, []
-        if fmt != "vl.json":
-            files[args.out], drawn = export_checked(compiled, fmt)
-        elif args.out != "-":
-            files[args.out] = export_bytes(compiled, fmt)
-        if fmt == "vl.json" and args.strict:
-            drawn = check_drawn(compiled)
-        warnings = [*compiled.warnings, *drawn]
-        if args.strict and warnings:
-            raise SpecError.collect(as_errors(warnings))
-        for warning in warnings:
+        out = None if args.out == "-" else args.out
+        for warning in save_chart(chart.compiled, out, fmt, fits=args.fits, strict=args.strict):
             print(warning.diagnostic(), file=sys.stderr)
-        if args.fits:
-            from .gallery import fits_json
-
-            files[args.fits] = fits_json(compiled).encode("utf-8")
-        write_all(files)  # the chart and its fits, or neither
     except SpecError as refused:  # refused by the renderer, or warnings under --strict: placed on the spec
         print_problems(refused)
         return EXIT_INVALID
@@ -265,7 +251,7 @@ def _compile(args, fmt: str) -> int:
         print(f"chartc: error: {msg.compile_unwritable(where, error.strerror or str(error))}", file=sys.stderr)
         return EXIT_INVALID
     if args.out == "-":
-        sys.stdout.write(canonical_json(compiled.vega_lite))
+        sys.stdout.write(chart.to_json())
     return EXIT_OK
 
 

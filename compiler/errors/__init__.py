@@ -271,6 +271,10 @@ from .commands import (  # noqa: E402  (after the types: the messages are re-exp
     serve_target_control, serve_target_dot_segment, serve_target_not_a_path, serve_target_not_ascii,
     serve_target_not_utf8, serve_target_too_long, serve_watch_failed, toolchain_differs, unknown_code,
 )
+from .commands import (  # noqa: E402  (the Python API's and the notebook's)
+    notebook_usage, notebook_variable_missing, table_and_source, table_and_source_hint, table_not_named,
+    table_not_passed, table_not_passed_hint, table_type, table_type_hint, table_unreadable,
+)
 
 __all__ = [
     "Diagnostic", "Location", "Message", "PathKey", "REGISTRY", "RETIRED", "SHOWN_ERRORS", "SpecError",
@@ -373,6 +377,9 @@ __all__ = [
     "facet_panel_empty", "facet_panel_empty_hint", "layer_drew_fewer", "layer_drew_fewer_hint",
     "legend_entries_identical", "legend_entries_identical_hint", "text_outside_view", "text_outside_view_hint",
     "text_truncated", "text_truncated_hint", "trend_over_nothing", "trend_over_nothing_hint",
+    "notebook_usage", "notebook_variable_missing", "table_and_source", "table_and_source_hint",
+    "table_not_named", "table_not_passed", "table_not_passed_hint", "table_type", "table_type_hint",
+    "table_unreadable",
 ]
 
 # The statistics' messages (issue 20).

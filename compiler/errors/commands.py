@@ -556,3 +556,97 @@ def init_settings_exists(path: str, snippet: str) -> str:
 def unknown_code(code: str, close: Sequence[str]) -> str:
     guess = f" (did you mean {' or '.join(close)}?)" if close else ""
     return f"unknown diagnostic code {code!r}{guess}; `chartc explain` lists every code"
+
+
+# ------------------------------------------------------------------ the Python API and the notebook
+
+@code("E825", hint="table_not_passed_hint")
+def table_not_passed(name: str) -> str:
+    """A spec whose data is a table passed from Python, compiled without one.
+
+    `data: {frame: NAME}` reads the rows of a DataFrame (pandas, Polars), a pyarrow Table or any Arrow
+    table that a Python caller passes: `chartc.from_spec(spec, data={NAME: df})`, or a variable of a
+    notebook named by the `%%chartc` cell. The command line has no such table: write the rows to a file
+    and use `data: {path: ...}` (`Chart.to_yaml(data_path=...)` does both).
+
+    Example:
+        data: {frame: runs}
+        mark: point
+        encoding:
+          x: step
+          y: loss
+    """
+    return f"the data is the table {name!r} passed from Python, and no table was passed"
+
+
+def table_not_passed_hint(name: str = "NAME") -> str:
+    return f"chartc.from_spec(spec, data={{{name!r}: df}}), or `%%chartc` in a notebook where {name} is a DataFrame"
+
+
+@code("E826")
+def table_not_named(name: str, names: Sequence[str]) -> str:
+    """A spec naming a table that was not passed.
+
+    The spec's `data: {frame: NAME}` names a table the caller did not pass: `data=` maps other names
+    (or, in a notebook, no variable of that name holds a DataFrame). The names must match exactly.
+    """
+    given = f"the tables passed are {quoted_list(names)}" if names else "no table was passed"
+    return f"no table named {name!r}: {given}"
+
+
+@code("E827", hint="table_and_source_hint")
+def table_and_source(key: str) -> str:
+    """A table passed to a spec that reads its rows from elsewhere.
+
+    A DataFrame was passed (`data=`, or a `%%chartc VARIABLE` cell) to a spec whose data names its own
+    source (`path`, `values` or `dataset`). One chart draws one table: remove the spec's source to draw
+    the DataFrame, or pass no table.
+    """
+    return f"a table was passed, and the spec reads its rows from {key!r}"
+
+
+def table_and_source_hint() -> str:
+    return "remove the spec's data (or write data: {frame: NAME}) to draw the table passed"
+
+
+@code("E828", hint="table_type_hint")
+def table_type(name: str, type_name: str) -> str:
+    """A table of a type chartc cannot read.
+
+    The object passed as the table is not a pandas or Polars DataFrame, a pyarrow Table or RecordBatch,
+    nor any object with the Arrow PyCapsule interface (`__arrow_c_stream__`): a list of dicts, say, or a
+    NumPy array. Build a DataFrame from it, or give the rows inline as `data: {values: [...]}`.
+    """
+    return f"the table {name!r} is a {type_name}, which is no table chartc can read"
+
+
+def table_type_hint() -> str:
+    return ("pass a pandas or Polars DataFrame, a pyarrow Table, or any object with __arrow_c_stream__ "
+            "(pandas.DataFrame(rows) turns a list of dicts into one)")
+
+
+@code("E829")
+def table_unreadable(name: str, reason: str) -> str:
+    """A table the data engine cannot read.
+
+    The DataFrame passed was handed to the data engine, which refused it: a column of nested values
+    (lists, structs, dicts), a column of Python objects of mixed types, or a library the engine needs
+    (pyarrow, for Polars and Arrow objects) is not installed. The reason says which.
+    """
+    return f"the table {name!r} cannot be read: {reason}"
+
+
+@code("E830")
+def notebook_variable_missing(name: str, names: Sequence[str]) -> str:
+    """A `%%chartc` cell naming a variable the notebook does not have.
+
+    `%%chartc NAME` draws the DataFrame in the notebook's variable NAME: run the cell that defines it
+    first, or fix the name.
+    """
+    given = f"the DataFrames defined are {quoted_list(names)}" if names else "no DataFrame is defined"
+    return f"%%chartc {name}: no variable {name!r} in the notebook ({given})"
+
+
+def notebook_usage() -> str:
+    return ("usage: %%chartc [TABLE] [--name VARIABLE] [--save FILE]  (the cell's body is a YAML spec; "
+            "TABLE names a DataFrame to draw)")

@@ -176,8 +176,8 @@ def bad_pattern(value: object) -> str:
 def data_one_source() -> str:
     """Data without a source.
 
-    `data` needs exactly one source: inline `values`, a `path` to a file inside the project, or a vega-
-    datasets `dataset`.
+    `data` needs exactly one source: inline `values`, a `path` to a file inside the project, a vega-
+    datasets `dataset`, or the `frame` (a DataFrame) a Python caller passes.
 
     Example:
         data: {format: csv}
@@ -186,7 +186,7 @@ def data_one_source() -> str:
           x: a
           y: b
     """
-    return "data needs exactly one of 'values', 'path' or 'dataset'"
+    return "data needs exactly one of 'values', 'path', 'dataset' or 'frame'"
 
 
 def data_hint() -> str:

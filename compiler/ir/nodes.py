@@ -310,13 +310,19 @@ class Facet(Node):
 
 @dataclass(frozen=True, slots=True)
 class DataSource(Node):
-    """Where the rows come from: exactly one of `values`, `file` (the spec's ``path``) or `dataset`."""
+    """Where the rows come from: exactly one of `values`, `file` (the spec's ``path``), `dataset` or `frame`.
+
+    A `frame` source names a table a Python caller passes (a DataFrame); the
+    data stage binds the table itself to `table` (`stages.data.bind_table`).
+    """
 
     values: tuple | None = None     # read-only rows
     file: str | None = None         # the ``path`` key: a data file beside the spec
     dataset: str | None = None
     format: str | None = None
     sample: int | None = None       # rows to draw (all are fitted); None draws every row
+    frame: str | None = None        # the name of a table passed from Python
+    table: Any = field(default=None, compare=False, repr=False)  # that table, once bound
 
     def records(self) -> list[dict]:
         """The inline rows as plain dicts (empty without `values`)."""
@@ -324,7 +330,9 @@ class DataSource(Node):
 
     @property
     def key(self) -> str:
-        """The key that names the source in the spec: ``values``, ``path`` or ``dataset``."""
+        """The key that names the source in the spec: ``values``, ``path``, ``dataset`` or ``frame``."""
+        if self.frame is not None:
+            return "frame"
         return "values" if self.values is not None else "path" if self.file is not None else "dataset"
 
 

@@ -86,6 +86,7 @@ class _Parser:
         return DataSource(
             values=freeze(data["values"]) if "values" in data else None,
             file=data.get("path"), dataset=data.get("dataset"), format=data.get("format"), sample=data.get("sample"),
+            frame=data.get("frame"),
             path=("data",), source=self.source)
 
     def facet(self, facet: Mapping) -> Facet:

@@ -457,12 +457,12 @@ def _as_hint(description: str | None) -> str | None:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
-DATA_SOURCES = ("values", "path", "dataset")
+DATA_SOURCES = ("values", "path", "dataset", "frame")
 BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
 
 
 def _is_data_choice(error) -> bool:
-    return all(set(sub.get("required", [])) & {"values", "path", "dataset"} for sub in error.validator_value)
+    return all(set(sub.get("required", [])) & set(DATA_SOURCES) for sub in error.validator_value)
 
 
 def _describe_choice(error, doc: Document) -> list[SpecError]:

@@ -134,21 +134,10 @@ def chart_page(compiled) -> str:
 
 
 def fits_json(compiled) -> str:
-    """The fitted trends of a chart as canonical JSON (for `--fits` and the gallery).
+    """The fitted trends of a chart as canonical JSON (for `--fits` and the gallery): `pipeline.fits_json`."""
+    from ...pipeline import fits_json as trends_json  # the pipeline: only where charts are compiled
 
-    Carries the chart's provenance under ``chartc`` like every other export.
-    """
-    from ...trends.fitting import trend_summary  # numpy: loaded already where charts are compiled
-
-    layers = [
-        {"layer": format_path(path), "fits": [trend_summary(line) for line in lines]}
-        for path, lines in compiled.fits.items()
-    ]
-    document = {"trends": layers}
-    block = provenance(compiled.vega_lite)
-    if block:
-        document["chartc"] = block
-    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return trends_json(compiled)
 
 
 def with_hover_tooltips(vega_lite: dict) -> dict:

@@ -26,17 +26,19 @@ from dataclasses import dataclass
 from ...infra.table import Table
 from ...ir.nodes import Chart
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
-from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, data_file, data_files, data_identity, data_source,
-                   load_dataset, project_root, read_columns, read_rows, register_source, row_place)
+from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, data_file, data_files, data_identity,
+                   data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
+                   row_place)
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
-from .sources import SOURCE, materialise
+from .sources import SOURCE, is_table, materialise, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
     "DELIMITERS", "DataFlow", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
     "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
+    "BoundTable", "bind_table", "is_table", "read_table", "register_frame", "write_rows",
     "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
     "load_dataset", "materialise", "project_root", "read_columns", "read_rows", "register_source",
     "row_place",

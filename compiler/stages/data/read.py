@@ -1,4 +1,5 @@
-"""Reading a chart's rows: inline values, files beside the spec (one, or a glob), or an offline vega-datasets table.
+"""Reading a chart's rows: inline values, files beside the spec (one, or a glob), an offline vega-datasets table,
+or a table passed from Python (`bind_table`, `read_table`: a DataFrame scanned by the engine).
 
 `read_rows` reads every row of them into a `table.Table` with parsed dates
 (no row is left unread: only the marks drawn are limited, by the limits
@@ -19,6 +20,8 @@ import importlib.util
 import json
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,9 +31,10 @@ from ...infra.files import read_blocks, read_bounded
 from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_blocks_hash, input_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
-from ...ir.nodes import DataSource
+from ...ir.nodes import Chart, DataSource
 from .engine import connect
-from .sources import ENGINE_SUFFIXES, engine_columns, materialise, register_files, register_table
+from .sources import (ENGINE_SUFFIXES, EngineReadError, engine_columns, is_table, materialise, register_files,
+                      register_frame, register_table)
 
 if TYPE_CHECKING:
     import duckdb
@@ -91,7 +95,9 @@ def read_rows(data: DataSource, connection: duckdb.DuckDBPyConnection | None = N
     Raises:
         SpecError: the file is missing, unreadable, outside the project, or empty.
     """
-    if data.file is None:
+    if data.frame is not None:
+        table = read_table(data)
+    elif data.file is None:
         table = _read_values(data, from_records) if data.values is not None else load_dataset(data.dataset)
     else:
         table = _read_data_file(data, lambda paths, suffix: _read_files(connection, paths, suffix))
@@ -127,12 +133,85 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
         SpecError: as `read_rows` (but for data without rows, which only a
             query can tell of an engine file).
     """
+    if data.frame is not None:
+        return register_table(connection, read_table(data))
     if data.file is None:
         return register_table(connection, _read_values(data, from_records) if data.values is not None
                               else load_dataset(data.dataset))
     return _read_data_file(data, lambda paths, suffix: (
         register_files(connection, paths, suffix) if suffix in ENGINE_SUFFIXES
         else register_table(connection, READERS[suffix](paths))))
+
+
+# ----------------------------------------------------------------- tables passed from Python
+
+class BoundTable:
+    """A table passed from Python for a chart's `frame` source, and its rows once read (read once per compile).
+
+    Attributes:
+        value: the object passed (a DataFrame, an Arrow table: `sources.is_table`).
+        rows: its rows as a `Table`, after `read_table`; None before.
+    """
+
+    __slots__ = ("value", "rows")
+
+    def __init__(self, value) -> None:
+        self.value = value
+        self.rows: Table | None = None
+
+
+def bind_table(chart: Chart, tables) -> Chart:
+    """The chart with the table passed from Python bound to its ``data: {frame: NAME}`` source.
+
+    Args:
+        chart: the parsed chart.
+        tables: one table (whatever name the spec gives it), or tables by name
+            (the spec's `frame` picks one).
+
+    Returns:
+        The chart whose `data.table` holds the table (read by `read_rows`).
+
+    Raises:
+        SpecError: the spec reads its rows from elsewhere (a `path`, `values`
+            or a `dataset`), names a table not passed, or the object is no table.
+    """
+    data = chart.data
+    if data.frame is None:
+        raise data.error(msg.table_and_source(data.key), data.key, stage=STAGE, key=True,
+                         hint=msg.table_and_source_hint())
+    if isinstance(tables, Mapping):
+        if data.frame not in tables:
+            names = [str(name) for name in tables]
+            raise data.error(msg.table_not_named(data.frame, names), "frame", stage=STAGE,
+                             hint=msg.did_you_mean(data.frame, names))
+        tables = tables[data.frame]
+    if not is_table(tables):
+        raise data.error(msg.table_type(data.frame, type(tables).__name__), "frame", stage=STAGE,
+                         hint=msg.table_type_hint())
+    return replace(chart, data=replace(data, table=BoundTable(tables)))
+
+
+def read_table(data: DataSource) -> Table:
+    """The rows of the table bound to a `frame` source, read through the engine (once: they are kept).
+
+    Raises:
+        SpecError: no table was bound (a spec naming a frame, compiled from a
+            file), or the engine cannot read it.
+    """
+    bound = data.table
+    if bound is None:
+        raise data.error(msg.table_not_passed(data.frame), "frame", stage=STAGE,
+                         hint=msg.table_not_passed_hint(data.frame))
+    if bound.rows is None:
+        connection = connect()
+        try:
+            bound.rows = materialise(connection, f"SELECT * FROM {register_frame(connection, bound.value)}")
+        except EngineReadError as error:
+            raise data.error(msg.table_unreadable(data.frame, str(error)), "frame", stage=STAGE,
+                             hint=error.hint) from None
+        finally:
+            connection.close()
+    return bound.rows
 
 
 def load_dataset(name: str) -> Table:
@@ -354,7 +433,10 @@ def read_columns(data: DataSource) -> list[str]:
             path, its header or keys (too many, too long, not UTF-8), and
             data without rows.
     """
-    if data.values is not None:
+    if data.frame is not None:
+        table = read_table(data)
+        names, has_rows = table.names, bool(len(table))
+    elif data.values is not None:
         names, has_rows = _read_values(data, _json_header)
     elif data.dataset is not None:
         path, suffix = _dataset_file(data.dataset)
@@ -398,10 +480,13 @@ def data_source(data: DataSource) -> tuple[str, object]:
         data: the chart's data source (already read without error).
 
     Returns:
+        ``("frame", name)`` for a table passed from Python,
         ``("values", rows)`` for inline values, ``("dataset", name)`` for a
         vega-datasets table, ``("path", resolved file path)`` — the same
         file `read_rows` reads — or ``("glob", pattern)`` for a glob.
     """
+    if data.frame is not None:
+        return ("frame", data.frame)
     if data.values is not None:
         return ("values", data.records())
     if data.dataset is not None:
@@ -424,6 +509,7 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
 
     Returns:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
+        ``("frame:NAME", hash of its rows, None)``,
         ``(path as written in the spec, hash, resolved path)`` or, for a
         glob, ``(the glob, hash of every file it matches and its name, None)``.
         A file is hashed blind to line endings (`input_hash`, as the
@@ -436,6 +522,8 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
     """
     try:
         kind, value = data_source(data)
+        if kind == "frame":  # the rows themselves: an object in memory has no other identity
+            return f"frame:{value}", values_hash(read_table(data).records()), None
         if kind == "values":
             return "values", values_hash(value), None
         if kind == "dataset":

@@ -11,8 +11,12 @@ CSV, TSV and JSON files, inline values and vega-datasets tables are typed by
 registered column by column. `materialise` turns any query's result back into
 a `Table` for the stages that read rows in Python.
 
+A table passed from Python (a pandas or Polars DataFrame, an Arrow table:
+`register_frame`) is scanned by the engine where it is and typed the same way.
+
 Nothing here imports duckdb or pyarrow at module level: the connection comes
-from `engine.connect()`, and pyarrow is imported only to read an Arrow file.
+from `engine.connect()`, and pyarrow is imported only to read an Arrow file
+(or an Arrow stream the engine does not scan itself).
 """
 
 from __future__ import annotations
@@ -143,6 +147,11 @@ def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suf
         described = list(zip(columns.columns, (str(t) for t in columns.types)))
     except duckdb.Error:
         raise EngineReadError(msg.data_damaged(_format_name(suffix))) from None
+    return _typed_view(connection, base, described, name)
+
+
+def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: list, name: str) -> str:
+    """The view `name` over `base` (the engine's relation), each column cast to the type chartc gives it."""
     select = []
     for column, sql_type in described:
         base_type = sql_type.split("(")[0]
@@ -157,6 +166,79 @@ def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suf
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS "
                        f"SELECT {columns} FROM {base}{'' if select else ' LIMIT 0'}")
     return name
+
+
+# Where a table passed from Python comes from: the top-level package of its type (checked by name, so
+# nothing is imported to tell), or the Arrow PyCapsule protocol any other library can implement.
+TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
+ARROW_STREAM = "__arrow_c_stream__"
+
+
+def is_table(value) -> bool:
+    """Whether a Python object is a table `register_frame` reads: a pandas or Polars DataFrame, an Arrow table.
+
+    Decided from the object's type and protocols alone: no library is imported.
+    """
+    if isinstance(value, type):
+        return False
+    module = type(value).__module__.split(".")[0]
+    if module in TABLE_LIBRARIES:
+        return type(value).__name__ in ("DataFrame", "Table", "RecordBatch", "RecordBatchReader")
+    return hasattr(value, ARROW_STREAM)
+
+
+def register_frame(connection: duckdb.DuckDBPyConnection, frame, name: str = SOURCE) -> str:
+    """Put a table passed from Python in the engine as the view `name`, typed as chartc types a file.
+
+    The engine scans the object where it is (pandas and Arrow memory is read
+    without a copy; Polars through Arrow): a pandas ``datetime64`` column
+    becomes dates (a zoned one its UTC wall clock), a categorical one text,
+    integers stay exact integers, as they would read from a Parquet file.
+    An object with only the Arrow PyCapsule interface is read as a stream
+    through pyarrow.
+
+    Args:
+        connection: the engine.
+        frame: a pandas or Polars DataFrame, a pyarrow Table or RecordBatch,
+            or any object with ``__arrow_c_stream__`` (`is_table`).
+
+    Returns:
+        The view's name.
+
+    Raises:
+        EngineReadError: the engine cannot read it (a nested column, a column
+            of Python objects of mixed types, pyarrow missing for an Arrow object).
+    """
+    import duckdb
+
+    scanned = f"{name}__frame"
+    try:
+        try:
+            connection.register(scanned, frame)
+        except (duckdb.Error, TypeError, ValueError):
+            if not hasattr(frame, ARROW_STREAM):
+                raise
+            connection.register(scanned, _arrow_stream(frame))  # a PyCapsule the engine does not take directly
+        base = quote_identifier(scanned)
+        columns = connection.sql(f"SELECT * FROM {base}")
+        described = list(zip(columns.columns, (str(t) for t in columns.types)))
+    except (duckdb.Error, TypeError, ValueError, ImportError) as error:
+        raise EngineReadError(_first_line(error)) from None
+    return _typed_view(connection, base, described, name)
+
+
+def _arrow_stream(frame):
+    """An object with the Arrow PyCapsule interface as a pyarrow table (the engine scans pyarrow's)."""
+    try:
+        import pyarrow
+    except ImportError:
+        raise EngineReadError(msg.data_needs_pyarrow(), msg.data_needs_pyarrow_hint()) from None
+    return pyarrow.table(frame)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
 
 
 def _register_arrow(connection: duckdb.DuckDBPyConnection, paths: list[Path], name: str) -> str:
@@ -222,6 +304,59 @@ def engine_columns(paths: list[Path], suffix: str) -> tuple[list[str], bool]:
     finally:
         connection.close()
     return list(names), bool(rows)
+
+
+# ----------------------------------------------------------------- writing
+
+# The files `write_rows` writes, by suffix.
+WRITTEN_SUFFIXES = (".csv", ".parquet")
+
+
+def write_rows(table: Table, path) -> None:
+    """Write a table's rows to a data file a spec can read back: CSV, or Parquet (through the engine).
+
+    CSV cells are written as the readers read them back: numbers exactly
+    (``repr``), dates as ISO text, booleans ``true``/``false``, a missing
+    value as an empty cell. Parquet keeps every type as it is (text that
+    looks like a number stays text).
+
+    Raises:
+        ValueError: a suffix other than .csv or .parquet.
+        OSError: the file cannot be written.
+    """
+    import csv
+    import io
+
+    from ...infra.files import write_atomic
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in WRITTEN_SUFFIXES:
+        raise ValueError(f"rows are written as {' or '.join(WRITTEN_SUFFIXES)}, not {suffix or 'a file without suffix'}")
+    if suffix == ".parquet":
+        from .engine import connect
+
+        connection = connect()
+        try:
+            view = register_table(connection, table, "written")
+            connection.execute(f"COPY (SELECT * FROM {quote_identifier(view)}) TO {quote_text(str(path))} "
+                               "(FORMAT parquet)")
+        finally:
+            connection.close()
+        return
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(table.names)
+    for row in table.records():
+        writer.writerow([_csv_cell(value) for value in row.values()])
+    write_atomic(path, stream.getvalue().encode("utf-8"))
+
+
+def _csv_cell(value) -> str:
+    if value is None:
+        return ""
+    if value is True or value is False:
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 # ----------------------------------------------------------------- materialising
