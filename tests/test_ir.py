@@ -330,7 +330,7 @@ def compare_with_vega(vega: Vega, chart, chain) -> int:
     [rows] = flow.layers
     assert rows.table is not None and not rows.unknown, (rows.unknowable, rows.unknown)
     names = rows.table.names
-    theirs = vega.rows(translate_chart(chart, flow, {}).vega_lite, names)  # the transforms as chartc emits them
+    theirs = vega.rows(translate_chart(chart, flow, {}, evaluated=False).vega_lite, names)  # Vega runs the transforms
     ours = [{name: rows.table[name][i] for name in names} for i in range(len(rows.table))]
     assert len(ours) == len(theirs), f"chartc has {len(ours)} rows, Vega {len(theirs)}"
     exact = calculated(chain)
@@ -403,7 +403,7 @@ def compare_whole_chart_with_vega(vega: Vega, chart) -> int:
     table, _ = scrub_table(read_rows(chart.data), chart.data)
     table = Table({**table.columns, ROW_KEY: [float(i) for i in range(len(table))]}, {**table.kinds, ROW_KEY: NUMBER})
     flow = flow_data(chart, table)
-    translation = translate_chart(chart, flow, fit_chart(chart, flow))
+    translation = translate_chart(chart, flow, fit_chart(chart, flow), evaluated=False)  # Vega runs the transforms
     taps = Taps(vega, translation.vega_lite)
     views = {node.index: vl_path for vl_path, (node, child) in translation.origins.entries.items()
              if isinstance(node, Layer) and node.mark is not None and child == ()}

@@ -56,7 +56,8 @@ def test_shorthand_and_inferred_types(compile_text):
 def test_declared_type_wins(compile_text):
     vl = compile_text(ROWS + "mark: bar\nencoding:\n  x: {field: n, type: ordinal}\n  y: {aggregate: count}\n")
     assert view(vl)["encoding"]["x"]["type"] == "ordinal"
-    assert view(vl)["encoding"]["y"] == {"aggregate": "count", "type": "quantitative"}
+    # The count is the engine's: a field named with the title Vega-Lite gives it, nothing stacked on it.
+    assert view(vl)["encoding"]["y"] == {"field": "Count of Records", "type": "quantitative", "stack": None}
 
 
 @pytest.mark.parametrize("props, kind", [
@@ -139,11 +140,15 @@ layers:
 """
     vl = compile_text(text)
     assert view(vl, 0)["encoding"]["y"] == {"field": "n", "type": "quantitative"}
-    assert view(vl, 1)["encoding"]["y"] == {"field": "n", "type": "quantitative", "aggregate": "mean"}
+    assert view(vl, 1)["encoding"]["y"] == {"field": "Mean of n", "type": "quantitative", "stack": None}
     assert view(vl, 1)["encoding"]["x"] == view(vl, 0)["encoding"]["x"]
 
 
-def test_transforms_in_order(compile_text):
+def test_transforms_in_order(compile_text, tmp_path):
+    from chartc.pipeline import check_spec
+    from chartc.stages.data import flow_data, read_rows
+    from chartc.stages.translate import translate_chart
+
     text = ROWS + """\
 transform:
   - filter: {field: n, gte: 2}
@@ -157,13 +162,19 @@ mark: bar
 encoding: {x: measure, y: total}
 """
     vl = compile_text(text)
+    # The data stage ran them: the chart carries their rows (n is 1, 2, 4: sums of n and 2n over n >= 2).
+    assert "transform" not in view(vl)
+    assert list(vl["datasets"].values()) == [[{"measure": "n", "total": 6.0}, {"measure": "double", "total": 12.0}]]
+    assert view(vl)["encoding"]["y"]["type"] == "quantitative"
+    # Emitted for Vega to run instead (what the engine tests compare with): each in order, as written.
+    chart, _ = check_spec(tmp_path / "spec.yaml")
+    vl = translate_chart(chart, flow_data(chart, read_rows(chart.data)), {}, evaluated=False).vega_lite
     assert view(vl)["transform"] == [
         {"filter": {"field": "n", "gte": 2}},
         {"calculate": "datum.n * 2", "as": "double"},
         {"fold": ["n", "double"], "as": ["measure", "amount"]},
         {"aggregate": [{"op": "sum", "field": "amount", "as": "total"}], "groupby": ["measure"]},
     ]
-    assert view(vl)["encoding"]["y"]["type"] == "quantitative"
 
 
 def test_facet(compile_text):

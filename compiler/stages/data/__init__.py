@@ -29,6 +29,7 @@ from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, data_file, data_files, data_identity,
                    data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
                    row_place)
+from .encoded import Encoded, aggregate_encoding, binnable, vega_bins
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
@@ -36,12 +37,12 @@ from .sources import SOURCE, is_table, materialise, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
-    "DELIMITERS", "DataFlow", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
+    "DELIMITERS", "DataFlow", "Encoded", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
     "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
     "BoundTable", "bind_table", "is_table", "read_table", "register_frame", "write_rows",
     "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
     "load_dataset", "materialise", "project_root", "read_columns", "read_rows", "register_source",
-    "row_place",
+    "row_place", "vega_bins",
     "scrub_table", "scrub_text",
 ]
 
@@ -104,6 +105,9 @@ class DataFlow:
         fields: the fields along the transforms.
         layers: per layer, every row through its transforms (checks, fits).
         drawn_layers: per layer, the drawn rows through them (mark limits).
+        encoded: per layer, its drawn rows aggregated as its encoding asks
+            (`encoded.Encoded`), or None where Vega-Lite aggregates them (or
+            nothing does); empty when no layer's encoding aggregates.
     """
 
     table: Table
@@ -111,6 +115,7 @@ class DataFlow:
     fields: FieldFlow
     layers: tuple
     drawn_layers: tuple
+    encoded: tuple = ()
 
 
 def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlow:
@@ -127,7 +132,7 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     """
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
-    if not any(chart.transforms(layer) for layer in chart.layers):
+    if not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers)):
         # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable
         # to note), and a chart without transforms never starts the engine.
         layers = interpret_layers(chart, table, fields.layers, fields.shared)
@@ -136,7 +141,11 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     with contextlib.closing(connect()) as connection:
         layers = _evaluate(connection, chart, table, fields)
         drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
-    return DataFlow(table, drawn, fields, layers, drawn_layers)
+        encoded = tuple(
+            aggregate_encoding(connection, chart, layer, rows.table, types)
+            if rows is not None and rows.table is not None and not rows.unknown else None
+            for layer, rows, types in zip(chart.layers, drawn_layers, fields.layers))
+    return DataFlow(table, drawn, fields, layers, drawn_layers, encoded if any(encoded) else ())
 
 
 def _evaluate(connection, chart: Chart, table: Table, fields: FieldFlow) -> tuple:

@@ -57,6 +57,21 @@ NATIVE_NUMBER_OPS = frozenset({"count", "valid", "missing", "distinct", "min", "
 QUANTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75}
 
 
+@dataclass(frozen=True)
+class BinStep:
+    """Vega's ``bin`` of a numeric field with its parameters known (`encoded.vega_bins`): the bin's start and end as `as_`.
+
+    Not a transform of the spec: what Vega-Lite compiles a channel's ``bin`` to,
+    computed where the engine aggregates an encoding (`encoded`).
+    """
+
+    field: str
+    start: float
+    stop: float
+    step: float
+    as_: tuple[str, str]
+
+
 class NotCompiled(Exception):
     """A chain this module does not compile to SQL (the caller says why the rows cannot be known)."""
 
@@ -356,6 +371,29 @@ class _Chain:
         live = [name for name in self.columns() if name != SEQ]
         self.add(f"SELECT row_number() OVER (ORDER BY {SEQ}, {index}) - 1 AS {SEQ}, "
                  f"{', '.join(quote_identifier(name) for name in live)} FROM {quote_identifier(union)}")
+
+    def bin(self, step: BinStep) -> None:
+        """Vega's bin of each value, and the bin's end (vega-transforms' ``Bin``, EPSILON 1e-14 included).
+
+        NaN is tested first: DuckDB orders it above every number, JavaScript compares it false.
+        """
+        state = self.fields.get(step.field)
+        if state is None or state.value.kind != NUM or state.value.undefined:
+            raise NotCompiled("a bin of a field that is not a number")
+        x, (start, _), (step_, _), (last, _) = (state.value.sql, _literal(step.start), _literal(step.step),
+                                                  _literal(step.stop - step.step))
+        low, high = Column(self.fresh(), NUM), Column(self.fresh(), NUM)
+        value = (f"CASE WHEN {x} IS NULL THEN NULL WHEN isnan({x}) THEN {x} "
+                 f"WHEN {x} < {start} THEN CAST('-inf' AS DOUBLE) WHEN {x} > {_literal(step.stop)[0]} "
+                 f"THEN CAST('inf' AS DOUBLE) "
+                 f"ELSE {start} + {step_} * floor(CAST('1e-14' AS DOUBLE) + (greatest({start}, least({x}, {last})) "
+                 f"- {start}) / {step_}) END")
+        carried = self.carried()
+        binned = self.add(f"SELECT {carried}, {value} AS {low.sql} FROM {quote_identifier(self.current)}")
+        end = f"CASE WHEN {low.sql} IS NULL THEN NULL ELSE {start} + {step_} * (1 + ({low.sql} - {start}) / {step_}) END"
+        self.add(f"SELECT {carried}, {low.sql}, {end} AS {high.sql} FROM {quote_identifier(binned)}")
+        self.fields[step.as_[0]] = FieldState(low, ("computed", low), NUMBER)
+        self.fields[step.as_[1]] = FieldState(high, ("computed", high), NUMBER)
 
     def aggregate(self, step: Aggregate) -> None:
         for op in step.ops:
@@ -934,6 +972,7 @@ STEPS: dict[type, Callable] = {
     Calculate: lambda chain, step, emitted: chain.calculate(step),
     Fold: lambda chain, step, emitted: chain.fold(step),
     Aggregate: lambda chain, step, emitted: chain.aggregate(step),
+    BinStep: lambda chain, step, emitted: chain.bin(step),
 }
 
 

@@ -35,11 +35,12 @@ from ...errors import SpecPath
 from ...infra.colors import resolve_color, resolve_free_form
 from ...infra.paper import Paper, paper_layout, screen_pixels
 from ...infra.shapes import resolve_shape, shape_filled
+from ...infra.table import Table
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
 from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold
 from ...render.export import vega_themes
-from ..data import DataFlow, emitted_predicate
+from ..data import DataFlow, Encoded, emitted_predicate
 from .fields import escape_fields
 from .facet_sort import hold_facet_sorts
 from .interaction import emit_interaction, merge_layer_escapes
@@ -92,13 +93,17 @@ class Translation:
     origins: Origins = field(default_factory=Origins)
 
 
-def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
+def translate_chart(chart: Chart, data: DataFlow, fits: dict, *, evaluated: bool = True) -> Translation:
     """Build the Altair chart for a chart model and return its Vega-Lite dict and origins.
 
     Args:
         chart: the checked chart.
         data: its rows (`data.flow_data`): the rows drawn, and the field types.
         fits: layer path -> list of fitted `TrendLine` (from the fit stage).
+        evaluated: each layer carries the rows the data stage computed, its
+            transforms done (`evaluated_rows`); False emits the rows read and
+            every transform, for Vega to evaluate (what the tests compare the
+            engine with).
 
     Returns:
         The Vega-Lite specification as a plain dict, and where each part came from.
@@ -110,7 +115,7 @@ def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
     import altair as alt  # ~0.3 s: only when a chart is compiled
 
     origins = Origins()
-    return Translation(_translate(chart, data, fits, alt, origins), origins)
+    return Translation(_translate(chart, data, fits, alt, origins, evaluated), origins)
 
 
 @contextlib.contextmanager
@@ -127,13 +132,15 @@ def emitting(node: Node, *child):
                          hint=msg.vega_lite_invalid_hint(msg.format_path(tuple(error.absolute_path)))) from None
 
 
-def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> dict:
+def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, evaluated: bool = True) -> dict:
     table = data.drawn
     paper = paper_layout(chart.preset, chart.width, chart.height)  # None for a screen chart
     config = _config(chart, {}, paper)  # the theme's and the user's: how text will be drawn, how wide the plot is
     text = _text_style(chart, config, paper)
     plan = plan_legend(chart, table, fits, text)  # one legend across every layer
-    lifted = _facet_filters(chart, data.fields.layers)
+    computed = evaluated_rows(chart, data) if evaluated else None
+    encoded = data.encoded if computed is not None and data.encoded else (None,) * len(chart.layers)
+    lifted = _facet_filters(chart, data.fields.layers) if computed is None else ()
     views, trend_views, sources = [], [], []
     for index, layer in enumerate(chart.layers):
         if layer.trend is not None:
@@ -144,17 +151,27 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
             trend_views.extend(charts)
             sources.extend(layer for _ in charts)
         else:
-            views.append(translate_layer(layer, chart, data.fields.layers[index], alt, plan, skip=len(lifted)))
+            views.append(translate_layer(layer, chart, data.fields.layers[index], alt, plan, skip=len(lifted),
+                                         transforms=computed is None, encoded=encoded[index]))
             sources.append(layer)
-    rows = table.records()
+    if computed is None:
+        rows, tagged = table.records(), set()
+    else:
+        keep = drawn_fields(chart, plan)
+        if keep is not None:
+            computed = tuple(table if table is None or aggregated is not None else Table(
+                {name: cells for name, cells in table.columns.items() if name in keep},
+                {name: kind for name, kind in table.kinds.items() if name in keep})
+                for table, aggregated in zip(computed, encoded))
+        views, rows, tagged = _place_rows(chart, views, sources, computed, alt)
     faceted_trends = chart.facet is not None and bool(trend_views)
     if faceted_trends:
-        views, rows = _facet_trend_rows(views, trend_views, rows, alt)
+        views, rows = _facet_trend_rows(views, trend_views, rows, alt, tagged)
     inline = inline_data(alt, rows)
     top = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
     # A facet carries the data itself; trend layers carry their own curves, so
     # a chart of trends alone embeds no raw rows (its size does not grow with them).
-    if chart.facet is None and any(layer.trend is None for layer in chart.layers):
+    if chart.facet is None and rows is not None and any(layer.trend is None for layer in chart.layers):
         top.data = inline
     sized = paper
     if paper is not None and chart.facet is not None:  # Vega-Lite fits no facet: each panel gets its share
@@ -165,7 +182,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
             top = emit_facet_filter(top, step, alt, data.fields.layers[0], faceted_trends)
     vega_lite = top.to_dict(validate=False)
     wrap_legend_labels(vega_lite, table, text, plan.field if plan is not None else None)
-    _record(origins, chart, sources, len(views), faceted_trends, len(lifted))
+    _record(origins, chart, sources, len(views), faceted_trends, len(lifted), computed is None, bool(tagged))
     emit_interaction(vega_lite, chart, sources, origins)
     if chart.facet is not None:
         hold_facet_sorts(vega_lite, origins, chart.facet)
@@ -179,6 +196,115 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
     vega_lite = merge_layer_escapes(vega_lite, chart, sources, origins)
     vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
     return vega_lite
+
+
+def evaluated_rows(chart: Chart, data: DataFlow) -> tuple | None:
+    """Per layer, the rows its marks draw with its transforms done (None for a trend layer), or None to emit them.
+
+    A chart without transforms draws the rows read (emitted as they are, so
+    such a chart never needs the engine); a chart where Vega alone knows a
+    layer's rows (or some of their values: `Rows.unknowable`, `Rows.unknown`)
+    keeps every transform for Vega to evaluate. A layer whose encoding the
+    engine aggregated (`DataFlow.encoded`) draws the groups' rows.
+    """
+    encoded = data.encoded or (None,) * len(chart.layers)
+    if not any(chart.transforms(layer) for layer in chart.layers if layer.trend is None) and not any(encoded):
+        return None
+    out = []
+    for layer, rows, aggregated in zip(chart.layers, data.drawn_layers, encoded):
+        if layer.trend is not None:
+            out.append(None)
+            continue
+        if rows is None or rows.table is None or rows.unknown:
+            return None
+        out.append(rows.table if aggregated is None else aggregated.table)
+    return tuple(out)
+
+
+def drawn_fields(chart: Chart, plan=None) -> set | None:
+    """The fields the chart's marks read (its channels', the facet's, the legend's), or None when that is not sure.
+
+    A layer's computed rows keep only these: a fold or a calculate writes a
+    column Vega-Lite never draws on every row. Not sure, so every field kept:
+    an expression in a channel (a condition's test), a mark's ``tooltip``
+    (it shows every field), or Vega-Lite written by hand (`vega_lite`).
+    """
+    if chart.vega_lite.plain():
+        return None
+    found: set = set()
+
+    def walk(value) -> bool:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "field" and isinstance(item, str):
+                    found.add(item)
+                elif not walk(item):
+                    return False
+            return True
+        if isinstance(value, (list, tuple)):
+            return all(walk(item) for item in value)
+        return not (isinstance(value, str) and "datum" in value)
+
+    definitions = [channel.definition() for channel in chart.facet.channels()] if chart.facet is not None else []
+    for layer in chart.layers:
+        if layer.trend is not None:
+            continue
+        if "tooltip" in layer.mark.definition():
+            return None
+        definitions.extend(_channel_definition(value) for value in layer.encoding.values())
+    if not walk(definitions):
+        return None
+    if plan is not None:
+        found.add(plan.field)
+    return found
+
+
+def _place_rows(chart: Chart, views: list, sources: list, computed: tuple, alt) -> tuple[list, list | None, set]:
+    """Where each layer's computed rows go: the chart's data when every layer draws the same, else each its own.
+
+    Identical rows are written once (Altair names each distinct inline data set by
+    its content, under ``datasets``). A facet splits only the top-level data
+    (vega-lite#8157): there, layers with rows of their own join it tagged with
+    `PART_FIELD`, each view keeping its own with a filter, as trend curves do.
+
+    Returns:
+        The views, the rows for the chart's data (None when every view has its own),
+        and the ids of the views that filter their tag.
+    """
+    records: dict[str, list[dict]] = {}
+    keys = []
+    for layer in sources:
+        if layer.trend is not None:
+            keys.append(None)
+            continue
+        table = computed[layer.index]
+        rows = table.records()
+        key = json.dumps(rows, sort_keys=True, default=str)
+        records.setdefault(key, rows)
+        keys.append(key)
+    distinct = list(records)
+    if len(distinct) <= 1:
+        return views, (records[distinct[0]] if distinct else []), set()
+    if chart.facet is None:
+        out = []
+        for view, key in zip(views, keys):
+            if key is not None:
+                view = view.copy(deep=False)
+                view.data = inline_data(alt, records[key])
+            out.append(view)
+        return out, None, set()
+    merged, out, tagged = [], [], set()
+    for number, key in enumerate(distinct):
+        merged.extend({**row, PART_FIELD: f"rows {number}"} for row in records[key])
+    for view, key in zip(views, keys):
+        if key is not None:
+            view = view.copy(deep=False)
+            keep = f"datum[{expression_string(PART_FIELD)}] === {expression_string(f'rows {distinct.index(key)}')}"
+            earlier = [] if view.transform is alt.Undefined else list(view.transform)
+            view.transform = [alt.FilterTransform(filter=keep), *earlier]
+            tagged.add(id(view))
+        out.append(view)
+    return out, merged, tagged
 
 
 def _facet_filters(chart: Chart, layer_types: tuple) -> tuple:
@@ -214,7 +340,8 @@ def emit_facet_filter(view, step: Filter, alt, types: dict, trends: bool):
     return view.transform_filter({"or": [f"isValid(datum[{expression_string(PART_FIELD)}])", kept]})
 
 
-def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_trends: bool, lifted: int = 0) -> None:
+def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_trends: bool, lifted: int = 0,
+            transforms: bool = True, tagged: bool = False) -> None:
     """Where each part of the Vega-Lite came from: views, marks, channels, transforms, title, config, escape hatch."""
     origins.record((), chart)
     for index, step in enumerate(chart.transform[:lifted]):
@@ -235,14 +362,15 @@ def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_t
         if chart.facet.columns is not None and len(chart.facet.channels()) == 1:
             origins.record(("facet",), chart.facet.channels()[0])  # wrapped: the channel is the facet itself
         origins.record(("columns",), chart.facet, "columns")
-    offset = 1 if faceted_trends else 0
+    offset = 1 if faceted_trends or tagged else 0
     for index, layer in enumerate(sources):
         prefix = outer + (("layer", index) if count > 1 else ())
         if layer.trend is not None:
             _record_trend(origins, prefix, layer)
         else:
-            _record_layer(origins, prefix, chart, layer, offset, lifted)
-        if faceted_trends:
+            _record_layer(origins, prefix, chart, layer, offset, lifted, transforms)
+            origins.record(prefix + ("data",), chart.data)
+        if faceted_trends or tagged:
             origins.record(prefix + ("transform", 0), chart.facet)
     if chart.theme != "default":
         origins.record(("config",), chart, "theme")
@@ -252,7 +380,8 @@ def _record(origins: Origins, chart: Chart, sources: list, count: int, faceted_t
     origins.record_free_form((), chart.vega_lite)
 
 
-def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, offset: int, lifted: int = 0) -> None:
+def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, offset: int, lifted: int = 0,
+                  transforms: bool = True) -> None:
     origins.record(prefix, layer)
     origins.record(prefix + ("mark",), layer.mark)
     if layer.markers is not None:  # the legend plan's channels on the marker field
@@ -265,6 +394,8 @@ def _record_layer(origins: Origins, prefix: tuple, chart: Chart, layer: Layer, o
                 origins.record(prefix + ("encoding", name, index), item)
         else:
             origins.record(prefix + ("encoding", name), value)
+    if not transforms:  # done by the data stage: the layer carries their rows
+        return
     for index, step in enumerate(chart.transforms(layer)[lifted:]):
         origins.record(prefix + ("transform", index + offset), step)
 
@@ -281,17 +412,22 @@ def _record_trend(origins: Origins, prefix: tuple, layer: Layer) -> None:
 PART_FIELD = "trend_part"
 
 
-def _facet_trend_rows(views: list, trend_views: list, rows: list[dict], alt) -> tuple[list, list[dict]]:
+def _facet_trend_rows(views: list, trend_views: list, rows: list[dict], alt, tagged: frozenset = frozenset()
+                      ) -> tuple[list, list[dict]]:
     """Trend curves moved into the facet's data, so the facet splits them into panels too.
 
     Vega-Lite facets only the top-level data (vega-lite#8157): a layer with
     data of its own would draw every panel's curve in every panel. So each
     trend view's rows join the data, tagged with their view in `PART_FIELD`,
-    and every view keeps its own rows with a filter, first of its transforms.
+    and every view keeps its own rows with a filter, first of its transforms
+    (a view in `tagged` (ids) filters its own tag already).
     """
     trend_ids = {id(view) for view in trend_views}
     merged, out = list(rows), []
     for index, view in enumerate(views):
+        if id(view) in tagged:
+            out.append(view)
+            continue
         view, trend = view.copy(deep=False), id(view) in trend_ids
         if trend:
             part = f"layer {index}"
@@ -321,7 +457,8 @@ def _channel_definition(value):
     return [item.definition() for item in value] if isinstance(value, tuple) else value.definition()
 
 
-def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, skip: int = 0):
+def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, skip: int = 0, transforms: bool = True,
+                    encoded: Encoded | None = None):
     """One mark layer: mark, encodings, marker styles and transforms.
 
     Args:
@@ -332,9 +469,13 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
         plan: the chart's `legend.LegendPlan`: a layer with `markers` takes
             the encodings that draw its categories and join the one legend.
         skip: how many of the chart's transforms are emitted beside the facet instead.
+        transforms: False when the layer carries its rows with the transforms done.
+        encoded: the encoding's aggregation done by the engine (`data.Encoded`):
+            the channels that replace the written ones, the mark's defaults.
     """
     styled = layer.markers is not None and plan is not None
-    mark = {**(plan.mark_properties(layer) if styled else {}), **layer.mark.definition()}
+    mark = {**(plan.mark_properties(layer) if styled else {}), **(encoded.mark if encoded is not None else {}),
+            **layer.mark.definition()}
     kind = mark.pop("type")
     if "strokeDash" in mark:
         mark["strokeDash"] = list(mark["strokeDash"])
@@ -349,14 +490,17 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
     with emitting(layer.mark):
         view = getattr(alt.Chart(), f"mark_{kind}")(**mark)
     encodings = {}
+    channels = encoded.channels if encoded is not None else {}
     for name, value in layer.encoding.items():
         with emitting(value[0] if isinstance(value, tuple) else value):
-            encodings[name] = translate_channel(name, _channel_definition(value), types, alt)
+            encodings[name] = translate_channel(name, channels.get(name, _channel_definition(value)), types, alt)
+    for name in channels.keys() - dict(layer.encoding.items()).keys():  # a bin's end
+        encodings[name] = translate_channel(name, channels[name], types, alt)
     if styled:
         with emitting(layer.markers):
             encodings.update(plan.mark_encodings(layer, types, alt))
     view = view.encode(**encodings)
-    for step in chart.transforms(layer)[skip:]:
+    for step in chart.transforms(layer)[skip:] if transforms else ():
         with emitting(step):
             view = TRANSFORMS[type(step)](view, step, alt, types)
     return view

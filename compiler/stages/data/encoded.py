@@ -1,0 +1,241 @@
+"""Encoding-level aggregation done in the engine: a histogram's bins, a heatmap's cells, a bar of means.
+
+A channel's ``aggregate`` or ``bin`` makes Vega-Lite aggregate every row in
+the renderer. Here the engine does it once, as Vega would: the bins from
+Vega's own algorithm (`vega_bins`, vega-statistics' ``bin``: maxbins 10 by
+default, nice steps) over the field's extent, each value binned as
+vega-transforms' ``Bin`` does (`sql.BinStep`), then Vega's ``aggregate``
+(`sql`'s, property-tested against Vega) grouped by every other field the
+encoding reads, as Vega-Lite groups it. The layer then carries the groups'
+rows and an encoding rewritten to draw them as Vega-Lite would have drawn
+its own: ``bin: {binned: true, step}`` with the bin's end on ``x2``/``y2``
+and the bins' extent as the scale's domain, each measure a plain field, the
+axis and legend titles Vega-Lite would have written ("Count of Records",
+"Mean of x", "x (binned)"), no stacking where Vega-Lite had nothing to stack.
+The size of the Vega-Lite depends on the marks, not on the rows.
+
+What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
+returns None): composite marks (box plots, error bars), ``timeUnit``,
+``argmin``/``argmax`` and random ops, bins with parameters beyond
+``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
+sort, a layer with ``markers``, fields that are not numbers where a number
+is binned.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ...infra.table import NUMBER, Table
+from ...ir.nodes import Channel, Chart, Layer
+from ...ir.transforms import Aggregate, AggregateOp
+from .engine import quote_identifier
+from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
+from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
+
+# Vega-Lite's default number of bins on x and y (`bin: true`).
+DEFAULT_MAXBINS = 10
+# Bins past which a `bin: {step}` is left to Vega-Lite, so that the verify stage refuses it (its MAX_BINS).
+MAX_BINS = 10_000
+BIN_KEYS = frozenset({"maxbins", "step", "nice"})
+# Channels whose field splits a stack (Vega-Lite's `STACK_BY_CHANNELS`).
+STACK_BY = ("color", "fill", "stroke", "opacity", "fillOpacity", "strokeOpacity", "strokeWidth", "size", "detail",
+            "shape", "strokeDash")
+SECONDARY = {"x": "x2", "y": "y2"}
+LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "strokeDash", "strokeWidth", "angle")
+# Marks Vega-Lite draws at opacity 0.7 unless the encoding aggregates (its `defaultOpacity`).
+TRANSLUCENT = frozenset({"point", "circle", "square", "tick"})
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A layer's rows aggregated as its encoding asks, and the channels that draw them.
+
+    Attributes:
+        table: one row per group (bin, category...), in Vega's order.
+        channels: channel name -> its new definition (a list for a tuple channel
+            such as ``tooltip``); channels not named are emitted as written.
+        mark: mark properties to add: a point, circle, square or tick that
+            Vega-Lite drew opaque because it aggregated (0.7 otherwise).
+    """
+
+    table: Table
+    channels: dict
+    mark: dict
+
+
+def vega_bins(extent: tuple[float, float], maxbins: int = DEFAULT_MAXBINS, nice: bool = True,
+              step: float | None = None) -> tuple[float, float, float]:
+    """vega-statistics' ``bin``: (start, stop, step) for an extent, base 10, divisors 5 and 2.
+
+    The arithmetic is JavaScript's, step for step (Python's floats are the same
+    doubles; `round` is `Math.round`: halves up).
+    """
+    low, high = extent
+    span = (high - low) or abs(low) or 1
+    log_base = math.log(10)
+    if step is None:
+        level = math.ceil(math.log(maxbins) / log_base)
+        step = max(0, 10 ** (math.floor(math.log(span) / log_base + 0.5) - level))
+        while math.ceil(span / step) > maxbins:
+            step *= 10
+        for divisor in (5, 2):
+            smaller = step / divisor
+            if smaller >= 0 and span / smaller <= maxbins:
+                step = smaller
+    logged = math.log(step)
+    precision = 0 if logged >= 0 else int(-logged / log_base) + 1
+    eps = 10 ** (-precision - 1)
+    if nice:
+        floored = math.floor(low / step + eps) * step
+        low = floored - step if low < floored else floored
+        high = math.ceil(high / step) * step
+    return float(low), float(low + step if high == low else high), float(step)
+
+
+def binnable(layer: Layer) -> bool:
+    """Whether the layer's encoding aggregates in a way `aggregate_encoding` computes (no rows read)."""
+    if layer.trend is not None or layer.mark is None or layer.mark.type in COMPOSITE_MARKS or layer.markers:
+        return False
+    channels = list(layer.encoding.each())
+    if not any(channel.aggregate or channel.get("bin") for channel in channels):
+        return False
+    for channel in channels:
+        props = channel.definition()
+        if "timeUnit" in props or isinstance(props.get("sort"), dict) or isinstance(props.get("aggregate"), dict):
+            return False
+        if isinstance(props.get("sort"), str) and props["sort"] not in ("ascending", "descending"):
+            return False  # sorted by another channel: Vega-Lite measures the rows before they are aggregated
+        if props.get("aggregate") in RANDOM_OPS or "condition" in props:
+            return False
+        binning = props.get("bin")
+        if binning:
+            if channel.name not in SECONDARY or layer.encoding.get(SECONDARY[channel.name]) is not None:
+                return False
+            if isinstance(binning, dict) and not set(binning) <= BIN_KEYS:
+                return False
+            if props.get("aggregate") or props.get("type", "quantitative") != "quantitative":
+                return False
+    return True
+
+
+def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, types: dict) -> Encoded | None:
+    """A layer's encoding aggregation computed in the engine, and its channels rewritten to draw the result.
+
+    Args:
+        connection: the engine (`engine.connect`).
+        chart: the chart (its facet's fields group the rows too).
+        layer: the layer.
+        table: the rows the layer draws, its transforms done.
+        types: field -> measurement type after the layer's transforms.
+
+    Returns:
+        The groups' rows and the channels that draw them, or None where
+        Vega-Lite keeps aggregating (see the module's docstring).
+    """
+    if not binnable(layer):
+        return None
+    view = register_table(connection, table, f"encoded_{id(table)}")
+    bins, ops, groupby, rewritten = [], [], [], {}
+    stacked = any(isinstance(layer.encoding.get(name), Channel) and layer.encoding.get(name).field
+                  and not layer.encoding.get(name).aggregate for name in STACK_BY)
+
+    def group(name: str) -> None:
+        if name not in groupby:
+            groupby.append(name)
+
+    def rewrite(channel: Channel) -> dict | None:
+        props = channel.definition()
+        kind = channel_type(props, types)
+        field, op, binning = props.get("field"), props.get("aggregate"), props.get("bin")
+        if binning:
+            if table.kinds.get(field) != NUMBER:
+                raise NotCompiled("a bin of values that are not numbers")
+            found = connection.execute(
+                f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(field)} AS DOUBLE) AS v "
+                f"FROM {quote_identifier(view)}) WHERE v IS NOT NULL AND NOT isnan(v)").fetchall()[0]
+            if found[0] is None:
+                raise NotCompiled("a bin of no numbers")
+            binning = binning if isinstance(binning, dict) else {}
+            maxbins = binning.get("maxbins", DEFAULT_MAXBINS)
+            start, stop, step = vega_bins((float(found[0]), float(found[1])), maxbins, binning.get("nice", True),
+                                          binning.get("step"))
+            if (stop - start) / step > MAX_BINS:
+                raise NotCompiled("more bins than the renderer draws")  # left for the verify stage to refuse
+            last = start + math.ceil((stop - start) / step) * step  # vega-transforms' stop
+            name = f"{field} (binned)"  # the title Vega-Lite gives the bin, as the field's own
+            bins.append(BinStep(field, start, last, step, (name, f"{name}_end")))
+            group(name)
+            group(f"{name}_end")
+            # The scale and axis Vega-Lite gives a bin it computes (for a `binned` one they differ on some marks):
+            # the bins' extent, no zero, a tick per 10 px at most (`ceil(width/10)`).
+            scale = {"domain": [start, stop], "zero": False, **dict(props.get("scale") or {})}
+            out = {**{k: v for k, v in props.items() if k != "bin"}, "field": name, "type": "quantitative",
+                   "bin": {"binned": True, "step": step}, "scale": scale}
+            if props.get("axis", {}) is not None:
+                size = "width" if channel.name == "x" else "height"
+                out["axis"] = {"tickCount": {"expr": f"ceil({size}/10)"}, **dict(props.get("axis") or {})}
+            # The end's title is the start's: Vega-Lite would join two default titles ("x (binned), x (binned)_end").
+            rewritten[SECONDARY[channel.name]] = {"field": f"{name}_end", "title": props.get("title", name)}
+            return out
+        if op:
+            if op != "count" and (field is None or table.kinds.get(field) != NUMBER):
+                raise NotCompiled("a measure of values that are not numbers")
+            # Named with the title Vega-Lite gives the measure: a field's title is its name, and
+            # Vega-Lite merges the layers' default titles of one axis ("price, Average of price").
+            name = "Count of Records" if op == "count" else f"{op[:1].upper()}{op[1:]} of {field}"
+            ops.append(AggregateOp(op, name, None if op == "count" else field))
+            out = {**{k: v for k, v in props.items() if k != "aggregate"}, "field": name, "type": kind}
+            if channel.name in SECONDARY and not stacked and "stack" not in props:
+                out["stack"] = None  # Vega-Lite stacked nothing here; a plain field on a bar would stack
+            return out
+        if field is not None:
+            if kind == "temporal":
+                raise NotCompiled("a group of dates")  # Vega-Lite groups the Date objects it parsed
+            group(field)
+        return None
+
+    try:
+        for name, value in layer.encoding.items():
+            if isinstance(value, tuple):
+                items = [(rewrite(item), item) for item in value]
+                if any(new is not None for new, _ in items):
+                    rewritten[name] = [new if new is not None else item.definition() for new, item in items]
+            else:
+                new = rewrite(value)
+                if new is not None:
+                    rewritten[name] = new
+        for channel in (chart.facet.channels() if chart.facet is not None else ()):
+            if channel.field is not None:
+                group(channel.field)
+        made = [op.as_ for op in ops]
+        if not ops or any(name not in table and not any(name in b.as_ for b in bins) for name in groupby) or len(
+                set(made) | set(groupby)) < len(made) + len(groupby):
+            return None  # a bin alone aggregates nothing: Vega-Lite bins each row
+        chain = (*bins, Aggregate(tuple(ops), tuple(groupby)))
+        query = compile_chain(view, table, chain, {}, [{} for _ in chain], [None for _ in chain], prefix="e")
+        rows, _ = run_query(connection, query, table)
+    except NotCompiled:
+        return None
+    mark = {}
+    if (layer.mark.type in TRANSLUCENT and "opacity" not in layer.mark.definition()
+            and layer.encoding.get("opacity") is None and not _configures_opacity(chart, layer.mark.type)):
+        mark["opacity"] = {"expr": "null"}  # none drawn, as for an aggregate (1 is written out; null is not Vega-Lite)
+        for name in LEGEND_CHANNELS:  # the legend's symbols drawn opaque, as Vega-Lite draws an aggregate's
+            channel = layer.encoding.get(name)
+            if not isinstance(channel, Channel) or channel.field is None:
+                continue
+            props = rewritten.get(name, channel.definition())
+            legend = props.get("legend", {})
+            if isinstance(legend, dict) and "symbolOpacity" not in legend:
+                rewritten[name] = {**props, "legend": {**legend, "symbolOpacity": 1}}
+    return Encoded(rows, rewritten, mark)
+
+
+def _configures_opacity(chart: Chart, mark: str) -> bool:
+    """Whether the chart's config (or hand-written Vega-Lite) may set the mark's opacity: then Vega-Lite's default is not drawn."""
+    if chart.vega_lite.plain():
+        return True
+    config = chart.config.plain()
+    return any(isinstance(config.get(key), dict) and "opacity" in config[key] for key in ("mark", mark))

@@ -1,0 +1,278 @@
+"""The Vega-Lite carries each layer's rows with its transforms done by the data stage, and draws what it drew before.
+
+Before, every layer carried the rows read and its transforms, and Vega
+evaluated them again in the renderer. `translate_chart(..., evaluated=False)`
+still writes that form (the engine tests compare the engine with Vega through
+it); here it is the reference the evaluated form must draw exactly alike.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import ROOT, compile_text, example_specs, scene_nodes
+
+CORPUS = sorted((ROOT / "tests" / "corpus").glob("*.yaml"))
+
+
+def both_forms(monkeypatch, compile_it):
+    """The chart compiled twice: each layer's computed rows, and the rows read with every transform."""
+    import chartc.stages.translate as translate
+
+    evaluated = compile_it().vega_lite
+    original = translate.translate_chart
+    monkeypatch.setattr(translate, "translate_chart",
+                        lambda chart, data, fits, **kwargs: original(chart, data, fits, evaluated=False))
+    raw = compile_it().vega_lite
+    monkeypatch.setattr(translate, "translate_chart", original)
+    return evaluated, raw
+
+
+def svg_of(vega_lite: dict) -> str:
+    """The SVG the renderer draws, its element ids made position-free.
+
+    vl-convert numbers clip paths and gradients per process (`clip12`), so the
+    same chart rendered later in a process has other ids: that is the one
+    difference set aside.
+    """
+    from chartc.render.export import use_utc
+
+    use_utc()
+    import vl_convert
+
+    return re.sub(r"\b(clip|gradient_|pattern_)\d+", r"\1N", vl_convert.vegalite_to_svg(vega_lite))
+
+
+def transforms_in(node) -> list:
+    """Every ``transform`` list anywhere in a Vega-Lite spec."""
+    if isinstance(node, dict):
+        return ([node["transform"]] if "transform" in node else []) + [
+            found for key, value in node.items() if key != "datasets" for found in transforms_in(value)]
+    if isinstance(node, list):
+        return [found for value in node for found in transforms_in(value)]
+    return []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec_file", example_specs() + CORPUS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_gallery_and_corpus_chart_draws_the_same_svg_from_its_computed_rows(spec_file, monkeypatch):
+    from chartc.pipeline import compile_spec
+
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_spec(spec_file))
+    if evaluated == raw:  # no transform: the rows read are the rows drawn, emitted as before
+        return
+    assert svg_of(evaluated) == svg_of(raw)
+
+
+def test_a_chart_level_aggregate_is_emitted_as_its_rows_once_not_as_a_transform():
+    """barley_rule: the bars and labels share one data set of the aggregate's rows; the rule, the mean of them."""
+    from chartc.pipeline import compile_spec
+
+    vega_lite = compile_spec(ROOT / "specs" / "barley_rule.yaml").vega_lite
+    assert transforms_in(vega_lite) == []
+    bars, labels, rule = (vega_lite_rows(vega_lite, view["data"]) for view in vega_lite["layer"])
+    assert bars is labels and len(vega_lite["datasets"]) == 2
+    rows = bars
+    # The means of an independent computation, per site, in the order of each site's first row.
+    from chartc.stages.data import load_dataset
+
+    barley = load_dataset("barley")
+    sums: dict = {}
+    for site, value in zip(barley["site"], barley["yield"]):
+        total, count = sums.get(site, (0.0, 0))
+        sums[site] = (total + value, count + 1)
+    assert [row["site"] for row in rows] == list(sums)
+    assert [row["mean_yield"] for row in rows] == pytest.approx([t / c for t, c in sums.values()], rel=1e-12)
+    assert set(rows[0]) == {"site", "mean_yield"}
+    means = [row["mean_yield"] for row in rows]
+    assert rule == [{"Mean of mean_yield": pytest.approx(sum(means) / len(means), rel=1e-12)}]
+    assert vega_lite["layer"][2]["encoding"]["x"] == {"field": "Mean of mean_yield", "type": "quantitative",
+                                                      "stack": None}
+
+
+def test_layers_with_different_rows_each_carry_their_own_and_draw_them(tmp_path, monkeypatch):
+    text = """\
+        data: {values: [{a: 1, b: 2, c: x}, {a: 2, b: 5, c: y}, {a: 3, b: 1, c: x}, {a: 4, b: 7, c: y}]}
+        encoding: {x: {field: a, type: quantitative}, y: {field: b, type: quantitative}}
+        layers:
+          - mark: point
+            transform: [{filter: "datum.b > 1"}]
+          - mark: line
+            transform: [{calculate: "datum.b * 2", as: b2}]
+            encoding: {y: {field: b2, type: quantitative}}
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    assert transforms_in(evaluated) == []
+    assert "data" not in evaluated
+    first, second = (vega_lite_rows(evaluated, view["data"]) for view in evaluated["layer"])
+    assert first == [{"a": 1, "b": 2}, {"a": 2, "b": 5}, {"a": 4, "b": 7}]
+    assert [row["b2"] for row in second] == [4, 10, 2, 14]
+    assert svg_of(evaluated) == svg_of(raw)
+    import vl_convert
+
+    points = scene_nodes(vl_convert.vegalite_to_scenegraph(evaluated), "symbol", role="mark")
+    assert sum(len(node["items"]) for node in points) == 3
+
+
+def vega_lite_rows(vega_lite: dict, data: dict) -> list:
+    return vega_lite["datasets"][data["name"]] if "name" in data else data["values"]
+
+
+def test_a_facet_over_layers_with_different_rows_tags_them_and_draws_each_panel_alike(tmp_path, monkeypatch):
+    """Vega-Lite facets only the top-level data: each layer's rows join it tagged, each view filters its tag."""
+    from chartc.stages.translate import PART_FIELD
+
+    text = """\
+        data: {values: [{a: 1, b: 2, g: p}, {a: 2, b: 5, g: q}, {a: 3, b: 1, g: p}, {a: 4, b: 7, g: q}]}
+        facet: {column: {field: g}}
+        encoding: {x: {field: a, type: quantitative}, y: {field: b, type: quantitative}}
+        layers:
+          - mark: point
+            transform: [{filter: "datum.b > 1"}]
+          - mark: line
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    rows = vega_lite_rows(evaluated, evaluated["data"])
+    assert sorted(row[PART_FIELD] for row in rows) == ["rows 0"] * 3 + ["rows 1"] * 4
+    assert [view["transform"][0]["filter"] for view in evaluated["spec"]["layer"]] == [
+        f'datum["{PART_FIELD}"] === "rows 0"', f'datum["{PART_FIELD}"] === "rows 1"']
+    assert svg_of(evaluated) == svg_of(raw)
+
+
+def test_a_chart_without_transforms_emits_the_rows_read_as_before(tmp_path, monkeypatch):
+    text = "data: {values: [{a: 1, b: 2}, {a: 2, b: 5}]}\nmark: point\nencoding: {x: a, y: b}\n"
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    assert evaluated == raw
+
+
+def test_a_sampled_chart_draws_the_sample_through_its_transforms(tmp_path):
+    values = json.dumps([{"a": i, "b": i % 7} for i in range(200)])
+    compiled = compile_text(tmp_path, f"""\
+        data: {{values: {values}, sample: 20}}
+        transform: [{{calculate: "datum.a * 10", as: a10}}]
+        mark: point
+        encoding: {{x: {{field: a10, type: quantitative}}, y: {{field: b, type: quantitative}}}}
+        """)
+    rows = vega_lite_rows(compiled.vega_lite, compiled.vega_lite["data"])
+    drawn = compiled.flow.drawn
+    assert len(rows) == len(drawn) == 20
+    assert [row["a10"] for row in rows] == [10 * a for a in drawn["a"]]
+    assert len(compiled.flow.layers[0].table) == 200  # the checks and fits see every row
+
+
+def test_the_origin_of_a_layers_computed_rows_and_its_channels_is_still_the_spec(tmp_path):
+    from chartc.pipeline import check_spec
+    from chartc.stages.data import flow_data, read_rows
+    from chartc.stages.translate import translate_chart
+
+    path = tmp_path / "origins.yaml"
+    path.write_text("data: {values: [{a: 1, b: 2}, {a: 3, b: 4}]}\nlayers:\n"
+                    "  - mark: point\n    transform: [{filter: 'datum.a > 1'}]\n    encoding: {x: a, y: b}\n"
+                    "  - mark: line\n    encoding: {x: a, y: b}\n")
+    chart, _ = check_spec(path)
+    translation = translate_chart(chart, flow_data(chart, read_rows(chart.data)), {})
+    assert "data" in translation.vega_lite["layer"][0] and transforms_in(translation.vega_lite) == []
+
+    def spec_path_for(vl_path):
+        node, child = translation.origins.place(vl_path)
+        return node.at(*child)
+
+    assert spec_path_for(("layer", 0, "data")) == ("data",)
+    assert spec_path_for(("layer", 0, "encoding", "x", "field")) == ("layers", 0, "encoding", "x")  # `x: a`
+
+
+# ------------------------------------------------------------------ encodings aggregated by the engine
+
+def vega_edges(values, maxbins: int) -> list[float]:
+    """Vega's bin edges for the values, from its algorithm as written in vega-statistics (independent of chartc's)."""
+    import math
+
+    low, high = min(values), max(values)
+    span = high - low
+    step = 10 ** (math.floor(math.log10(span) + 0.5) - math.ceil(math.log10(maxbins)))
+    while math.ceil(span / step) > maxbins:
+        step *= 10
+    for divisor in (5, 2):
+        if span / (step / divisor) <= maxbins:
+            step /= divisor
+    start = math.floor(low / step) * step
+    stop = math.ceil(high / step) * step
+    return [start + i * step for i in range(round((stop - start) / step) + 1)]
+
+
+def write_csv(path, columns: dict) -> None:
+    names = list(columns)
+    lines = [",".join(names)] + [",".join(repr(float(v)) for v in row) for row in zip(*columns.values())]
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.slow
+def test_a_histogram_of_many_rows_carries_one_row_per_bin_counted_as_numpy_counts(tmp_path):
+    numpy = pytest.importorskip("numpy")
+    from chartc.pipeline import compile_spec
+
+    values = numpy.random.default_rng(7).normal(50, 12, 300_000).round(3)
+    write_csv(tmp_path / "rows.csv", {"v": values})
+    (tmp_path / "chart.yaml").write_text("data: {path: rows.csv}\nmark: bar\n"
+                                         "encoding:\n  x: {field: v, bin: {maxbins: 30}}\n  y: {aggregate: count}\n")
+    vega_lite = compile_spec(tmp_path / "chart.yaml").vega_lite
+    [rows] = vega_lite["datasets"].values()
+    edges = vega_edges(values, 30)
+    counts, _ = numpy.histogram(values, bins=edges)
+    by_start = {row["v (binned)"]: row["Count of Records"] for row in rows}
+    assert sorted(by_start) == pytest.approx(edges[:-1]) and sum(by_start.values()) == len(values)
+    assert [by_start[start] for start in sorted(by_start)] == counts.tolist()
+    assert vega_lite["encoding"]["x"]["bin"] == {"binned": True, "step": edges[1] - edges[0]}
+    assert vega_lite["encoding"]["x"]["scale"] == {"domain": [edges[0], edges[-1]], "zero": False}
+    assert vega_lite["encoding"]["x2"] == {"field": "v (binned)_end", "title": "v (binned)"}
+    assert len(json.dumps(vega_lite)) < 10_000  # the marks' size, not the rows'
+
+
+def test_a_binned_heatmap_draws_the_cells_vega_lite_drew_from_every_row(tmp_path, monkeypatch):
+    """Bin on x and y, a count as colour: the density a scatter too large to draw is refused for (E501's hint)."""
+    numpy = pytest.importorskip("numpy")
+    rng = numpy.random.default_rng(3)
+    x, y = rng.normal(0, 1, 3000).round(4), rng.gamma(2, 2, 3000).round(4)
+    write_csv(tmp_path / "rows.csv", {"x": x, "y": y})
+    text = """\
+        data: {path: rows.csv}
+        mark: rect
+        encoding:
+          x: {field: x, bin: {maxbins: 20}}
+          y: {field: y, bin: {maxbins: 15}}
+          color: {aggregate: count}
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    rows = vega_lite_rows(evaluated, evaluated["data"])
+    counts, _, _ = numpy.histogram2d(x, y, bins=[vega_edges(x, 20), vega_edges(y, 15)])
+    assert sorted(row["Count of Records"] for row in rows) == sorted(c for c in counts.ravel().tolist() if c)
+    assert svg_of(evaluated) == svg_of(raw)
+
+
+def test_a_bar_of_means_by_category_is_computed_once_and_drawn_alike(tmp_path, monkeypatch):
+    text = """\
+        data: {values: [{g: a, v: 1}, {g: b, v: 4}, {g: a, v: 2}, {g: b, v: null}, {g: c, v: 0.1}, {g: c, v: 0.2}]}
+        mark: bar
+        encoding:
+          x: {field: g}
+          y: {field: v, aggregate: mean}
+          tooltip: [{field: v, aggregate: sum}, {field: g}]
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    assert vega_lite_rows(evaluated, evaluated["data"]) == [
+        {"g": "a", "Mean of v": 1.5, "Sum of v": 3.0}, {"g": "b", "Mean of v": 4.0, "Sum of v": 4.0},
+        {"g": "c", "Mean of v": (0.1 + 0.2) / 2, "Sum of v": 0.1 + 0.2}]
+    assert evaluated["encoding"]["y"] == {"field": "Mean of v", "type": "quantitative", "stack": None}
+    assert svg_of(evaluated) == svg_of(raw)
+
+
+def test_a_bin_alone_and_a_box_plot_stay_vega_lites_to_compute(tmp_path, monkeypatch):
+    """A bin without an aggregate bins each row (no groups); a box plot is a composite mark Vega-Lite expands."""
+    for mark, encoding in (("point", "{x: {field: v, bin: true}, y: {field: w}}"),
+                           ("boxplot", "{x: {field: g}, y: {field: v}}")):
+        text = (f"data: {{values: [{{g: a, v: 1, w: 2}}, {{g: b, v: 3, w: 4}}]}}\nmark: {mark}\n"
+                f"encoding: {encoding}\n")
+        evaluated, raw = both_forms(monkeypatch, lambda text=text: compile_text(tmp_path, text))
+        assert evaluated == raw
