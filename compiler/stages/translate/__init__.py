@@ -42,7 +42,7 @@ from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, F
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from .fields import escape_fields
-from .facet_sort import hold_facet_sorts
+from .facet_sort import hold_facet_sorts, order_facets
 from .interaction import emit_interaction, merge_layer_escapes
 from .legend import KIND_CHANNELS, fit_legend_columns, legend_config, plan_legend, wrap_legend_labels
 from .text import TextStyle, label_style
@@ -184,8 +184,11 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, 
     wrap_legend_labels(vega_lite, table, text, plan.field if plan is not None else None)
     _record(origins, chart, sources, len(views), faceted_trends, len(lifted), computed is None, bool(tagged))
     emit_interaction(vega_lite, chart, sources, origins)
-    if chart.facet is not None:
+    if chart.facet is not None and computed is None:
         hold_facet_sorts(vega_lite, origins, chart.facet)
+    elif chart.facet is not None:  # the rows are the engine's: the panels' order is measured on them
+        order_facets(vega_lite, [rows.table for layer, rows in zip(chart.layers, data.drawn_layers)
+                                 if layer.trend is None and rows is not None and rows.table is not None])
     for vl_path, name in escape_fields(vega_lite):  # before the override: that is the user's own Vega-Lite
         node, child = origins.place(vl_path)
         raise node.error(msg.field_backslash(name), *child, stage=STAGE, hint=msg.field_backslash_hint())
