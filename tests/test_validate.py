@@ -380,3 +380,11 @@ def test_json_positions():
                                   "data: 5\nmark: point\n", "data: {values: [1]}\nmark: point\n"])
 def test_wrong_shapes_never_crash(text):
     assert problems(text)
+
+
+def test_a_one_of_list_holds_plain_values():
+    # A mapping there once reached the data engine, which could not write it into an expression.
+    error = only("data: {dataset: stocks}\ntransform:\n  - filter: {field: symbol, oneOf: [{dataset: stocks}, AMZN]}\n"
+                 "mark: line\nencoding: {x: date, y: price}\n")
+    assert error.message == "expected a string, a number, true or false, got a mapping"
+    assert error.path == ("transform", 0, "filter", "oneOf", 0)
