@@ -93,6 +93,20 @@ def register_table(connection: duckdb.DuckDBPyConnection, table: Table, name: st
     return name
 
 
+def register_arrays(connection: duckdb.DuckDBPyConnection, name: str, columns: dict) -> str:
+    """Put columns already held as arrays (numpy, built by `infra.table.scannable` or the fits) in the engine
+    as the relation `name`, scanned in place, without a copy.
+
+    With `register_table` and the file readers, the only ways rows enter
+    the engine: a backend that is not DuckDB replaces these functions.
+
+    Returns:
+        The relation's name.
+    """
+    connection.register(name, columns)
+    return name
+
+
 def _sql_column(values: list, kind: str | None) -> tuple[str, list]:
     """A column's SQL type and its cells as DuckDB takes them."""
     present = [v for v in values if v is not None]
