@@ -193,6 +193,8 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     rows_unknowable_parse_conflict, rows_unknowable_random, rows_unknowable_unparsed,
     rows_unknowable_unsupported,
     data_path_outside_hint,
+    data_not_delimited, data_not_delimited_hint, data_not_utf8_line, data_not_utf8_line_hint, data_row_too_long,
+    data_unclosed_quote, data_unclosed_quote_hint,
 )
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
@@ -289,7 +291,8 @@ __all__ = [
     "data_glob_formats", "data_glob_formats_hint", "data_glob_no_match", "data_glob_schemas",
     "data_header_too_wide", "data_header_too_wide_hint", "data_hint", "data_integers_hint",
     "data_integers_rounded", "data_long_cell_hint", "data_needs_pyarrow", "data_needs_pyarrow_hint", "data_nested", "data_nested_column",
-    "data_nested_hint", "data_not_a_file",
+    "data_nested_hint", "data_not_a_file", "data_not_delimited", "data_not_delimited_hint", "data_not_utf8_line",
+    "data_not_utf8_line_hint", "data_row_too_long", "data_unclosed_quote", "data_unclosed_quote_hint",
     "data_one_source", "data_path_absolute", "data_path_hint", "data_path_outside", "data_records_too_wide",
     "data_row_number", "data_scrubbed_hint", "data_text_scrubbed", "data_too_large", "data_too_many_cells",
     "data_too_many_cells_hint", "data_two_sources",
