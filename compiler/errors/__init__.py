@@ -221,6 +221,7 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
     trend_x_span_subnormal, trend_x_span_subnormal_hint,
 )
 from .translate import (  # noqa: E402  (after the types: the messages are re-exported)
+    colors_merge_for_deficiency, colors_merge_for_deficiency_hint, colors_merge_in_grey, colors_merge_in_grey_hint,
     field_backslash, field_backslash_hint, vega_lite_invalid, vega_lite_invalid_hint,
 )
 from .verify import (  # noqa: E402  (after the types: the messages are re-exported)
@@ -268,7 +269,8 @@ __all__ = [
     "build_locked", "build_summary", "bundle_failed", "channel_takes_no", "channel_takes_no_hint",
     "chart_forced", "chart_input_changed", "chart_input_missing", "chart_input_unreadable", "chart_not_built",
     "chart_rendered", "chart_spec_moved", "chart_tools_changed", "check_failed", "check_passed", "closest",
-    "code", "color_arguments", "color_form_hint", "color_hint", "compile_unwritable", "computed_style",
+    "code", "color_arguments", "color_form_hint", "color_hint", "colors_merge_for_deficiency", "colors_merge_for_deficiency_hint", "colors_merge_in_grey",
+    "colors_merge_in_grey_hint", "compile_unwritable", "computed_style",
     "computed_style_hint", "constant_channel_hint", "constant_channel_with", "data_cell_too_long",
     "data_column_scrubbed", "data_damaged", "data_file_line", "data_format_hint", "data_header_cell_too_long",
     "data_glob_formats", "data_glob_formats_hint", "data_glob_no_match", "data_glob_schemas",

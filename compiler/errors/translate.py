@@ -43,3 +43,66 @@ def field_backslash(name: str) -> str:
 def field_backslash_hint() -> str:
     return ("rename the column, or copy it under a name without the backslash with a `calculate` transform "
             "(in an expression, datum['...'] reads any name) and draw the copy")
+
+
+# ------------------------------------------------------------------ categories a reader cannot tell apart
+
+@code("W770")
+def colors_merge_for_deficiency(first: str, second: str, conditions: list[str], delta: float, more: int = 0) -> str:
+    """Two categories that a colour-blind reader cannot tell apart.
+
+    The two categories are drawn alike (same shape, dash and fill) but for their colour, and under
+    the named colour-vision deficiencies (simulated with Machado, Oliveira & Fernandes 2009 at full
+    severity) their colours come closer than a CIEDE2000 difference of 10: about one man in twelve
+    sees red and green this way. Categories that differ by shape, dash, fill or place (the colour's
+    field also on x, y or a facet) as well are not reported. The closest pair is named, and how
+    many other pairs merge. `--strict` makes this an error.
+
+    Example:
+        data: {values: [{x: 1, y: 1, m: a}, {x: 2, y: 2, m: b}]}
+        mark: point
+        encoding: {x: x, y: y}
+        markers:
+          field: m
+          styles:
+            a: {color: "#d62728"}
+            b: {color: "#2ca02c"}
+    """
+    others = f" ({more} more pair{'s' if more > 1 else ''} alike)" if more else ""
+    return (f"{first!r} and {second!r} differ only by colour, and under {' and '.join(conditions)} their "
+            f"colours are ΔE00 {delta:.1f} apart (under 10): such a reader cannot tell them apart{others}")
+
+
+def colors_merge_for_deficiency_hint() -> str:
+    return ("use a colour-blind-safe palette (scale: {scheme: okabe-ito} on a colour channel; also tol-bright, "
+            "tol-muted, tol-vibrant; in a marker map, their colours), or give them different shapes or dashes")
+
+
+@code("W771")
+def colors_merge_in_grey(first: str, second: str, delta: float, more: int = 0) -> str:
+    """Two categories that print as the same grey.
+
+    The two categories are drawn alike (same shape, dash and fill) but for their colour, and their
+    colours have nearly the same luminance: printed in greyscale (each colour as the grey of its CIE
+    luminance) they come closer than a CIEDE2000 difference of 10. A palette cannot fix this for
+    many categories (Okabe-Ito's orange and sky blue print alike); shapes and dashes can. The
+    closest pair is named, and how many other pairs merge. `--strict` makes this an error.
+
+    Example:
+        data: {values: [{x: 1, y: 1, m: a}, {x: 2, y: 2, m: b}]}
+        mark: point
+        encoding: {x: x, y: y}
+        markers:
+          field: m
+          styles:
+            a: {color: "#1f77b4"}
+            b: {color: "#d62728"}
+    """
+    others = f" ({more} more pair{'s' if more > 1 else ''} alike)" if more else ""
+    return (f"{first!r} and {second!r} differ only by colour, and printed in greyscale their greys are "
+            f"ΔE00 {delta:.1f} apart (under 10): the print cannot tell them apart{others}")
+
+
+def colors_merge_in_grey_hint() -> str:
+    return ("give them different shapes (markers) or dashes (lines), or colours of clearly different "
+            "lightness")

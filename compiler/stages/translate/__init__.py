@@ -41,6 +41,7 @@ from .legend import KIND_CHANNELS, legend_config, plan_legend, wrap_legend_label
 from .text import TextStyle, label_style
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
+from .vision import check_vision
 
 STAGE = "translate"
 
@@ -80,10 +81,15 @@ class Origins:
 
 @dataclass(frozen=True)
 class Translation:
-    """The chart's Vega-Lite, and the origin of each of its nodes."""
+    """The chart's Vega-Lite, the origin of each of its nodes, and what a reader may not tell apart in it.
+
+    `warnings` are the `vision` check's: categories told apart by colour alone
+    that a greyscale print or a colour-blind reader merges.
+    """
 
     vega_lite: dict
     origins: Origins = field(default_factory=Origins)
+    warnings: tuple = ()
 
 
 def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
@@ -95,7 +101,8 @@ def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
         fits: layer path -> list of fitted `TrendLine` (from the fit stage).
 
     Returns:
-        The Vega-Lite specification as a plain dict, and where each part came from.
+        The Vega-Lite specification as a plain dict, where each part came from,
+        and the warnings of the colour-vision and greyscale check (`vision`).
 
     Raises:
         SpecError: Altair refused an object as it built it (a scale, an
@@ -104,7 +111,8 @@ def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
     import altair as alt  # ~0.3 s: only when a chart is compiled
 
     origins = Origins()
-    return Translation(_translate(chart, data, fits, alt, origins), origins)
+    vega_lite, plan = _translate(chart, data, fits, alt, origins)
+    return Translation(vega_lite, origins, tuple(check_vision(chart, plan, data, fits)))
 
 
 @contextlib.contextmanager
@@ -121,7 +129,7 @@ def emitting(node: Node, *child):
                          hint=msg.vega_lite_invalid_hint(msg.format_path(tuple(error.absolute_path)))) from None
 
 
-def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> dict:
+def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) -> tuple:
     table = data.drawn
     config = _config(chart, {})  # the theme's and the user's: how text will be drawn, how wide the plot is
     text = _text_style(chart, config)
@@ -161,7 +169,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins) 
         raise node.error(msg.field_backslash(name), *child, stage=STAGE, hint=msg.field_backslash_hint())
     vega_lite["config"] = _config(chart, vega_lite.get("config", {}))
     vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
-    return vega_lite
+    return vega_lite, plan
 
 
 def _facet_filters(chart: Chart, layer_types: tuple) -> tuple:
