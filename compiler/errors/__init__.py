@@ -222,7 +222,9 @@ from .fit import (  # noqa: E402  (after the types: the messages are re-exported
 )
 from .translate import (  # noqa: E402  (after the types: the messages are re-exported)
     colors_merge_for_deficiency, colors_merge_for_deficiency_hint, colors_merge_in_grey, colors_merge_in_grey_hint,
-    field_backslash, field_backslash_hint, vega_lite_invalid, vega_lite_invalid_hint,
+    field_backslash, field_backslash_hint, math_nested_script, math_nested_script_hint, math_no_script_form,
+    math_no_script_form_hint, math_unbalanced, math_unbalanced_hint, math_unknown_command,
+    math_unknown_command_hint, vega_lite_invalid, vega_lite_invalid_hint,
 )
 from .verify import (  # noqa: E402  (after the types: the messages are re-exported)
     bad_number_format, bad_number_format_hint, image_url, image_url_hint, integer_range_hint,
@@ -306,6 +308,8 @@ __all__ = [
     "manifest_key_missing", "manifest_output_refused", "manifest_path_absolute", "manifest_path_not_normal",
     "manifest_path_not_regular", "manifest_path_outside", "manifest_refused_hint", "manifest_stem_refused",
     "manifest_text_too_long", "manifest_too_many", "manifest_unreadable", "mark_and_layers",
+    "math_nested_script", "math_nested_script_hint", "math_no_script_form", "math_no_script_form_hint",
+    "math_unbalanced", "math_unbalanced_hint", "math_unknown_command", "math_unknown_command_hint",
     "mark_and_layers_hint", "mark_and_trend", "mark_property_hint", "mark_property_not_for", "marker_absent",
     "marker_unstyled", "marker_unstyled_hint", "markers_on_trend", "markers_with_layers", "missing_key",
     "multiple_documents", "multiple_documents_hint", "needs_one_of_keys", "new_file_exists",

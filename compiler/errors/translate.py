@@ -106,3 +106,101 @@ def colors_merge_in_grey(first: str, second: str, delta: float, more: int = 0) -
 def colors_merge_in_grey_hint() -> str:
     return ("give them different shapes (markers) or dashes (lines), or colours of clearly different "
             "lightness")
+
+
+# ------------------------------------------------------------------ math in labels (infra/mathtext.py)
+
+@code("E725")
+def math_unknown_command(command: str) -> str:
+    """A LaTeX command that math in a label does not support.
+
+    Text between `$` signs is math, written as Unicode text: Greek letters, common operators and
+    relations, `\\frac`, `\\sqrt`, `\\mathrm`, `\\text`, superscripts and subscripts (the full list
+    is in docs/reference.md, "Math in labels"). Other commands (`\\mathbf`, `\\begin`, ...) have no
+    plain-text form. Write `\\$` for a literal dollar sign in a text with two of them.
+
+    Example:
+        data: {values: [{x: 1, y: 2}]}
+        mark: point
+        title: '$\\mathbf{x}$ against y'
+        encoding: {x: x, y: y}
+    """
+    return f"math text cannot write {command}: it has no Unicode text form"
+
+
+# Commands for letter styles that plain text does not have.
+LETTER_STYLES = ("mathbf", "boldsymbol", "bm", "mathcal", "mathfrak", "mathscr", "mathtt")
+
+
+def math_unknown_command_hint(suggestion: str | None, letters: str | None = None, command: str = "") -> str:
+    if letters is not None:
+        return f"\\mathbb takes one of {', '.join(letters)}"
+    if command.lstrip("\\") in LETTER_STYLES:
+        return "text labels have no bold, calligraphic or typewriter letters: write the letter plain ($x$)"
+    found = f"{suggestion} " if suggestion else ""
+    return (f"{found}math in labels takes Greek letters, common symbols, \\frac, \\sqrt, \\mathrm and \\text "
+            "(docs/reference.md, \"Math in labels\"); write \\$ for a literal dollar sign")
+
+
+@code("E726")
+def math_no_script_form(char: str, kind: str) -> str:
+    """A superscript or subscript character that Unicode has no form for.
+
+    Math in labels writes `x^2` and `x_i` with Unicode's superscript and subscript characters,
+    which exist for the digits, `+ - = ( )`, most Latin letters and a few Greek ones, but not for
+    every letter (no superscript `q`, no subscript `b`, `c`, `d`, `f`, `g`, `q`, `w`, `y`, `z` or
+    capital), nor for punctuation.
+
+    Example:
+        data: {values: [{x: 1, y: 2}]}
+        mark: point
+        title: "$x_{b}$ against y"
+        encoding: {x: x, y: y}
+    """
+    return f"Unicode has no {kind} form of {char!r}"
+
+
+def math_no_script_form_hint(available: str) -> str:
+    shown = " ".join(char for char in available if char.isalnum() or char in "+−=()")
+    return f"write it on the line instead ($x(b)$ rather than $x_b$); these have a script form: {shown}"
+
+
+@code("E727")
+def math_unbalanced(what: str) -> str:
+    """Math with unbalanced braces or a missing argument.
+
+    In math text braces group (`10^{-3}`), so every `{` needs its `}`; `^`, `_`, `\\frac` (two) and
+    `\\sqrt` need their arguments. Trend labels and annotations are format templates: there a
+    brace is written doubled (`$10^{{-3}}$`).
+
+    Example:
+        data: {values: [{x: 1, y: 2}]}
+        mark: point
+        title: "$10^{-3$ against y"
+        encoding: {x: x, y: y}
+    """
+    return f"math text is incomplete: {what}"
+
+
+def math_unbalanced_hint() -> str:
+    return "close every '{' with '}', and give ^, _, \\frac{a}{b} and \\sqrt{x} their arguments"
+
+
+@code("E728")
+def math_nested_script() -> str:
+    """A superscript or subscript inside another one.
+
+    Unicode has one level of superscripts and subscripts: `e^{x^2}` or `x_{i_j}` cannot be written
+    as text.
+
+    Example:
+        data: {values: [{x: 1, y: 2}]}
+        mark: point
+        title: "$e^{x^2}$ against y"
+        encoding: {x: x, y: y}
+    """
+    return "math text cannot write a superscript or subscript inside another one"
+
+
+def math_nested_script_hint() -> str:
+    return "write the inner script on the line, e.g. e^{x^2} as exp(x^2): $\\exp(x^2)$"

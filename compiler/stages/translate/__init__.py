@@ -2,7 +2,8 @@
 
 Only this package knows Altair: `legend` plans the chart's one legend,
 `trend_layers` draws the fitted lines, `vega` holds the channel and
-expression helpers all of them share. `TRANSFORMS` emits each transform
+expression helpers all of them share. `mathtext` first writes the math of
+every label as Unicode; `vision` checks the categories only colour tells apart. `TRANSFORMS` emits each transform
 kind (one function per `ir.transforms` class). The result is a plain dict:
 the same spec and data always give the same bytes from
 `infra.jsonout.canonical_json`.
@@ -38,6 +39,7 @@ from ...render.export import vega_themes
 from ..data import DataFlow, emitted_predicate
 from .fields import escape_fields
 from .legend import KIND_CHANNELS, legend_config, plan_legend, wrap_legend_labels
+from .mathtext import typeset_chart
 from .text import TextStyle, label_style
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
@@ -106,11 +108,13 @@ def translate_chart(chart: Chart, data: DataFlow, fits: dict) -> Translation:
 
     Raises:
         SpecError: Altair refused an object as it built it (a scale, an
-            axis), at the node being emitted.
+            axis), at the node being emitted; math in a label that has no
+            Unicode form (`mathtext`), at the text.
     """
     import altair as alt  # ~0.3 s: only when a chart is compiled
 
     origins = Origins()
+    chart, fits = typeset_chart(chart, fits)  # `$R^2$` as R²: before any text is measured or emitted
     vega_lite, plan = _translate(chart, data, fits, alt, origins)
     return Translation(vega_lite, origins, tuple(check_vision(chart, plan, data, fits)))
 
