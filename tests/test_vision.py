@@ -183,3 +183,30 @@ def test_every_palette_has_distinct_valid_hex_colours():
     for colors in PALETTES.values():
         assert len(set(colors)) == len(colors) and all(len(c) == 7 and int(c[1:], 16) >= 0 for c in colors)
     assert math.isclose(DISTINCT, 10.0)
+
+
+def test_a_category_styled_by_the_default_is_placed_at_the_default(tmp_path):
+    compiled = compile_text(tmp_path, """
+        data: {values: [{x: 1, y: 1, m: a}, {x: 2, y: 2, m: b}]}
+        mark: point
+        encoding: {x: x, y: y}
+        markers: {field: m, default: {shape: circle, color: "#2ca02c"}, styles: {a: {color: "#d62728"}}}
+        """)
+    [warning] = [w for w in compiled.warnings if w.code == "W770"]
+    assert warning.path == ("markers", "default")
+
+
+def test_many_categories_are_compared_once_per_colour_and_reported_once(tmp_path):
+    rows = ", ".join(f"{{x: {i}, y: {i}, c: k{i:04d}}}" for i in range(600))
+    compiled = compile_text(tmp_path, f"""
+        data: {{values: [{rows}]}}
+        mark: point
+        encoding: {{x: x, y: y, color: c}}
+        """)
+    assert sorted(w.code for w in compiled.warnings) == ["W770", "W771"]
+    # Vega's ten category colours cycle: the pairs counted are those of distinct colours.
+    colors = [appearance(c) for c in ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b",
+                                      "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac")]
+    greys = [difference(a, b, "greyscale") for i, a in enumerate(colors) for b in colors[i + 1:]]
+    [grey] = [w for w in compiled.warnings if w.code == "W771"]
+    assert grey.message.endswith(f"({sum(d < DISTINCT for d in greys) - 1} more pairs alike)")

@@ -56,8 +56,8 @@ def check_vision(chart: Chart, plan: LegendPlan | None, flow, fits: dict) -> lis
     """
     warnings = []
     if plan is not None:
-        nodes = _entry_nodes(chart, fits)
-        looks = [(entry.label, _look(entry), nodes.get(category_key(entry.value), (chart, ())))
+        nodes, fallback = _entry_nodes(chart, fits)
+        looks = [(entry.label, _look(entry), nodes.get(category_key(entry.value), fallback))
                  for entry in plan.entries]
         warnings += _pairs(looks)
     for index, layer in enumerate(chart.layers):
@@ -82,17 +82,22 @@ def _apart(first: tuple, second: tuple) -> bool:
     return large >= small * DISTINCT_RATIO if small > 0 else large > 0
 
 
-def _entry_nodes(chart: Chart, fits: dict) -> dict:
-    """Category key -> (node, child) that declares its look: a marker style's colour, a trend's label."""
-    nodes = {}
+def _entry_nodes(chart: Chart, fits: dict) -> tuple[dict, tuple]:
+    """Category key -> (node, child) that declares its look: a marker style's colour, a trend's label.
+
+    And where a category styled by a marker map's `default` is placed: that default.
+    """
+    nodes, fallback = {}, (chart, ())
     for layer in chart.layers:
         if layer.markers is not None:
+            if layer.markers.default is not None and fallback[0] is chart:
+                fallback = (layer.markers, ("default",))
             for key, style in layer.markers.styles:
                 nodes.setdefault(key, (style, ("color",) if style.color is not None else ()))
         elif layer.trend is not None and layer.trend.label is not None:
             for line in fits.get(layer.path, []):
                 nodes.setdefault(line.label, (layer.trend, ("label",)))
-    return nodes
+    return nodes, fallback
 
 
 def _channel_looks(chart: Chart, layer: Layer, flow, index: int) -> list:
@@ -132,7 +137,13 @@ def _channel_looks(chart: Chart, layer: Layer, flow, index: int) -> list:
 
 
 def _pairs(looks: list) -> list[SpecWarning]:
-    """At most one `W770` and one `W771` per source of categories: its closest pair, and how many more there are."""
+    """At most one `W770` and one `W771` per source of categories: its closest pair, and how many more there are.
+
+    Categories drawn exactly alike are compared once (the first of them): a colour cycle over
+    thousands of categories is its ten colours, and identical entries are the scene's W767.
+    """
+    seen = set()
+    looks = [look for look in looks if (look[1][0], look[1][1]) not in seen and not seen.add((look[1][0], look[1][1]))]
     deficient, grey = [], []  # (ΔE00, first, second, conditions, place) of every pair a reader merges
     for (first, (color_a, rest_a), _), (second, (color_b, rest_b), place) in combinations(looks, 2):
         if _apart(rest_a, rest_b) or color_a == color_b:  # another shape, dash or fill; identical ones are W767's
