@@ -225,8 +225,8 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     if invalid:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(translation.vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
-    return Compiled(chart, document, vega_lite, fits,
-                    tuple(p for p in problems if isinstance(p, SpecWarning)), source, flow, translation.origins)
+    warnings = (*(p for p in problems if isinstance(p, SpecWarning)), *translation.warnings)
+    return Compiled(chart, document, vega_lite, fits, warnings, source, flow, translation.origins)
 
 
 def check_drawn(compiled: Compiled, svg: bytes | None = None) -> list[SpecWarning]:

@@ -324,13 +324,27 @@ def test_a_symlink_inside_the_project_is_fine(project):
 
 
 def test_a_file_over_the_size_limit_is_refused_without_reading_it(project, monkeypatch):
-    big = project / "data" / "big.csv"
+    """JSON is parsed whole in Python: limited (CSV and TSV that large are parsed by the engine, unlimited)."""
+    big = project / "data" / "big.json"
     with big.open("wb") as stream:  # sparse: the size is there, the bytes are not
         stream.truncate(resolve.MAX_FILE_BYTES + 1)
-    monkeypatch.setitem(resolve.READERS, ".csv", lambda paths: pytest.fail("read the oversized file"))
+    monkeypatch.setitem(resolve.READERS, ".json", lambda paths: pytest.fail("read the oversized file"))
+    spec = write(project, "big.yaml", spec_text("{path: data/big.json}"))
+    problem = at(compile_error(spec), 2, 14)
+    assert problem.message == msg.data_too_large("data/big.json", resolve.MAX_FILE_BYTES + 1,
+                                                 resolve.MAX_FILE_BYTES)
+
+
+def test_a_garbled_csv_too_large_for_the_python_reader_is_a_positioned_error(project, monkeypatch):
+    """Zero bytes past `ENGINE_TEXT_BYTES`: the engine refuses them in chartc's words, at the data path."""
+    big = project / "data" / "big.csv"
+    with big.open("wb") as stream:  # sparse: a file of zero bytes
+        stream.truncate(resolve.ENGINE_TEXT_BYTES + 1)
+    monkeypatch.setitem(resolve.READERS, ".csv", lambda paths: pytest.fail("the Python reader read a large file"))
     spec = write(project, "big.yaml", spec_text("{path: data/big.csv}"))
     problem = at(compile_error(spec), 2, 14)
-    assert problem.message == msg.data_too_large("data/big.csv", resolve.MAX_FILE_BYTES + 1, resolve.MAX_FILE_BYTES)
+    assert problem.path == ("data", "path") and problem.message.startswith("cannot read data file 'data/big.csv'")
+    assert "DuckDB" not in problem.message and problem.hint
 
 
 @pytest.mark.parametrize("where, url", [

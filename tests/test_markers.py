@@ -382,7 +382,8 @@ def test_absent_category_is_a_warning(tmp_path):
           field: k
           styles: {a: {}, b: {}, c: {}, zeta: {}}
         """)
-    [warning] = compiled.warnings
+    # (the default colours of four circles also merge for some readers: W770, W771)
+    [warning] = [w for w in compiled.warnings if w.code not in ("W770", "W771")]
     assert isinstance(warning, SpecWarning)
     assert warning.message == msg.marker_absent("k", "zeta")
     assert warning.path == ("markers", "styles", "zeta")

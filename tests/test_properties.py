@@ -450,7 +450,8 @@ def test_examples_compile_in_the_workspace(workspace):
     for name, data in example_documents():
         outcome = check_spec_file(write_spec(workspace, data, name=name), twice=False)
         assert outcome.kind == "compiled", outcome.text
-        assert not outcome.warnings
+        # Some examples' colours merge for some readers (test_examples.VISION_FINDINGS): nothing else warns.
+        assert [w for w in outcome.warnings if w.code not in ("W770", "W771")] == []
 
 
 @CI

@@ -6,7 +6,8 @@ the reference cannot drift from the schema: ``chartc schema --markdown``
 prints it, and tests/test_schema_docs.py checks docs/reference.md against it.
 It ends with the registries' own sections, written from the classes: every
 trend method (its parameters, label placeholders and bands) and every
-marker shape.
+marker shape; then math in labels (`infra.mathtext`) and the colour-blind-safe
+palettes (`infra.colors.PALETTES`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from __future__ import annotations
 import json
 import re
 
+from ..infra.colors import PALETTES
+from ..infra.mathtext import BLACKBOARD, FUNCTIONS, SUBSCRIPTS, SUPERSCRIPTS, SYMBOLS
 from ..infra.shapes import registered_shapes
 from ..stages.validate import load_schema
 from ..trends.registry import COMMON_PLACEHOLDERS, STATISTICS_PLACEHOLDERS, registered
@@ -37,7 +40,8 @@ def schema_reference_markdown(schema: dict | None = None) -> str:
     if schema is None:
         schema = load_schema()
     reference = _Reference(schema)
-    return reference.markdown() + "\n" + _methods_markdown(reference) + "\n" + _shapes_markdown()
+    return (reference.markdown() + "\n" + _methods_markdown(reference) + "\n" + _shapes_markdown() + "\n"
+            + _math_markdown() + "\n" + _palettes_markdown())
 
 
 def _methods_markdown(reference: _Reference) -> str:
@@ -95,6 +99,46 @@ def _shapes_markdown() -> str:
         if not shape.filled and shape.strokes is None:
             drawn += " (a line: needs `filled: false`)"
         lines.append(f"| `{name}` | {_cell(aliases)} | {drawn} |")
+    return "\n".join(lines) + "\n"
+
+
+def _math_markdown() -> str:
+    """The math-in-labels section: the syntax, and every command and script character, from infra/mathtext.py."""
+    symbols = " ".join(f"`\\{name}` {char.strip() or '(space)'}" for name, char in SYMBOLS.items()
+                       if name not in FUNCTIONS and char)
+    lines = [f"{HEADING} Math in labels", "",
+             "Text between two `$` in a title, subtitle, axis, legend or header title, a marker style's `label`, a "
+             "marker map's or the legend's `title`, a trend's `label` and `annotate.text`, or a text mark's `text` "
+             "is math, written as Unicode text: `'$R^2$'` draws R², `'$10^{-3}$'` 10⁻³, `'$\\alpha$'` α. A text "
+             "with an odd number of `$` has no math (`Cost ($)`); `\\$` is a literal `$`. In YAML write math in "
+             "single quotes (in double quotes `\\a` is a control character). Trend labels and annotations are "
+             "format templates: their braces are doubled (`'$10^{{-3}}$'`). Math that has no Unicode form is an "
+             "error (E725-E728).", "",
+             "- Superscripts `x^2`, `x^{-3}` and subscripts `x_i`, `x_{max}` of these characters: superscript "
+             + " ".join(f"`{c}`" for c in SUPERSCRIPTS if c not in "∘′*∗†")
+             + "; subscript " + " ".join(f"`{c}`" for c in SUBSCRIPTS)
+             + ". `^\\circ` is °, `^\\prime` and `'` are ′, `^*` is *. One level only (no `e^{x^2}`).",
+             "- `\\frac{a}{b}` as a/b (a part that is not one character, a number or a word in parentheses: "
+             "(a+b)/2), `\\sqrt{x}` as √x, `\\mathbb{R}` as ℝ (" + " ".join(BLACKBOARD) + "), "
+             "`\\mathrm{..}`, `\\operatorname{..}`, `\\mathit{..}` and `\\text{..}` as their content; "
+             "`\\left` and `\\right` draw their delimiter.",
+             "- `-` is the minus sign −, `~` a no-break space; spaces are kept as written; letters stay upright.",
+             "- Function names as their words: " + " ".join(f"`\\{name}`" for name in FUNCTIONS) + ".",
+             "- Symbols: " + symbols + ".", ""]
+    return "\n".join(lines)
+
+
+def _palettes_markdown() -> str:
+    """The palettes section: chartc's colour-blind-safe palettes and the checks that suggest them."""
+    lines = [f"{HEADING} Colour-blind-safe palettes", "",
+             "A colour channel's `scale: {scheme: NAME}` takes these besides Vega's schemes (chartc writes their "
+             "colours as the scale's range). Okabe & Ito's, and Paul Tol's (SRON/EPS/TN/09-002, 2021) qualitative "
+             "schemes. Categories told apart by colour alone are checked for a greyscale print and for "
+             "deuteranopia, protanopia and tritanopia (W770, W771).", "",
+             "| Scheme | Colours | Source |", "| --- | --- | --- |"]
+    sources = {"okabe-ito": "Okabe & Ito (2008); Wong, Nature Methods 8, 441 (2011)"}
+    lines += [f"| `{name}` | {' '.join(f'`{c}`' for c in colors)} | "
+              f"{sources.get(name, 'Paul Tol, SRON/EPS/TN/09-002 (2021)')} |" for name, colors in PALETTES.items()]
     return "\n".join(lines) + "\n"
 
 

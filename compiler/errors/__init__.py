@@ -193,6 +193,8 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     rows_unknowable_parse_conflict, rows_unknowable_random, rows_unknowable_unparsed,
     rows_unknowable_unsupported,
     data_path_outside_hint,
+    data_not_delimited, data_not_delimited_hint, data_not_utf8_line, data_not_utf8_line_hint, data_row_too_long,
+    data_unclosed_quote, data_unclosed_quote_hint,
 )
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
@@ -232,7 +234,10 @@ from .fit import (  # noqa: E402  (the statistics' messages)
     trend_weight_not_found,
 )
 from .translate import (  # noqa: E402  (after the types: the messages are re-exported)
-    field_backslash, field_backslash_hint, vega_lite_invalid, vega_lite_invalid_hint,
+    colors_merge_for_deficiency, colors_merge_for_deficiency_hint, colors_merge_in_grey, colors_merge_in_grey_hint,
+    field_backslash, field_backslash_hint, math_nested_script, math_nested_script_hint, math_no_script_form,
+    math_no_script_form_hint, math_unbalanced, math_unbalanced_hint, math_unknown_command,
+    math_unknown_command_hint, vega_lite_invalid, vega_lite_invalid_hint,
 )
 from .verify import (  # noqa: E402  (after the types: the messages are re-exported)
     bad_number_format, bad_number_format_hint, image_url, image_url_hint, integer_range_hint,
@@ -283,13 +288,15 @@ __all__ = [
     "build_locked", "build_summary", "bundle_failed", "channel_takes_no", "channel_takes_no_hint",
     "chart_forced", "chart_input_changed", "chart_input_missing", "chart_input_unreadable", "chart_not_built",
     "chart_rendered", "chart_spec_moved", "chart_tools_changed", "check_failed", "check_passed", "closest",
-    "code", "color_arguments", "color_form_hint", "color_hint", "compile_unwritable", "computed_style",
+    "code", "color_arguments", "color_form_hint", "color_hint", "colors_merge_for_deficiency", "colors_merge_for_deficiency_hint", "colors_merge_in_grey",
+    "colors_merge_in_grey_hint", "compile_unwritable", "computed_style",
     "computed_style_hint", "constant_channel_hint", "constant_channel_with", "data_cell_too_long",
     "data_column_scrubbed", "data_damaged", "data_file_line", "data_format_hint", "data_header_cell_too_long",
     "data_glob_formats", "data_glob_formats_hint", "data_glob_no_match", "data_glob_schemas",
     "data_header_too_wide", "data_header_too_wide_hint", "data_hint", "data_integers_hint",
     "data_integers_rounded", "data_long_cell_hint", "data_needs_pyarrow", "data_needs_pyarrow_hint", "data_nested", "data_nested_column",
-    "data_nested_hint", "data_not_a_file",
+    "data_nested_hint", "data_not_a_file", "data_not_delimited", "data_not_delimited_hint", "data_not_utf8_line",
+    "data_not_utf8_line_hint", "data_row_too_long", "data_unclosed_quote", "data_unclosed_quote_hint",
     "data_one_source", "data_path_absolute", "data_path_hint", "data_path_outside", "data_records_too_wide",
     "data_row_number", "data_scrubbed_hint", "data_text_scrubbed", "data_too_large", "data_too_many_cells",
     "data_too_many_cells_hint", "data_two_sources",
@@ -320,6 +327,8 @@ __all__ = [
     "manifest_key_missing", "manifest_output_refused", "manifest_path_absolute", "manifest_path_not_normal",
     "manifest_path_not_regular", "manifest_path_outside", "manifest_refused_hint", "manifest_stem_refused",
     "manifest_text_too_long", "manifest_too_many", "manifest_unreadable", "mark_and_layers",
+    "math_nested_script", "math_nested_script_hint", "math_no_script_form", "math_no_script_form_hint",
+    "math_unbalanced", "math_unbalanced_hint", "math_unknown_command", "math_unknown_command_hint",
     "mark_and_layers_hint", "mark_and_trend", "mark_property_hint", "mark_property_not_for", "marker_absent",
     "marker_unstyled", "marker_unstyled_hint", "markers_on_trend", "markers_with_layers", "missing_key",
     "multiple_documents", "multiple_documents_hint", "needs_one_of_keys", "new_file_exists",

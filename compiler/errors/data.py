@@ -145,9 +145,9 @@ def data_format_hint() -> str:
 def data_too_large(path: str, size: int, limit: int) -> str:
     """A data file over the size limit.
 
-    Text data files (CSV, TSV, JSON) are limited in size so a build stays fast and within memory: they
-    are parsed whole. Parquet and Arrow files have no such limit (the data engine streams them): write
-    large data as Parquet, or keep only the columns the chart uses.
+    JSON data files are limited in size so a build stays fast and within memory: they are parsed whole,
+    in Python. CSV, TSV, Parquet and Arrow files have no such limit (the data engine reads them): write
+    large data as CSV or Parquet, or keep only the fields the chart uses.
     """
     return f"data file {path!r} is {size:,} bytes, over the limit of {limit:,}"
 
@@ -161,6 +161,61 @@ def data_unreadable(path: str, reason: str) -> str:
     too many columns).
     """
     return f"cannot read data file {path!r}: {reason}"
+
+
+def data_row_too_long(line: int | None, count: int, width: int) -> str:
+    """A row with more fields than the header (a reason of `data_unreadable`, from either reader)."""
+    if line is None:
+        return f"a row has {count} fields, but the header has {width}"
+    return f"line {line} has {count} fields, but the header has {width}"
+
+
+@code("E430")
+def data_not_utf8_line(path: str, line: int | None) -> str:
+    """A text data file that is not UTF-8.
+
+    CSV, TSV and JSON files are read as UTF-8 (a byte order mark is allowed). A large file is read by the
+    data engine, which names the first line holding bytes that are not UTF-8: a file saved in another
+    encoding (Latin-1, Windows-1252, UTF-16), or a binary file with a text suffix.
+    """
+    where = f"line {line}" if line is not None else "a line"
+    return f"cannot read data file {path!r}: {where} is not UTF-8 text"
+
+
+def data_not_utf8_line_hint() -> str:
+    return "save the file as UTF-8 (pandas: to_csv(..., encoding='utf-8')), or write it as Parquet"
+
+
+@code("E431")
+def data_unclosed_quote(path: str, line: int | None) -> str:
+    """A quote in a delimited file that is never closed.
+
+    A cell that opens with a double quote runs to the next double quote not doubled (``""`` inside a
+    cell is one quote). A large CSV or TSV file is read by the data engine, which refuses a quote that
+    is not closed at the end of its cell, or at all, and names the line where that record starts.
+    """
+    where = f"line {line}" if line is not None else "a line"
+    return f"cannot read data file {path!r}: {where} opens a quoted cell that is not closed where the cell ends"
+
+
+def data_unclosed_quote_hint() -> str:
+    return 'close the quote, or double every quote inside a quoted cell ("")'
+
+
+@code("E432")
+def data_not_delimited(path: str, line: int | None) -> str:
+    """A delimited file the data engine cannot parse.
+
+    A large CSV or TSV file is read by the data engine; this is a record it cannot split into cells as
+    the header's columns (not a row too long, which E409 names, and not an encoding or quoting problem,
+    which E430 and E431 name). The line is where the record starts.
+    """
+    where = f"at line {line}" if line is not None else "in a record"
+    return f"cannot read data file {path!r}: it is not delimited text {where}"
+
+
+def data_not_delimited_hint() -> str:
+    return "check the file's delimiter (.csv: comma, .tsv: tab) and its quotes around that line"
 
 
 def data_header_too_wide(line: int, count: int, limit: int) -> str:

@@ -94,6 +94,22 @@ BASE_COLORS: dict[str, str] = {
     "m": "#bf00bf", "y": "#bfbf00", "k": "#000000", "w": "#ffffff",
 }
 
+# Colour-blind-safe category palettes, by the name a colour scale's `scheme` (or a marker map's
+# `palette`) takes; Vega knows none of them, so chartc writes their colours as the scale's range.
+# Okabe & Ito, "Color Universal Design (CUD): how to make figures and presentations that are
+# friendly to colorblind people" (2002/2008; the eight colours as Wong, "Points of view: Color
+# blindness", Nature Methods 8, 441, 2011, lists them), orange first and black last as
+# ggplot2's ggokabeito orders them for categories. Paul Tol, "Colour Schemes", SRON technical
+# note SRON/EPS/TN/09-002, issue 3.2 (2021), figures 1-3: the bright, vibrant and muted
+# qualitative schemes in the note's order (muted without its pale grey for bad data).
+PALETTES: dict[str, tuple[str, ...]] = {
+    "okabe-ito": ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000"),
+    "tol-bright": ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB"),
+    "tol-vibrant": ("#EE7733", "#0077BB", "#33BBEE", "#EE3377", "#CC3311", "#009988", "#BBBBBB"),
+    "tol-muted": ("#CC6677", "#332288", "#DDCC77", "#117733", "#88CCEE", "#882255", "#44AA99", "#999933",
+                  "#AA4499"),
+}
+
 # Not colours here, but their meaning has one: matplotlib's 'none' (no colour) is CSS's transparent.
 NEAR_MISSES = {"none": TRANSPARENT}
 

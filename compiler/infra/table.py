@@ -402,8 +402,8 @@ def _row_too_long(path, delimiter: str, width: int) -> str:
         next((row for row in reader if row), None)
         for row in reader:
             if len(row) > width:
-                return f"line {reader.line_num} has {len(row)} fields, but the header has {width}"
-    return f"a row has more than {width} fields"
+                return msg.data_row_too_long(reader.line_num, len(row), width)
+    return msg.data_row_too_long(None, width + 1, width)
 
 
 def data_row_line(path: str | Path, delimiter: str, index: int) -> int | None:
@@ -620,8 +620,10 @@ def from_typed_columns(columns: dict[str, tuple[list, str]]) -> Table:
     typed, kinds = {}, {}
     for name, (values, stored) in columns.items():
         present = sum(v is not None for v in values)
-        if stored == STORED_INTEGER:
-            typed[name], kinds[name] = _numbers(values), NUMBER
+        if stored == STORED_INTEGER:  # past 64 bits beside no gap: Python integers, a mixed column (`_typed_text`)
+            wide = present == len(values) and values and not (
+                INTEGER_RANGE[0] <= min(values) and max(values) <= INTEGER_RANGE[1])
+            typed[name], kinds[name] = _numbers(values), None if wide else NUMBER
         elif stored == STORED_FLOAT:
             typed[name], kinds[name] = values, NUMBER
         elif stored == STORED_BOOLEAN:

@@ -35,6 +35,7 @@ from ..trends.fitting import TrendLine, TrendPlan, fit_sums, fit_values, format_
 from ..trends.moments import Sums, sums_from_rows
 from .data import DataFlow, Rows
 from .data.engine import connect
+from .data.sources import register_arrays
 from .markers import category_key
 
 STAGE = "fit"
@@ -254,9 +255,9 @@ def fit_statistics(plan: TrendPlan, parts: list[tuple], weights: list | None = N
 def register_rows(connection, parts: list[tuple], weights: list | None = None) -> str:
     """The parts' rows as one relation (``part``, ``x``, ``y``, and ``w`` with weights) in the engine; returns its name.
 
-    The one place the fit hands rows to the engine: the data stage's own
-    relation of a layer's rows, with the group and panel as columns, can take
-    its place.
+    The rows enter the engine as every row does, through
+    `sources.register_arrays`; the data stage's own relation of a layer's
+    rows, with the group and panel as columns, can take its place.
     """
     lengths = [len(x) for _, _, x, _ in parts]
     columns = {
@@ -266,8 +267,7 @@ def register_rows(connection, parts: list[tuple], weights: list | None = None) -
     }
     if weights is not None:
         columns["w"] = np.concatenate(weights)
-    connection.register("trend_rows", columns)
-    return "trend_rows"
+    return register_arrays(connection, "trend_rows", columns)
 
 
 def _facet_fields(chart: Chart) -> tuple[str, ...]:

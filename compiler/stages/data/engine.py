@@ -24,6 +24,8 @@ SETTINGS = {
     "TimeZone": "'UTC'",
     # Results come back in the order the query says, or in the input's order where it says none.
     "preserve_insertion_order": "true",
+    # A query past two seconds (a large file's scan) would draw a progress bar on the output.
+    "enable_progress_bar": "false",
 }
 
 

@@ -3,7 +3,8 @@ or a table passed from Python (`bind_table`, `read_table`: a DataFrame scanned b
 
 `read_rows` reads every row of them into a `table.Table` with parsed dates
 (no row is left unread: only the marks drawn are limited, by the limits
-stage), Parquet and Arrow files through the data engine;
+stage), Parquet and Arrow files and large CSV and TSV files (`engine_reads`)
+through the data engine;
 `register_source` makes them the engine's view `sources.SOURCE` for the
 queries over them; `read_columns` reads only the column names (for `chartc validate`:
 a CSV's header, a Parquet file's schema), through the same readers, so both
@@ -33,17 +34,22 @@ from ...infra.table import (Table, TableError, data_row_line, from_records, json
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
 from .engine import connect
-from .sources import (ENGINE_SUFFIXES, EngineReadError, engine_columns, is_table, materialise, register_files,
-                      register_frame, register_table)
+from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, TextReadError, engine_columns, is_table,
+                      materialise, register_files, register_frame, register_table, register_text_files)
 
 if TYPE_CHECKING:
     import duckdb
 
 # The step of the data stage that finds and reads the rows (the name diagnostics carry).
 STAGE = "resolve"
-# Text formats are parsed in Python (every byte of them held at once): up to this size each. Parquet and
-# Arrow files are read by the engine, which streams them: they have no size limit.
+# JSON is parsed in Python (every byte of it held at once): up to this size a file. Parquet, Arrow and the
+# delimited files the engine parses (`ENGINE_TEXT_BYTES`) have no size limit.
 MAX_FILE_BYTES = 50 * 1024 * 1024
+# CSV and TSV files (a glob's, together) up to this size are parsed by chartc's reader, which starts in
+# milliseconds; larger ones by the engine, which pays its import once (~0.2 s), was level with the reader
+# at 5.5 MB and 1.6x faster at 56 MB, and has no size limit (docs/data-engine.md). Both type every cell
+# alike (tests/test_text_engine.py).
+ENGINE_TEXT_BYTES = 4 * 1024 * 1024
 DELIMITERS = {".csv": ",", ".tsv": "\t"}
 # Readers of the text formats: every row of the files (a glob's, in path order) as one table.
 READERS = {
@@ -79,9 +85,10 @@ DATASET_DATES = {
 def read_rows(data: DataSource, connection: duckdb.DuckDBPyConnection | None = None) -> Table:
     """Load every row of the chart's data.
 
-    Parquet and Arrow files are read by the engine: they become its view
-    `sources.SOURCE` (`register_source`) and the table is that view's rows.
-    The other sources are read by chartc's readers and not registered: the
+    Parquet and Arrow files, and CSV and TSV files past `ENGINE_TEXT_BYTES`,
+    are read by the engine: they become its view `sources.SOURCE`
+    (`register_source`) and the table is that view's rows. The other
+    sources are read by chartc's readers and not registered: the
     transforms' query registers the rows it runs on (`sql.register_table`).
 
     Args:
@@ -100,27 +107,44 @@ def read_rows(data: DataSource, connection: duckdb.DuckDBPyConnection | None = N
     elif data.file is None:
         table = _read_values(data, from_records) if data.values is not None else load_dataset(data.dataset)
     else:
-        table = _read_data_file(data, lambda paths, suffix: _read_files(connection, paths, suffix))
+        table = _read_data_file(data, lambda paths, suffix: _read_files(connection, paths, suffix, data.file))
     if not len(table):
         raise _empty_data(data)
     return table
 
 
-def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path], suffix: str) -> Table:
-    """Data files' rows: the engine's formats read by it (registered), the text formats parsed by chartc."""
-    if suffix in ENGINE_SUFFIXES:
+def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path], suffix: str,
+                written: str) -> Table:
+    """Data files' rows: the engine's formats (and large delimited files) read by it, the rest by chartc."""
+    if engine_reads(paths, suffix):
         connection = connect() if connection is None else connection
-        return materialise(connection, f"SELECT * FROM {register_files(connection, paths, suffix)}")
+        return materialise(connection, f"SELECT * FROM {_register_files(connection, paths, suffix, written)}")
     return READERS[suffix](paths)
+
+
+def engine_reads(paths: list[Path], suffix: str) -> bool:
+    """Whether the engine parses these files: Parquet and Arrow always, CSV and TSV past `ENGINE_TEXT_BYTES`."""
+    if suffix in ENGINE_SUFFIXES:
+        return True
+    return suffix in DELIMITED and sum(path.stat().st_size for path in paths) > ENGINE_TEXT_BYTES
+
+
+def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str, written: str) -> str:
+    """The one way files the engine reads become the view `SOURCE`."""
+    if suffix in DELIMITED:
+        return register_text_files(connection, paths, suffix, written)
+    return register_files(connection, paths, suffix)
 
 
 def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> str:
     """The chart's data as a view in the engine, typed and named as chartc reads it.
 
     Parquet and Arrow files (one, or a glob's) are registered as they are:
-    nothing but their schemas is read until a query runs. Text files, inline
-    values and vega-datasets tables are read and typed by chartc's readers
-    first (`read_rows` gives the same table), then registered as it is.
+    nothing but their schemas is read until a query runs; large CSV and TSV
+    files are parsed and typed by the engine (`sources.register_text_files`).
+    Small text files, inline values and vega-datasets tables are read and
+    typed by chartc's readers first (`read_rows` gives the same table), then
+    registered as it is.
 
     Args:
         connection: the engine (`engine.connect()`).
@@ -139,7 +163,7 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
         return register_table(connection, _read_values(data, from_records) if data.values is not None
                               else load_dataset(data.dataset))
     return _read_data_file(data, lambda paths, suffix: (
-        register_files(connection, paths, suffix) if suffix in ENGINE_SUFFIXES
+        _register_files(connection, paths, suffix, data.file) if engine_reads(paths, suffix)
         else register_table(connection, READERS[suffix](paths))))
 
 
@@ -254,6 +278,8 @@ def _read_data_file(data: DataSource, read):
     try:
         resolved, suffix = data_files(data)
         return read(resolved, suffix)
+    except TextReadError as exc:  # the engine's parse failure, in words that already name the file and line
+        raise data.error(exc.message, "path", stage=STAGE, hint=exc.hint) from None
     except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
         raise fail(getattr(exc, "strerror", None) or str(exc)) from None
     except ValueError as exc:  # TableError, or JSON that is not a list of records
@@ -329,7 +355,7 @@ def data_files(data: DataSource) -> tuple[list[Path], str]:
     suffix = suffixes.pop()
     if suffix is None:
         raise fail(msg.data_unknown_format(path), msg.data_format_hint())
-    if suffix not in ENGINE_SUFFIXES:
+    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED:
         for written, resolved in targets:
             size = resolved.stat().st_size
             if size > MAX_FILE_BYTES:
@@ -541,8 +567,8 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
 
 
 def _file_hash(path: Path, suffix: str) -> str:
-    """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the engine's formats,
-    which have no size limit, streamed."""
-    if suffix not in ENGINE_SUFFIXES:
+    """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the files without a size
+    limit (the engine's formats, large delimited files) streamed in constant memory, to the same hash."""
+    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED:
         return input_hash(read_bounded(path, MAX_INPUT_BYTES))
     return input_blocks_hash(read_blocks(path))

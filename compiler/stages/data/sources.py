@@ -1,15 +1,19 @@
 """A chart's data source as a view in the data engine, and a query's rows as a `Table`.
 
-    DataSource -register_source-> the view ``source`` in a DuckDB connection -materialise-> Table
+    DataSource -register_files / register_text_files-> the view ``source`` in a DuckDB connection
+               -materialise-> Table
 
 Every source becomes the one view `SOURCE` with chartc's column names and
 types (the contract for every query over it): the numbers, booleans, dates
 (``TIMESTAMP``, the UTC wall clock) and text a `Table` holds. Parquet and
 Arrow IPC files are read by the engine itself (a glob of them as one view);
-CSV, TSV and JSON files, inline values and vega-datasets tables are typed by
-`infra.table`'s readers (pandas' rules, which the tests hold them to) and
-registered column by column. `materialise` turns any query's result back into
-a `Table` for the stages that read rows in Python.
+so are large CSV and TSV files (`register_text_files`), parsed by DuckDB
+and typed in SQL by `infra.table`'s rules, no row passing through Python.
+Small delimited files, JSON, inline values and vega-datasets tables are
+typed by `infra.table`'s readers (pandas' rules, which the tests hold them
+to) and registered column by column (`register_table`); both ways give the
+same rows and types (tests/test_text_engine.py). `materialise` turns any
+query's result back into a `Table` for the stages that read rows in Python.
 
 A table passed from Python (a pandas or Polars DataFrame, an Arrow table:
 `register_frame`) is scanned by the engine where it is and typed the same way.
@@ -21,13 +25,15 @@ from `engine.connect()`, and pyarrow is imported only to read an Arrow file
 
 from __future__ import annotations
 
+import csv
 import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import errors as msg
-from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER,
-                            STORED_TEXT, TEXT, Table, TableError, from_typed_columns, json_value)
+from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
+                            STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, Table, TableError,
+                            from_typed_columns, json_value, read_header)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -88,6 +94,20 @@ def register_table(connection: duckdb.DuckDBPyConnection, table: Table, name: st
     select = ", ".join(f"{quote_identifier(part)}.value AS {quote_identifier(column)}" for part, column in parts)
     joined = " POSITIONAL JOIN ".join(quote_identifier(part) for part, _ in parts)
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {select} FROM {joined}")
+    return name
+
+
+def register_arrays(connection: duckdb.DuckDBPyConnection, name: str, columns: dict) -> str:
+    """Put columns already held as arrays (numpy, built by `infra.table.scannable` or the fits) in the engine
+    as the relation `name`, scanned in place, without a copy.
+
+    With `register_table` and the file readers, the only ways rows enter
+    the engine: a backend that is not DuckDB replaces these functions.
+
+    Returns:
+        The relation's name.
+    """
+    connection.register(name, columns)
     return name
 
 
@@ -278,6 +298,227 @@ def _read_arrow(path: Path):
 
 def _format_name(suffix: str) -> str:
     return {".parquet": "Parquet", ".arrow": "Arrow IPC"}[suffix]
+
+
+# ----------------------------------------------------------------- text files, typed in SQL
+
+# The delimited formats the engine parses (suffix -> delimiter).
+DELIMITED = {".csv": ",", ".tsv": "\t"}
+# infra.table's cell patterns in RE2 (what DuckDB's regexp functions speak): ASCII whitespace around a
+# number, as Python's `re.ASCII` `\s` reads it.
+SPACE = r"[ \t\n\r\f\v]*"
+INTEGER_SQL = SPACE + r"[+-]?[0-9]+" + SPACE
+FLOAT_SQL = "(?i)" + SPACE + r"[+-]?(?:[0-9]+\.?[0-9]*(?:e[+-]?[0-9]+)?|\.[0-9]+(?:e[+-]?[0-9]+)?|inf(?:inity)?)" + SPACE
+ISO_DATE_SQL = r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+# A time past 23:59:59 DuckDB reads as the next day; Python's `fromisoformat` (and so the reader) refuses it.
+LATE_HOUR_SQL = r".{10}[T ](?:2[4-9]|[3-9][0-9]).*"
+# A value no cell is, for the reader's `nullstr` (every cell is read as text; missing words are decided here).
+NO_NULL = "\x00"
+# DuckDB's CSV reader cannot pad short rows in parallel when a quoted cell holds a line break.
+SERIAL_ONLY = "does not support null_padding in conjunction with quoted new lines"
+WHITESPACE = " \t\n\r\f\v"
+
+
+def register_text_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str, written: str,
+                        name: str = SOURCE) -> str:
+    """Put CSV or TSV files in the engine as the view `name`, typed in SQL exactly as `infra.table` types them.
+
+    No row passes through Python: the header is read as the reader reads it
+    (`table.read_header`: BOM dropped, names made unique as pandas makes them),
+    every cell is parsed by DuckDB as text, and one query over them decides each
+    column's type by the reader's rules (pandas' missing words, integers, floats,
+    booleans, ISO dates with their zone as UTC), which the view then casts to.
+    The rows are kept in a temporary table, so later queries do not parse the
+    files again. A glob's files are matched by name, in path order.
+
+    Args:
+        connection: the engine.
+        paths: the files (a glob's, in path order).
+        suffix: ``.csv`` or ``.tsv``.
+        written: the data path as the spec writes it (for messages).
+        name: the view's name.
+
+    Returns:
+        The view's name.
+
+    Raises:
+        TextReadError: a file the engine cannot parse (a row longer than the
+            header, text that is not UTF-8, an unclosed quote): the message
+            names the file's line.
+        TableError, OSError: the header, as `table.read_header` refuses it.
+    """
+    parts = [_delimited_select(path, DELIMITED[suffix]) for path in paths]
+    parts = [part for part in parts if part is not None]
+    if not parts:  # files without a header: a view without columns or rows
+        connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT NULL AS none LIMIT 0")
+        return name
+    names = list(dict.fromkeys(column for path in paths for column in read_header(path, DELIMITED[suffix])[0]))
+    union = "(" + " UNION ALL BY NAME ".join(f"SELECT * FROM {part}" for part in parts) + ")"
+    union, typed = _typed_columns(connection, union, names, paths, written)
+    select = ", ".join(f"{expression} AS {quote_identifier(column)}" for column, expression in typed.items())
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {select} FROM {union}")
+    return name
+
+
+class TextReadError(EngineReadError):
+    """A text file the engine cannot parse: `message` is the whole diagnostic (it names the data path and line)."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message, hint)
+        self.message = message
+
+
+def _delimited_select(path: Path, delimiter: str) -> str | None:
+    """DuckDB's reader of one delimited file, its cells as text under chartc's column names ({parallel} open)."""
+    names, _ = read_header(path, delimiter)
+    if not names:
+        return None
+    skip = _header_lines(path, delimiter)
+    columns = "{" + ", ".join(f"{quote_text(f'c{index}')}: 'VARCHAR'" for index in range(len(names))) + "}"
+    renamed = ", ".join(f"c{index} AS {quote_identifier(column)}" for index, column in enumerate(names))
+    # Padded cells are NULL and empty ones '' (NO_NULL matches no cell), so a blank line the reader skips
+    # (one cell of spaces, the rest padded) is told apart from a row of empty cells.
+    first, rest = "c0", [f"c{index}" for index in range(1, len(names))]
+    blank = f"regexp_full_match({first}, '[ \\t\\n\\r\\f\\v]+')" + "".join(f" AND {c} IS NULL" for c in rest)
+    return (f"(SELECT {renamed} FROM read_csv({quote_text(str(path))}, header = false, skip = {skip}, "
+            f"delim = {quote_text(delimiter)}, quote = '\"', escape = '\"', columns = {columns}, "
+            f"null_padding = true, nullstr = {quote_text(NO_NULL)}, auto_detect = false, "
+            f"parallel = {{parallel}}) WHERE NOT coalesce({blank}, false))")
+
+
+def _header_lines(path: Path, delimiter: str) -> int:
+    """How many records DuckDB's reader skips to pass the header: the blank lines before it (which
+    `table.open_delimited` skips too), and the header (one record, whatever line breaks its quoted names hold)."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as stream:
+        blank = 0
+        for row in csv.reader(stream, delimiter=delimiter, strict=False):
+            if row:
+                break
+            blank += 1
+    return blank + 1
+
+
+def _measure(connection, union: str, sql: str, paths: list[Path], written: str) -> tuple[str, tuple]:
+    """Run one query over the files' cells: the relation that read them (in parallel where it can) and the row.
+
+    Raises:
+        TextReadError: DuckDB's failure in chartc's words, at the file's line.
+    """
+    import duckdb
+
+    for parallel in ("true", "false"):
+        relation = union.replace("{parallel}", parallel)
+        try:
+            return relation, connection.execute(sql.replace("{relation}", relation)).fetchone()
+        except duckdb.Error as error:
+            if SERIAL_ONLY in str(error) and parallel == "true":
+                continue
+            raise _read_failure(str(error), paths, written) from None
+
+
+def _read_failure(text: str, paths: list[Path], written: str) -> TextReadError:
+    """chartc's words for DuckDB's CSV error: what is wrong, on which line of which file, and a hint."""
+    import re
+
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    line = int(line.group(1)) if line else None
+    file = re.search(r"file = (.*)", text)
+    culprit = Path(file.group(1).strip()) if file else None
+    # A glob's file is named as well, as the glob's folder holds it.
+    where = written if len(paths) == 1 or culprit is None else f"{written} ({culprit.name})"
+    columns = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+    if columns:
+        return TextReadError(msg.data_unreadable(where, msg.data_row_too_long(line, int(columns.group(2)),
+                                                                               int(columns.group(1)))))
+    if "unicode" in text.lower():
+        return TextReadError(msg.data_not_utf8_line(where, line), msg.data_not_utf8_line_hint())
+    if "unterminated quote" in text:
+        return TextReadError(msg.data_unclosed_quote(where, line), msg.data_unclosed_quote_hint())
+    return TextReadError(msg.data_not_delimited(where, line), msg.data_not_delimited_hint())
+
+
+def _typed_columns(connection, union: str, names: list[str], paths: list[Path],
+                   written: str) -> tuple[str, dict[str, str]]:
+    """Each column's SQL over the text cells, typed by `infra.table`'s rules, and the relation reading them.
+
+    One scan of every cell counts, per column, the cells that are present
+    (not a missing word), integers, floats, booleans and ISO-date-shaped,
+    with the integers' range; a second scan, only for columns of date-shaped
+    text, counts the real dates among them.
+    """
+    if not names:
+        return union.replace("{parallel}", "true"), {}
+    missing, booleans = _quoted(MISSING_WORDS), _quoted(TRUE_WORDS | FALSE_WORDS)
+    present = ", ".join(f"CASE WHEN {quote_identifier(column)} NOT IN {missing} THEN {quote_identifier(column)} END "
+                        f"AS v{index}" for index, column in enumerate(names))
+    flags, measures = [], []
+    for index in range(len(names)):
+        cell = f"v{index}"
+        # Each test runs only where the ones before it failed (CASE evaluates only the branch taken): an
+        # integer is a float too, and a number is no boolean or date; a date is ten characters at least.
+        flags += [
+            cell,
+            f"regexp_full_match({cell}, {quote_text(INTEGER_SQL)}) AS i{index}",
+            f"CASE WHEN i{index} THEN true ELSE regexp_full_match({cell}, {quote_text(FLOAT_SQL)}) END AS f{index}",
+            f"{cell} IN {booleans} AS b{index}",
+            f"CASE WHEN f{index} OR length({cell}) < 10 THEN false "
+            f"ELSE regexp_full_match({cell}, {quote_text(ISO_DATE_SQL)}) END AS d{index}",
+        ]
+        wide = f"try_cast(trim({cell}, {quote_text(WHITESPACE)}) AS HUGEINT)"
+        flags.append(f"CASE WHEN i{index} THEN {wide} END AS w{index}")
+        measures += [f"count({cell})", f"count_if(i{index})", f"count_if(f{index})", f"count_if(b{index})",
+                     f"count_if(d{index})", f"count(w{index})", f"min(w{index})", f"max(w{index})"]
+    relation, row = _measure(connection, union, f"SELECT {', '.join(measures)} FROM (SELECT {', '.join(flags)} "
+                             f"FROM (SELECT {present} FROM {{relation}}))", paths, written)
+    figures = [row[8 * index: 8 * index + 8] for index in range(len(names))]
+    shaped = [index for index, (count, *_, shaped, _, _, _) in enumerate(figures)
+              if count and shaped == count and count not in figures[index][1:4]]
+    dates = {}
+    if shaped:
+        counts = ", ".join(f"count(*) FILTER (WHERE {_date_test(f'v{index}')})" for index in shaped)
+        _, row = _measure(connection, relation, f"SELECT {counts} FROM (SELECT {present} FROM {{relation}})",
+                          paths, written)
+        dates = dict(zip(shaped, row))
+    typed = {}
+    for index, column in enumerate(names):
+        cell = f"CASE WHEN {quote_identifier(column)} NOT IN {missing} THEN {quote_identifier(column)} END"
+        count, integers, floats, booleans_, _, exact, low, high = figures[index]
+        typed[column] = _column_sql(f"({cell})", count, integers, floats, booleans_, dates.get(index, -1), exact,
+                                    low, high)
+    return relation, typed
+
+
+def _date_test(cell: str) -> str:
+    """SQL: the cell is an ISO date `table.parse_date` reads (a real day and time, after its offset in years 1-9999)."""
+    stamp = f"try_cast({cell} AS TIMESTAMPTZ)"
+    return (f"regexp_full_match({cell}, {quote_text(ISO_DATE_SQL)}) "
+            f"AND NOT regexp_full_match({cell}, {quote_text(LATE_HOUR_SQL)}) "
+            f"AND {stamp} BETWEEN TIMESTAMPTZ '0001-01-01 00:00:00+00' AND TIMESTAMPTZ '9999-12-31 23:59:59.999999+00'")
+
+
+def _column_sql(cell: str, present: int, integers: int, floats: int, booleans: int, dates: int, exact: int,
+                low, high) -> str:
+    """One column's SQL, from what its cells are (the branches of `table._typed_text`, in its order)."""
+    trimmed = f"trim({cell}, {quote_text(WHITESPACE)})"
+    if not present:
+        return "CAST(NULL AS DOUBLE)"
+    if integers == present:
+        if exact < integers:  # past 128 bits: exact only as text
+            return f"CAST({trimmed} AS VARCHAR)"
+        if INT64[0] <= low and high <= INT64[1]:
+            return f"CAST({trimmed} AS BIGINT)"
+        return f"CAST({trimmed} AS HUGEINT)"  # past 64 bits beside no gap: a mixed column (`from_typed_columns`)
+    if floats == present:
+        return f"CAST({trimmed} AS DOUBLE)"
+    if booleans == present:
+        return f"({cell} IN {_quoted(TRUE_WORDS)})"
+    if dates == present:
+        return f"CAST(CAST({cell} AS TIMESTAMPTZ) AS TIMESTAMP)"
+    return cell
+
+
+def _quoted(words) -> str:
+    return "(" + ", ".join(quote_text(word) for word in sorted(words)) + ")"
 
 
 def engine_columns(paths: list[Path], suffix: str) -> tuple[list[str], bool]:

@@ -48,6 +48,7 @@ from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold,
 from . import vega
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
+from .sources import register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
@@ -1007,9 +1008,9 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
 def register_table(connection, table: Table, name: str) -> str:
     """Make the rows a relation of the connection, with each row's number; returns its name.
 
-    The one place the rows enter the engine (a reader that makes its own
-    relation replaces this function): each column as its JavaScript values
-    need it (`registered_column`), and `ROW`, each row's index.
+    Each column as its JavaScript values need it (`registered_column`), and
+    `ROW`, each row's index, entering the engine through
+    `sources.register_arrays`.
     """
     columns, numbers, selects = {}, set(), [f"{quote_identifier(ROW)}"]
     for index, column in enumerate(table.names):
@@ -1021,8 +1022,7 @@ def register_table(connection, table: Table, name: str) -> str:
         selects.append(f"CAST({scanned} AS {sql_type}) AS {quote_identifier(column)}")
     arrays = scannable(columns, numbers)
     arrays[ROW] = scannable({ROW: list(range(len(table)))}, {ROW})[ROW].astype("int64")
-    scan = f"{name}_scan"
-    connection.register(scan, arrays)
+    scan = register_arrays(connection, f"{name}_scan", arrays)
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
                        f"FROM {quote_identifier(scan)}")
     return name

@@ -4,7 +4,9 @@ Only this package knows Altair: `legend` plans the chart's one legend,
 `trend_layers` draws the fitted lines, `interaction` adds selections,
 `resolve` and each layer's escape hatch to the built views, `facet_sort`
 keeps a facet's order by an aggregate, `vega` holds the channel and
-expression helpers all of them share. `TRANSFORMS` emits each transform
+expression helpers all of them share. `mathtext` first writes the math of
+every label as Unicode; `vision` checks the categories only colour tells
+apart. `TRANSFORMS` emits each transform
 kind (one function per `ir.transforms` class). The result is a plain dict:
 the same spec and data always give the same bytes from
 `infra.jsonout.canonical_json`.
@@ -45,9 +47,11 @@ from .fields import escape_fields
 from .facet_sort import hold_facet_sorts, order_facets
 from .interaction import emit_interaction, merge_layer_escapes
 from .legend import KIND_CHANNELS, fit_legend_columns, legend_config, plan_legend, wrap_legend_labels
+from .mathtext import typeset_chart
 from .text import TextStyle, label_style
 from .trend_layers import translate_trend_layers
 from .vega import channel_type, deep_merge, expression_string, translate_channel
+from .vision import check_vision
 
 STAGE = "translate"
 
@@ -87,10 +91,15 @@ class Origins:
 
 @dataclass(frozen=True)
 class Translation:
-    """The chart's Vega-Lite, and the origin of each of its nodes."""
+    """The chart's Vega-Lite, the origin of each of its nodes, and what a reader may not tell apart in it.
+
+    `warnings` are the `vision` check's: categories told apart by colour alone
+    that a greyscale print or a colour-blind reader merges.
+    """
 
     vega_lite: dict
     origins: Origins = field(default_factory=Origins)
+    warnings: tuple = ()
 
 
 def translate_chart(chart: Chart, data: DataFlow, fits: dict, *, evaluated: bool = True) -> Translation:
@@ -106,16 +115,20 @@ def translate_chart(chart: Chart, data: DataFlow, fits: dict, *, evaluated: bool
             engine with).
 
     Returns:
-        The Vega-Lite specification as a plain dict, and where each part came from.
+        The Vega-Lite specification as a plain dict, where each part came from,
+        and the warnings of the colour-vision and greyscale check (`vision`).
 
     Raises:
         SpecError: Altair refused an object as it built it (a scale, an
-            axis), at the node being emitted.
+            axis), at the node being emitted; math in a label that has no
+            Unicode form (`mathtext`), at the text.
     """
     import altair as alt  # ~0.3 s: only when a chart is compiled
 
     origins = Origins()
-    return Translation(_translate(chart, data, fits, alt, origins, evaluated), origins)
+    chart, fits = typeset_chart(chart, fits)  # `$R^2$` as R²: before any text is measured or emitted
+    vega_lite, plan = _translate(chart, data, fits, alt, origins, evaluated)
+    return Translation(vega_lite, origins, tuple(check_vision(chart, plan, data, fits)))
 
 
 @contextlib.contextmanager
@@ -132,7 +145,7 @@ def emitting(node: Node, *child):
                          hint=msg.vega_lite_invalid_hint(msg.format_path(tuple(error.absolute_path)))) from None
 
 
-def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, evaluated: bool = True) -> dict:
+def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, evaluated: bool = True) -> tuple:
     table = data.drawn
     paper = paper_layout(chart.preset, chart.width, chart.height)  # None for a screen chart
     config = _config(chart, {}, paper)  # the theme's and the user's: how text will be drawn, how wide the plot is
@@ -198,7 +211,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, 
         vega_lite = on_paper(vega_lite, paper, chart.facet is not None)
     vega_lite = merge_layer_escapes(vega_lite, chart, sources, origins)
     vega_lite = deep_merge(vega_lite, resolve_free_form(chart.vega_lite.plain()))
-    return vega_lite
+    return vega_lite, plan
 
 
 def evaluated_rows(chart: Chart, data: DataFlow) -> tuple | None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field as dataclass_field
 
-from ...infra.colors import resolve_color
+from ...infra.colors import PALETTES, resolve_color
 from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
@@ -296,6 +296,8 @@ def _encoded_color(chart: Chart, field: str | None, group, table) -> str | None:
             continue
         scale = channel.get("scale") or {}
         colors = scale.get("range")
+        if colors is None and scale.get("scheme") in PALETTES:
+            colors = PALETTES[scale["scheme"]]
         if colors is None and scale.get("scheme") is None and chart.theme == "default" \
                 and "category" not in (chart.config.get("range") or {}):
             colors = VEGA_CATEGORY

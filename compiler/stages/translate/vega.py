@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import json
 
-from ...infra.colors import resolve_color
+from ...infra.colors import PALETTES, resolve_color
 from ...infra.shapes import resolve_shape
 from ..data import channel_type
 
@@ -138,6 +138,10 @@ def _resolve_channel_colors(props: dict) -> dict:
     if isinstance(props.get("value"), str):
         props["value"] = resolve_color(props["value"])
     scale = props.get("scale")
+    if isinstance(scale, dict) and scale.get("scheme") in PALETTES and "range" not in scale:
+        # Vega knows none of chartc's palettes by name: their colours become the range.
+        colors = list(PALETTES[scale["scheme"]])
+        props["scale"] = scale = {**{k: v for k, v in scale.items() if k != "scheme"}, "range": colors}
     if isinstance(scale, dict) and isinstance(scale.get("range"), list):
         props["scale"] = {**scale, "range": [resolve_color(c) if isinstance(c, str) else c for c in scale["range"]]}
     return props

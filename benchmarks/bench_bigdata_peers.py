@@ -1,0 +1,309 @@
+"""Charts of big data: chartc's engine against Altair + VegaFusion, matplotlib + pandas, and DuckDB alone.
+
+On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8) holding 10
+runs (``run``, ``step``, ``loss``, ``lr``), four charts, each figure a fresh
+child process (import included), median of the repeats, peak RSS of the child:
+
+- a histogram of ``loss`` (40 bins, count);
+- a binned heatmap of ``step`` x ``loss`` (50 x 50 bins, count);
+- each run's line (10^6 steps a run; 10^7 with ``--huge``) reduced with M4 to 1,000 pixel columns;
+- a linear fit of ``loss`` on ``step`` per run with its 95% confidence band.
+
+Competitors, each computing what its chart draws:
+
+- ``chartc engine``: the file registered as the engine's view `SOURCE` (chartc's
+  types, its connection settings) and the aggregate queried from it (`stages.data.reduce`
+  for M4, `trends.moments` and `fitting.fit_sums` for the fit);
+- ``chartc compile`` (``--compile``): ``chartc compile spec.yaml -o out.vl.json`` on a
+  spec the benchmark writes, once the compile aggregates before render (until then
+  it materialises every row in Python, so it is off by default and times out at 10^7);
+- ``Altair + VegaFusion``: the Altair chart of a pyarrow table, compiled to Vega
+  with the ``vegafusion`` data transformer (its transforms evaluated in DataFusion);
+  Vega has no M4 and no confidence band, so the line is all of its rows and the
+  fit a ``transform_regression`` line alone, both with every row inlined (not run
+  past 10^6 rows: 18 GB at 10^7);
+- ``matplotlib + pandas``: pandas reads the file and aggregates (``np.histogram``,
+  ``np.histogram2d``, a group-by for M4, statsmodels OLS for the fit), matplotlib
+  draws to SVG;
+- ``DuckDB alone``: the same aggregates in plain DuckDB SQL over ``read_parquet``
+  (the bound the issue sets: chartc at most 2x of it at 10^8 rows).
+
+    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--compile] [--timeout S]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import arguments, chartc, child_env, compare, measure, megabytes, print_machine, python, repeats, \
+    seconds, table
+
+RUNS, PIXELS, SAMPLES, LEVEL, BINS, GRID = 10, 1000, 100, 0.95, 40, 50
+
+GENERATE = """\
+import sys
+import numpy as np, pyarrow as pa, pyarrow.parquet as pq
+n, path, runs = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+rng = np.random.default_rng(16)
+chunk = 5_000_000
+writer = None
+for start in range(0, n, chunk):
+    m = min(chunk, n - start)
+    idx = np.arange(start, start + m)
+    run, step = idx % runs, idx // runs
+    loss = 3.0 - 2.0e-7 * step + 0.02 * run + rng.normal(0, 0.05, m)
+    table = pa.table({"run": pa.array(run, pa.int64()), "step": pa.array(step, pa.int64()),
+                      "loss": pa.array(loss, pa.float64()), "lr": pa.array(rng.uniform(0, 1, m), pa.float64())})
+    writer = writer or pq.ParquetWriter(path, table.schema)
+    writer.write_table(table)
+writer.close()
+"""
+
+# ------------------------------------------------------------------ the aggregates in SQL (chartc's view, or the file)
+
+HISTOGRAM_SQL = f"""
+    WITH e AS (SELECT min(loss) AS lo, max(loss) AS hi FROM {{source}} WHERE isfinite(loss))
+    SELECT least(CAST(floor((loss - lo) / (hi - lo) * {BINS}) AS BIGINT), {BINS - 1}) AS b, count(*)
+    FROM {{source}} CROSS JOIN e WHERE isfinite(loss) GROUP BY b ORDER BY b"""
+HEATMAP_SQL = f"""
+    WITH e AS (SELECT min(step) AS x0, max(step) AS x1, min(loss) AS y0, max(loss) AS y1
+               FROM {{source}} WHERE isfinite(loss))
+    SELECT least(CAST(floor((step - x0) / CAST(x1 - x0 AS DOUBLE) * {GRID}) AS BIGINT), {GRID - 1}) AS bx,
+           least(CAST(floor((loss - y0) / (y1 - y0) * {GRID}) AS BIGINT), {GRID - 1}) AS b_y, count(*)
+    FROM {{source}} CROSS JOIN e WHERE isfinite(loss) GROUP BY bx, b_y ORDER BY bx, b_y"""
+
+CHARTC_SETUP = """\
+import sys
+from pathlib import Path
+from chartc.stages.data.engine import connect
+from chartc.stages.data.sources import register_files
+connection = connect()
+source = register_files(connection, [Path(sys.argv[1])], ".parquet")
+"""
+
+CHARTC_HISTOGRAM = CHARTC_SETUP + f"""\
+rows = connection.execute(\"\"\"{HISTOGRAM_SQL}\"\"\".format(source=source)).fetchall()
+assert sum(count for _, count in rows) > 0
+print(len(rows))
+"""
+CHARTC_HEATMAP = CHARTC_SETUP + f"""\
+rows = connection.execute(\"\"\"{HEATMAP_SQL}\"\"\".format(source=source)).fetchall()
+print(len(rows))
+"""
+CHARTC_M4 = CHARTC_SETUP + f"""\
+from chartc.stages.data.reduce import m4_rows
+low, high = connection.execute(f"SELECT min(step), max(step) FROM {{source}}").fetchone()
+kept = m4_rows(connection, source, x="step", y="loss", order="step * {RUNS} + run", series="run",
+               domain=(low, high), width={PIXELS})
+assert len(kept) <= 4 * ({PIXELS} + 2) * {RUNS}
+print(len(kept))
+"""
+CHARTC_FIT = CHARTC_SETUP + f"""\
+from chartc.trends.fitting import fit_sums, plan_trend, sums_sql
+from chartc.trends.moments import sums_from_rows
+plan = plan_trend("linear", band={LEVEL}, samples={SAMPLES})
+rows = connection.execute(sums_sql(plan, source, "step", "loss", "run")).fetchall()
+lines = [fit_sums(plan, sums, run) for run, sums in sums_from_rows(rows, plan.degree).items()]
+assert len(lines) == {RUNS} and all(len(line.upper) == {SAMPLES} for line in lines)
+print(len(lines))
+"""
+
+DUCKDB_SETUP = """\
+import sys, duckdb
+connection = duckdb.connect()
+connection.execute("SET parquet_can_have_nan = true")
+source = "read_parquet('" + sys.argv[1].replace("'", "''") + "')"
+"""
+DUCKDB_HISTOGRAM = DUCKDB_SETUP + f"""\
+print(len(connection.execute(\"\"\"{HISTOGRAM_SQL}\"\"\".format(source=source)).fetchall()))
+"""
+DUCKDB_HEATMAP = DUCKDB_SETUP + f"""\
+print(len(connection.execute(\"\"\"{HEATMAP_SQL}\"\"\".format(source=source)).fetchall()))
+"""
+DUCKDB_M4 = DUCKDB_SETUP + f"""\
+rows = connection.execute(f\"\"\"
+    WITH e AS (SELECT min(step) AS x0, max(step) AS x1 FROM {{source}}),
+         p AS (SELECT run, step, loss,
+                      least(CAST(floor((step - x0) / CAST(x1 - x0 AS DOUBLE) * {PIXELS}) AS BIGINT), {PIXELS - 1}) AS px
+               FROM {{source}} CROSS JOIN e)
+    SELECT run, px, min(loss), max(loss), arg_min(loss, step), arg_max(loss, step)
+    FROM p GROUP BY run, px ORDER BY run, px\"\"\").fetchall()
+print(len(rows))
+"""
+DUCKDB_FIT = DUCKDB_SETUP + """\
+rows = connection.execute(f\"\"\"
+    WITH v AS (SELECT run, CAST(step AS DOUBLE) AS x, loss AS y FROM {source}),
+         m AS (SELECT run, avg(x) AS mx, avg(y) AS my FROM v GROUP BY run)
+    SELECT v.run, count(*), sum((x - mx) * (x - mx)), sum((x - mx) * (y - my)), sum((y - my) * (y - my))
+    FROM v JOIN m ON v.run = m.run GROUP BY v.run ORDER BY v.run\"\"\").fetchall()
+print(len(rows))
+"""
+
+# ------------------------------------------------------------------ Altair + VegaFusion
+
+ALTAIR_SETUP = """\
+import sys
+import altair as alt, pyarrow.parquet as pq
+alt.data_transformers.enable("vegafusion")
+data = pq.read_table(sys.argv[1])
+"""
+ALTAIR_HISTOGRAM = ALTAIR_SETUP + f"""\
+chart = alt.Chart(data).mark_bar().encode(alt.X("loss:Q", bin=alt.Bin(maxbins={BINS})), alt.Y("count()"))
+spec = chart.to_dict(format="vega")
+print(len(str(spec)))
+"""
+ALTAIR_HEATMAP = ALTAIR_SETUP + f"""\
+chart = alt.Chart(data).mark_rect().encode(alt.X("step:Q", bin=alt.Bin(maxbins={GRID})),
+                                           alt.Y("loss:Q", bin=alt.Bin(maxbins={GRID})), alt.Color("count()"))
+spec = chart.to_dict(format="vega")
+print(len(str(spec)))
+"""
+# VegaFusion evaluates no M4 and no regression band: the line's rows and the regression's input are
+# inlined whole (2.7 GB at 10^6 rows, 18 GB at 10^7 before it was stopped), so past 10^6 it is not run.
+INLINED_LIMIT = 10 ** 6
+ALTAIR_INLINED = f"""\
+if data.num_rows > {INLINED_LIMIT}:
+    sys.exit(f"not run: VegaFusion would inline {{data.num_rows:,}} rows")
+"""
+ALTAIR_LINE = ALTAIR_SETUP + ALTAIR_INLINED + """\
+chart = alt.Chart(data).mark_line().encode(alt.X("step:Q"), alt.Y("loss:Q"), alt.Color("run:N"))
+spec = chart.to_dict(format="vega")
+print(len(str(spec)))
+"""
+ALTAIR_FIT = ALTAIR_SETUP + ALTAIR_INLINED + """\
+chart = alt.Chart(data).mark_line().encode(alt.X("step:Q"), alt.Y("loss:Q"), alt.Color("run:N")).transform_regression(
+    "step", "loss", groupby=["run"])
+spec = chart.to_dict(format="vega")
+print(len(str(spec)))
+"""
+
+# ------------------------------------------------------------------ matplotlib + pandas
+
+MPL_SETUP = """\
+import sys, io
+import numpy as np, pandas as pd
+import matplotlib
+matplotlib.use("svg")
+import matplotlib.pyplot as plt
+frame = pd.read_parquet(sys.argv[1], columns=COLUMNS)
+figure, axes = plt.subplots()
+"""
+MPL_HISTOGRAM = MPL_SETUP.replace("COLUMNS", '["loss"]') + f"""\
+loss = frame["loss"].to_numpy()
+counts, edges = np.histogram(loss[np.isfinite(loss)], bins={BINS})
+axes.stairs(counts, edges, fill=True)
+figure.savefig(io.BytesIO(), format="svg")
+print(len(counts))
+"""
+MPL_HEATMAP = MPL_SETUP.replace("COLUMNS", '["step", "loss"]') + f"""\
+counts, xs, ys = np.histogram2d(frame["step"].to_numpy(float), frame["loss"].to_numpy(), bins={GRID})
+axes.pcolormesh(xs, ys, counts.T)
+figure.savefig(io.BytesIO(), format="svg")
+print(counts.size)
+"""
+MPL_M4 = MPL_SETUP.replace("COLUMNS", '["run", "step", "loss"]') + f"""\
+a = frame["step"].to_numpy("float64")
+frame = frame.assign(px=np.minimum(np.floor((a - a.min()) / (a.max() - a.min()) * {PIXELS}).astype("int64"),
+                                   {PIXELS - 1}))
+frame = frame.sort_values(["run", "step"])
+out = frame.groupby(["run", "px"])["loss"].agg(["min", "max", "first", "last"])
+for run, rows in out.groupby(level="run"):
+    axes.plot(rows.index.get_level_values("px"), rows["first"].to_numpy())
+figure.savefig(io.BytesIO(), format="svg")
+print(len(out))
+"""
+MPL_FIT = MPL_SETUP.replace("COLUMNS", '["run", "step", "loss"]') + f"""\
+from statsmodels.regression.linear_model import OLS
+for run, rows in frame.groupby("run", sort=True):
+    x, y = rows["step"].to_numpy(float), rows["loss"].to_numpy(float)
+    result = OLS(y, np.column_stack([np.ones_like(x), x])).fit()
+    grid = np.linspace(x.min(), x.max(), {SAMPLES})
+    band = result.get_prediction(np.column_stack([np.ones_like(grid), grid])).summary_frame(alpha={1 - LEVEL})
+    axes.plot(grid, band["mean"].to_numpy())
+    axes.fill_between(grid, band["mean_ci_lower"].to_numpy(), band["mean_ci_upper"].to_numpy(), alpha=0.2)
+figure.savefig(io.BytesIO(), format="svg")
+print({RUNS})
+"""
+
+# ------------------------------------------------------------------ chartc compile (a spec per chart)
+
+SPECS = {
+    "histogram": f"data: {{path: runs.parquet}}\nmark: bar\nencoding:\n  x: {{field: loss, bin: {{maxbins: {BINS}}}}}\n"
+                 "  y: {aggregate: count}\n",
+    "heatmap": f"data: {{path: runs.parquet}}\nmark: rect\nencoding:\n  x: {{field: step, bin: {{maxbins: {GRID}}}}}\n"
+               f"  y: {{field: loss, bin: {{maxbins: {GRID}}}}}\n  color: {{aggregate: count}}\n",
+    "line": "data: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n",
+    "fit": "data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
+           f"layers:\n  - trend: {{method: linear, band: {LEVEL}}}\n",
+}
+
+TASKS = {
+    f"histogram, {BINS} bins": ("histogram", {"chartc engine": CHARTC_HISTOGRAM, "Altair + VegaFusion": ALTAIR_HISTOGRAM,
+                                               "matplotlib + pandas": MPL_HISTOGRAM, "DuckDB alone": DUCKDB_HISTOGRAM}),
+    f"heatmap, {GRID}x{GRID} bins": ("heatmap", {"chartc engine": CHARTC_HEATMAP, "Altair + VegaFusion": ALTAIR_HEATMAP,
+                                                 "matplotlib + pandas": MPL_HEATMAP, "DuckDB alone": DUCKDB_HEATMAP}),
+    f"line, {RUNS} runs, M4 to {PIXELS} px": ("line", {
+        "chartc engine": CHARTC_M4, "Altair + VegaFusion": ALTAIR_LINE, "matplotlib + pandas": MPL_M4,
+        "DuckDB alone": DUCKDB_M4}),
+    f"linear fit + {LEVEL:.0%} band, {RUNS} runs": ("fit", {
+        "chartc engine": CHARTC_FIT, "Altair + VegaFusion": ALTAIR_FIT, "matplotlib + pandas": MPL_FIT,
+        "DuckDB alone": DUCKDB_FIT}),
+}
+
+
+def options(parser) -> None:
+    parser.add_argument("--huge", action="store_true", help="10^8 rows instead of 10^7 (~1.5 GB of Parquet)")
+    parser.add_argument("--compile", action="store_true", help="also time `chartc compile` of a spec per chart")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
+
+
+def cell(series) -> str:
+    if not series.ok:
+        return f"{series.status}: {series.first_error()[-60:]}"
+    return f"{seconds(series.median)} / {megabytes(series.maxrss_mb)}"
+
+
+def ratio(a, b) -> str:
+    return f"{a.median / b.median:.2f}x" if a.ok and b.ok else "n/a"
+
+
+def main(argv=None) -> int:
+    args = arguments(__doc__.splitlines()[0], argv, extra=options)
+    runs = repeats(args, 3, 1)
+    n = 10 ** 6 if args.quick else 10 ** 8 if args.huge else 10 ** 7
+    env = child_env(args.repo)
+    with tempfile.TemporaryDirectory(prefix="chartc-aggregate-") as tmp:
+        folder = Path(tmp)
+        (folder / ".git").mkdir()  # the project root chartc's data paths may not leave
+        path = folder / "runs.parquet"
+        made = measure(python("-c", GENERATE, str(n), str(path), str(RUNS)), timeout=3600)
+        if not made.ok:
+            print(f"generating {n:,} rows failed: {made.status} {made.stderr[-300:]}", file=sys.stderr)
+            return 1
+        size = path.stat().st_size
+        results = {}
+        for task, (chart, scripts) in TASKS.items():
+            commands = {name: {"cmd": python("-c", script, str(path)), "cwd": args.repo, "env": env,
+                               "timeout": args.timeout} for name, script in scripts.items()}
+            if args.compile:
+                spec = folder / f"{chart}.yaml"
+                spec.write_text(SPECS[chart], encoding="utf-8")
+                commands["chartc compile"] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.vl.json")),
+                                              "cwd": args.repo, "env": env, "timeout": args.timeout}
+            results[task] = compare(commands, runs, warmup=1 if n <= 10 ** 7 else 0)
+
+    print_machine(args.repo)
+    print(f"\n== {n:,} rows, {RUNS} runs of {n // RUNS:,} steps (Parquet {size / 2**20:.0f} MB): "
+          f"wall / peak RSS, median of {runs}, fresh process each, import included")
+    for task, series in results.items():
+        engine, alone = series["chartc engine"], series["DuckDB alone"]
+        rows = [[name, cell(s), ratio(engine, s), ratio(s, alone)] for name, s in series.items()]
+        print(f"\n-- {task}")
+        print(table(["command", "wall / peak RSS", "chartc engine / it", "it / DuckDB alone"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
