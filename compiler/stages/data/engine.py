@@ -24,8 +24,6 @@ SETTINGS = {
     "TimeZone": "'UTC'",
     # Results come back in the order the query says, or in the input's order where it says none.
     "preserve_insertion_order": "true",
-    # A query past two seconds (a large file's scan) would draw a progress bar on the output.
-    "enable_progress_bar": "false",
 }
 
 
@@ -40,6 +38,11 @@ def connect() -> duckdb.DuckDBPyConnection:
     connection = duckdb.connect(":memory:")
     for name, value in SETTINGS.items():
         connection.execute(f"SET {name} = {value}")
+    # A query past two seconds (a large file's scan) would draw a progress bar on the output. In a
+    # notebook the bar starts off, and setting it at all fails there without ipywidgets: only a bar
+    # that is on is turned off.
+    if connection.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [(True,)]:
+        connection.execute("SET enable_progress_bar = false")
     return connection
 
 
