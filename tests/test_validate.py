@@ -382,9 +382,10 @@ def test_wrong_shapes_never_crash(text):
     assert problems(text)
 
 
-def test_a_one_of_list_holds_plain_values():
-    # A mapping there once reached the data engine, which could not write it into an expression.
+def test_a_one_of_list_holds_no_mapping():
+    # A mapping there once reached the data engine, which could not write it into an expression (a list
+    # matches no row, as in Vega: tests/test_hostile.py).
     error = only("data: {dataset: stocks}\ntransform:\n  - filter: {field: symbol, oneOf: [{dataset: stocks}, AMZN]}\n"
                  "mark: line\nencoding: {x: date, y: price}\n")
-    assert error.message == "expected a string, a number, true or false, got a mapping"
+    assert error.message == "expected a string, a number, true, false or a list, got a mapping"
     assert error.path == ("transform", 0, "filter", "oneOf", 0)
