@@ -60,8 +60,6 @@ VISION_FINDINGS = {
     "cars_brush_facets": {"W770", "W771"},
     "stocks_layer_escape": {"W770", "W771"},
     "trend_quantile": {"W770", "W771"},
-    "trend_robust": {"W771"},
-    "trend_smoothers": {"W771"},
 }
 
 
