@@ -304,6 +304,53 @@ def test_an_annotation_that_leaves_the_plot(tmp_path):
          ("layers", 1, "trend", "annotate"), (12, 7), "scene")]
 
 
+WRAPPED_NOTE = """\
+    data: {dataset: cars}
+    width: 200
+    height: HEIGHT
+    encoding:
+      x: {field: Horsepower, type: quantitative}
+      y: {field: Weight_in_lbs, type: quantitative}
+    FACET
+    layers:
+      - mark: point
+      - trend:
+          method: linear
+          annotate: {position: top-left, text: '{equation}  R²={r2}  p={p}  AIC={aic}'}
+    """
+
+
+def _svg_notes(svg: str) -> list[tuple[float, float, int, float]]:
+    """Per trend annotation in an SVG: its first baseline's y, font size, line count and line height."""
+    notes = re.findall(r'<g class="mark-text role-mark [a-z_]*layer_2_marks"[^>]*><text[^>]*translate\([^,]+,([^)]+)\)'
+                       r'[^>]*font-size="([0-9.]+)px"[^>]*>(.*?)</text>', svg)
+    return [(float(y), float(size), len(re.findall("<tspan", body)), float((re.findall(r'dy="([0-9.]+)"', body)
+                                                                          or ["0"])[0]))
+            for y, size, body in notes]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("facet", ["", "facet: {column: {field: Origin, type: nominal}}"], ids=["plain", "facets"])
+def test_a_note_wrapped_at_a_top_corner_inside_the_plot_is_not_reported(tmp_path, facet):
+    compiled, warnings, scene = drawn(tmp_path, WRAPPED_NOTE.replace("HEIGHT", "200").replace("FACET", facet))
+    notes = _svg_notes(vl_convert.vegalite_to_svg(compiled.vega_lite))
+    assert notes and all(lines >= 3 for _, _, lines, _ in notes)  # wrapped onto several lines
+    for baseline, size, lines, height in notes:  # every line is inside the plot, as drawn
+        assert baseline - size >= 0 and baseline + (lines - 1) * height <= 200
+    assert [w.code for w in warnings] == []
+
+
+@pytest.mark.slow
+def test_a_note_wrapped_at_a_top_corner_that_runs_past_the_bottom_is_reported(tmp_path):
+    compiled, warnings, scene = drawn(tmp_path, WRAPPED_NOTE.replace("HEIGHT", "40").replace("FACET", ""))
+    ((baseline, size, lines, height),) = _svg_notes(vl_convert.vegalite_to_svg(compiled.vega_lite))
+    assert baseline - size >= 0 and baseline + (lines - 1) * height > 40  # its top inside, its last lines below
+    (note,) = [item for mark in marks(scene, role="mark", marktype="text") for item in mark["items"]]
+    text = " ".join(line.strip() for line in note["text"].split("\n"))
+    assert [(w.message, *where(w)) for w in warnings] == [
+        (msg.text_outside_view(text, "bottom"), "W766", ("layers", 1, "trend", "annotate"), (12, 7), "scene")]
+
+
 # ---------------------------------------------------------------- legends
 
 def test_two_categories_coloured_alike_through_a_scale(tmp_path):
@@ -393,6 +440,10 @@ def test_text_boxes_follow_alignment_baseline_and_rotation():
     assert text_box({**item, "align": "center", "baseline": "middle"}) == Box(100 - width / 2, 45, 100 + width / 2, 55)
     assert text_box({**item, "angle": 270}) == Box(95, 50 - width / 2, 105, 50 + width / 2)
     assert text_box({**item, "text": ""}) is None
+    # Lines after the first hang one line height below it from an alphabetic baseline, stack up from a bottom one.
+    lines = {**item, "text": ["ab", "ab", "ab"], "lineHeight": 14}
+    assert text_box(lines) == Box(100, 40, 100 + width, 78)
+    assert text_box({**lines, "baseline": "bottom"}) == Box(100, 12, 100 + width, 50)
     assert scene_from_svg(b"<svg") == {} and check_scene({}, None, None, None) == []  # nothing read, nothing said
 
 

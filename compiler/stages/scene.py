@@ -94,7 +94,8 @@ def text_box(item: dict, dx: float = 0.0, dy: float = 0.0) -> Box | None:
         return None
     size = _number(item.get("fontSize")) or DEFAULT_FONT_SIZE
     width = max(text_width(line, size) for line in lines)
-    height = size * len(lines)
+    # Each line after the first starts one line height below the one before it.
+    height = size + (len(lines) - 1) * (_number(item.get("lineHeight")) or size)
     x = (_number(item.get("x")) or 0.0) + (_number(item.get("dx")) or 0.0) + dx
     y = (_number(item.get("y")) or 0.0) + (_number(item.get("dy")) or 0.0) + dy
     if round(_number(item.get("angle")) or 0.0) % 180 == 90:  # vertical text: its box stands on end
@@ -102,7 +103,9 @@ def text_box(item: dict, dx: float = 0.0, dy: float = 0.0) -> Box | None:
     align = item.get("align", "left")
     x0 = x - width if align == "right" else x - width / 2 if align == "center" else x
     baseline = item.get("baseline", "alphabetic")
-    y0 = y if baseline == "top" else y - height / 2 if baseline == "middle" else y - height
+    # An alphabetic baseline is the first line's: the lines below it hang down from there.
+    y0 = (y if baseline == "top" else y - height / 2 if baseline == "middle" else y - size if baseline == "alphabetic"
+          else y - height)
     return Box(x0, y0, x0 + width, y0 + height)
 
 
@@ -237,7 +240,8 @@ def scene_from_svg(svg: bytes | str) -> dict:
     Marks come back as ``{marktype, role, name, items}``; group items as
     ``{x, y, width, height, items}``; other items with what the checks read:
     position (``x``, ``y``), text (its font size, anchor as ``align``, the
-    alphabetic ``baseline`` it is written at, rotation as ``angle``),
+    alphabetic ``baseline`` its first line is written at, the ``lineHeight``
+    its further lines move down by, rotation as ``angle``),
     ``opacity``, and for symbols and lines their path as ``shape``, ``fill``,
     ``stroke`` and ``strokeDash``. A line or area is one item per vertex of
     its path. A text Vega cut short ends with an ellipsis, as drawn. Text
@@ -303,6 +307,8 @@ def _svg_item(element) -> dict:
     if element.tag == f"{SVG}text":
         spans = element.findall(f"{SVG}tspan")
         item["text"] = [span.text or "" for span in spans] if spans else (element.text or "")
+        if len(spans) > 1:  # each line after the first is a tspan moved down by the line height
+            item["lineHeight"] = _float(spans[1].get("dy"))
         item["fontSize"] = _float((element.get("font-size") or "").removesuffix("px"))
         item["align"] = ANCHORS.get(element.get("text-anchor", "start"), "left")
         item["baseline"] = "alphabetic"
