@@ -1,14 +1,16 @@
-"""Aggregate before render (issue 16): a histogram and a binned heatmap of N rows, to SVG.
+"""Aggregate before render (issue 16): a histogram, a binned heatmap and a line of N rows, to SVG.
 
 For each N (10⁴ … 10⁶), a CSV of N rows is charted as a 30-bin histogram and
 as a 40×40 binned heatmap (`color: {aggregate: count}`), each compiled to SVG
 in a fresh child process: once as chartc compiles it (the engine bins and
 counts; the Vega-Lite carries one row per bin), once with the rows read and
 the encoding left for Vega to aggregate (`translate_chart(..., evaluated=False)`,
-what chartc emitted before). Reported: wall time, peak RSS, the Vega-Lite's
+what chartc emitted before). The line (x the row's number, 400 px wide) is
+reduced with M4 to its PNG's 800 pixel columns past 3,200 rows; emitted whole
+the other way (its SVG differs: see docs/data-engine.md). Reported: wall time, peak RSS, the Vega-Lite's
 size, and the ratio of the two times (lower is better).
 
-    python benchmarks/bench_aggregate.py [--quick] [--max-exp K] [--timeout S]
+    python benchmarks/bench_aggregate.py [--quick] [--max-exp K] [--timeout S] [--charts line,...]
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ CHARTS = {
     "histogram": "mark: bar\nencoding:\n  x: {field: v, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
     "heatmap": ("mark: rect\nencoding:\n  x: {field: v, bin: {maxbins: 40}}\n  y: {field: w, bin: {maxbins: 40}}\n"
                 "  color: {aggregate: count}\n"),
+    "line": "width: 400\nmark: line\nencoding:\n  x: {field: t, type: quantitative}\n  y: {field: v, type: quantitative}\n",
 }
 # The child: compile (either way), write the Vega-Lite and the SVG.
 CHILD = """
@@ -44,14 +47,15 @@ export_chart(compiled, sys.argv[2] + ".vl.json")
 def options(parser):
     parser.add_argument("--max-exp", type=int, help="largest N is 10^K (default 6; 5 with --quick)")
     parser.add_argument("--timeout", type=float, help="seconds per render (default 300)")
+    parser.add_argument("--charts", help="which charts, comma-separated (default: all)")
 
 
 def write_rows(path: Path, n: int) -> None:
     rng = random.Random(16)
     with path.open("w") as out:
-        out.write("v,w\n")
-        for _ in range(n):
-            out.write(f"{rng.gauss(50, 12):.3f},{rng.gammavariate(2, 2):.3f}\n")
+        out.write("v,w,t\n")
+        for t in range(n):
+            out.write(f"{rng.gauss(50, 12):.3f},{rng.gammavariate(2, 2):.3f},{t}\n")
 
 
 def run(args) -> list[Row]:
@@ -65,6 +69,8 @@ def run(args) -> list[Row]:
             n = 10 ** exp
             write_rows(tmp / "rows.csv", n)
             for name, encoding in CHARTS.items():
+                if args.charts and name not in args.charts.split(","):
+                    continue
                 spec = tmp / f"{name}_{n}.yaml"
                 spec.write_text("data: {path: rows.csv}\n" + encoding)
                 figures = {}

@@ -4,7 +4,9 @@ The rows kept are checked against an independent numpy M4 on 10⁶ rows, the
 same on every run with two threads, at most 4 per pixel column and series;
 and the line through them is rendered by vl-convert beside the full line at
 the export size (2·10⁵ points: the full line's render takes ~20 s) and the
-two PNGs compared pixel by pixel.
+two PNGs compared pixel by pixel. Wired (`encoded.reduce_line`): a compiled
+line's rows are numpy's M4 at its PNG's columns of Vega's niced x domain, a
+10⁶-point line compiles, and its PNG is the full line's within a pixel.
 """
 
 from __future__ import annotations
@@ -129,3 +131,103 @@ def test_m4_line_draws_the_full_lines_pixels():
             differ = (full != reduced).any(-1)
             assert differ.sum() <= 0.01 * drawn_full.sum()
             assert not (differ & (np.roll(differ, 1, 0) | np.roll(differ, 1, 1))).any()
+
+
+# ------------------------------------------------------------------ wired: a long line's rows reduced as it compiles
+
+def _line_chart(x, y, s, width: int = WIDTH):
+    import pandas as pd
+
+    from chartc.api import from_spec
+
+    frame = pd.DataFrame({"x": x, "y": y, "s": np.where(s == 1, "b", "a")})
+    spec = {"mark": "line", "width": width, "height": HEIGHT,
+            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"},
+                         "color": {"field": "s", "type": "nominal"}}}
+    return frame, from_spec(spec, frame).vega_lite
+
+
+def _rows(vega_lite) -> list:
+    (rows,) = vega_lite["datasets"].values()
+    return rows
+
+
+@pytest.mark.parametrize("extent", [(3.1, 37002.73), (-0.0123, 0.0981), (17.0, 17.5), (-250.0, 1e6 + 3)])
+def test_nice_linear_is_the_domain_vega_draws(extent):
+    import vl_convert
+
+    from chartc.stages.data.encoded import nice_linear
+
+    low, high = extent
+    spec = {"width": WIDTH, "height": HEIGHT, "data": {"values": [{"x": low, "y": 0}, {"x": high, "y": 1}]},
+            "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative", "scale": {"zero": False}},
+                                          "y": {"field": "y", "type": "quantitative"}}}
+    graph = vl_convert.vegalite_to_scenegraph(spec)
+    points = []
+
+    def walk_items(node):
+        if isinstance(node, dict):
+            if node.get("marktype") == "symbol":
+                points.extend(item["x"] for item in node["items"])
+            for value in node.values():
+                walk_items(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk_items(value)
+
+    walk_items(graph)
+    d0, d1 = nice_linear(low, high)
+    assert sorted(points) == pytest.approx([(low - d0) / (d1 - d0) * WIDTH, (high - d0) / (d1 - d0) * WIDTH])
+
+
+def test_a_short_line_keeps_every_row():
+    x, y, s = walk(4 * WIDTH * 2)  # 4 rows per raster column (PNG scale 2): not reduced
+    _, vega_lite = _line_chart(x + 3.1, y, s)
+    assert len(_rows(vega_lite)) == len(x)
+    x, y, s = walk(4 * WIDTH * 2 + 1)
+    _, vega_lite = _line_chart(x + 3.1, y, s)
+    assert len(_rows(vega_lite)) < len(x)
+
+
+@pytest.mark.slow
+def test_a_million_point_line_compiles_reduced_to_its_raster_columns():
+    from chartc.stages.data.encoded import nice_linear
+
+    x, y, s = walk(1_000_000)
+    x = x * 0.3712345 + 3.1  # no position on a half of Vega's 0.001 px rounding (DuckDB and numpy round halves apart)
+    frame, vega_lite = _line_chart(x, y, s)  # no E501: the marks counted are the rows kept
+    rows = _rows(vega_lite)
+    columns = 2 * WIDTH  # the PNG's (scale 2)
+    for name in ("a", "b"):
+        assert sum(row["s"] == name for row in rows) <= 4 * columns
+    # The rows kept are numpy's M4 at the raster's columns of Vega's niced x domain, series by series.
+    d0, d1 = nice_linear(float(x.min()), float(x.max()))
+    t = np.round((x - d0) / (d1 - d0) * columns, 3)
+    column = np.floor(t).astype(int)
+    expected = set()
+    for series in (0, 1):
+        for key in np.unique(column[s == series]):
+            index = np.flatnonzero((s == series) & (column == key))
+            expected |= {int(index[np.argmin(y[index])]), int(index[np.argmax(y[index])]), int(index[0]),
+                         int(index[-1])}
+    assert [(row["x"], row["y"]) for row in rows] == [(float(x[i]), float(y[i])) for i in sorted(expected)]
+
+
+@pytest.mark.slow
+def test_a_reduced_line_draws_the_full_lines_pixels():
+    import vl_convert
+    from PIL import Image
+
+    x, y, s = walk(40_000)
+    frame, vega_lite = _line_chart(x * 0.37 + 3.1, y, s)
+    assert len(_rows(vega_lite)) < len(x) // 4
+    full = {**vega_lite, "datasets": {key: frame.to_dict("records") for key in vega_lite["datasets"]}}
+    drawn = []
+    for chart in (vega_lite, full):
+        # Round joins: Vega's default miter joins draw a spike at each of the full line's sharp turns.
+        chart = {**chart, "mark": {"type": "line", "strokeJoin": "round"}}
+        png = vl_convert.vegalite_to_png(chart, scale=2)
+        drawn.append((np.asarray(Image.open(io.BytesIO(png)).convert("RGB")) != 255).any(-1))
+    reduced, whole = drawn
+    assert not (whole & ~_near(reduced)).any() and not (reduced & ~_near(whole)).any()
+    assert (whole != reduced).sum() <= 0.02 * whole.sum()

@@ -57,10 +57,11 @@ def count_marks(chart: Chart, data: DataFlow) -> list[tuple[tuple, int]]:
         ``(layer path, marks)`` per mark layer, in layer order.
     """
     counts = []
-    for layer, rows in zip(chart.layers, data.drawn_layers):
+    encoded = data.encoded or (None,) * len(chart.layers)
+    for layer, rows, reduced in zip(chart.layers, data.drawn_layers, encoded):
         if layer.trend is not None or layer.mark is None:
             continue
-        marks = rows.bound
+        marks = rows.bound if reduced is None else len(reduced.table)
         if marks and _aggregates(layer):
             marks = _groups(layer, rows, marks)
         counts.append((layer.path, marks))

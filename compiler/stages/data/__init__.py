@@ -29,7 +29,7 @@ from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, data_file, data_files, data_identity,
                    data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
                    row_place)
-from .encoded import Encoded, aggregate_encoding, binnable, vega_bins
+from .encoded import Encoded, aggregate_encoding, binnable, line_columns, reduce_line, vega_bins
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
@@ -106,7 +106,8 @@ class DataFlow:
         layers: per layer, every row through its transforms (checks, fits).
         drawn_layers: per layer, the drawn rows through them (mark limits).
         encoded: per layer, its drawn rows aggregated as its encoding asks
-            (`encoded.Encoded`), or None where Vega-Lite aggregates them (or
+            (`encoded.Encoded`), or a long line's reduced to its pixels (M4,
+            `encoded.reduce_line`), or None where Vega-Lite aggregates them (or
             nothing does); empty when no layer's encoding aggregates.
     """
 
@@ -132,7 +133,8 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     """
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
-    if not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers)):
+    if (not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers))
+            and not _long_line(chart, drawn, fields)):
         # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable
         # to note), and a chart without transforms never starts the engine.
         layers = interpret_layers(chart, table, fields.layers, fields.shared)
@@ -142,10 +144,17 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
         layers = _evaluate(connection, chart, table, fields)
         drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
         encoded = tuple(
-            aggregate_encoding(connection, chart, layer, rows.table, types)
+            (aggregate_encoding(connection, chart, layer, rows.table, types)
+             or reduce_line(connection, chart, layer, rows.table, types))
             if rows is not None and rows.table is not None and not rows.unknown else None
             for layer, rows, types in zip(chart.layers, drawn_layers, fields.layers))
     return DataFlow(table, drawn, fields, layers, drawn_layers, encoded if any(encoded) else ())
+
+
+def _long_line(chart: Chart, drawn: Table, fields: FieldFlow) -> bool:
+    """Whether a line layer may have rows for M4 to reduce (`encoded.reduce_line`): then the engine is started."""
+    return any(columns is not None and len(drawn) > columns
+               for columns in (line_columns(chart, layer, types) for layer, types in zip(chart.layers, fields.layers)))
 
 
 def _evaluate(connection, chart: Chart, table: Table, fields: FieldFlow) -> tuple:

@@ -20,6 +20,10 @@ returns None): composite marks (box plots, error bars), ``timeUnit``,
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
 is binned.
+
+A line with more rows than its plot has pixels to draw them is reduced the
+same way (`reduce_line`): M4 (`reduce.py`) keeps at most 4 rows per pixel
+column and series, the columns laid on the x domain Vega draws.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...infra.paper import screen_pixels
 from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp
@@ -239,3 +244,129 @@ def _configures_opacity(chart: Chart, mark: str) -> bool:
         return True
     config = chart.config.plain()
     return any(isinstance(config.get(key), dict) and "opacity" in config[key] for key in ("mark", mark))
+
+
+# ------------------------------------------------------------------ lines reduced to their pixels (M4)
+
+# A line is reduced when it has more rows than this many per pixel column: a smaller one is emitted whole.
+REDUCE_ABOVE = 4
+# The PNG's pixels per SVG pixel (`render.export.PNG_SCALE`): M4 at the raster's columns is exact at the
+# SVG's too (each SVG column is two raster columns, whose extremes M4 keeps).
+RASTER_SCALE = 2
+# What a reducible line may set: nothing that draws a mark per row (`point`) or bends the line between rows.
+LINE_MARK_KEYS = frozenset({"type", "color", "stroke", "strokeWidth", "strokeDash", "opacity", "strokeOpacity",
+                            "strokeCap", "strokeJoin", "clip", "tooltip"})
+POSITION_KEYS = frozenset({"field", "type", "title", "axis"})
+# Channels whose field splits the rows into lines (or only labels them: a tooltip).
+SERIES_CHANNELS = ("color", "stroke", "detail", "strokeDash", "tooltip")
+
+
+def nice_linear(low: float, high: float, count: int = 10) -> tuple[float, float]:
+    """d3-scale's ``linear.nice(count)``: the domain Vega gives a linear scale with ``nice: true`` (count 10).
+
+    The arithmetic is JavaScript's, step for step (d3-array's ``tickIncrement``).
+    """
+    previous = None
+    for _ in range(10):
+        step = _tick_increment(low, high, count)
+        if step == previous:
+            break
+        if step > 0:
+            low, high = math.floor(low / step) * step, math.ceil(high / step) * step
+        elif step < 0:
+            low, high = math.ceil(low * step) / step, math.floor(high * step) / step
+        else:
+            break
+        previous = step
+    return float(low), float(high)
+
+
+def _tick_increment(start: float, stop: float, count: int) -> float:
+    step = (stop - start) / max(0, count)
+    if not step > 0 or not math.isfinite(step):
+        return 0.0
+    power = math.floor(math.log10(step))
+    error = step / 10 ** power
+    factor = 10 if error >= math.sqrt(50) else 5 if error >= math.sqrt(10) else 2 if error >= math.sqrt(2) else 1
+    return -(10 ** -power) / factor if power < 0 else factor * 10 ** power
+
+
+def line_columns(chart: Chart, layer: Layer, types: dict) -> int | None:
+    """The pixel columns M4 reduces a line layer at (the PNG's), or None when its rows are emitted whole.
+
+    Reduced: a screen chart of one line layer with a set width (the default
+    theme, not interactive: a zoom would show what was left out; a facet's
+    panels sharing x), x and y plain
+    quantitative fields (x without a scale of its own: its domain is then
+    Vega's niced extent, which `reduce_line` replicates), the other channels
+    plain fields that split or label the lines.
+    """
+    width = screen_pixels(chart.width)
+    if (len(chart.layers) != 1 or layer.trend is not None or layer.mark is None or layer.mark.type != "line"
+            or layer.markers or chart.preset is not None or chart.vega_lite.plain() or chart.theme != "default"
+            or chart.interactive or (chart.facet is not None and chart.resolve.plain())
+            or not isinstance(width, (int, float)) or isinstance(width, bool) or width < 1
+            or not set(layer.mark.definition()) <= LINE_MARK_KEYS or _configures_view(chart)):
+        return None
+    for name, value in layer.encoding.items():
+        for channel in value if isinstance(value, tuple) else (value,):
+            props = channel.definition()
+            if name in ("x", "y"):
+                keys = POSITION_KEYS | ({"scale"} if name == "y" else set())
+                if not set(props) <= keys or channel_type(props, types) != "quantitative" or not props.get("field"):
+                    return None
+            elif name not in SERIES_CHANNELS or not set(props) <= {"field", "type", "title", "legend", "scale"}:
+                return None
+            elif not props.get("field") or channel_type(props, types) not in ("nominal", "ordinal"):
+                return None
+    if layer.encoding.get("x") is None or layer.encoding.get("y") is None:
+        return None
+    return int(width) * RASTER_SCALE
+
+
+def _configures_view(chart: Chart) -> bool:
+    """Whether the config may change the x scale or the plot's size (then the columns are not Vega's)."""
+    config = chart.config.plain()
+    return any(key in config for key in ("scale", "view", "line", "mark", "axisX", "autosize"))
+
+
+def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dict) -> Encoded | None:
+    """A long line layer's rows reduced with M4 to at most 4 per pixel column and series (`reduce.m4_query`).
+
+    The columns are those of the x scale Vega draws (the extent of x, niced
+    as d3 nices it) at the PNG's resolution, so the reduced line covers the
+    full line's pixels in the SVG and in the PNG. None where the layer is not
+    reduced (`line_columns`) or has at most `REDUCE_ABOVE` rows per column.
+    """
+    from .reduce import m4_query
+    from .sql import ROW
+
+    columns = line_columns(chart, layer, types)
+    if columns is None or len(table) <= REDUCE_ABOVE * columns:
+        return None
+    x, y = layer.encoding.get("x").field, layer.encoding.get("y").field
+    if table.kinds.get(x) != NUMBER or table.kinds.get(y) != NUMBER:
+        return None
+    view = quote_identifier(register_table(connection, table, f"line_{id(table)}"))
+    low, high = connection.execute(
+        f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(x)} AS DOUBLE) AS v FROM {view}) "
+        "WHERE isfinite(v)").fetchall()[0]
+    if low is None or not low < high:
+        return None
+    domain = nice_linear(float(low), float(high))
+    fields = [channel.field for name in SERIES_CHANNELS if name != "tooltip"
+              for channel in _channels(layer.encoding.get(name)) if channel.field]
+    fields += [channel.field for channel in (chart.facet.channels() if chart.facet is not None else ())
+               if channel.field]
+    series = (f"list_value({', '.join(f'CAST({quote_identifier(f)} AS VARCHAR)' for f in fields)})"
+              if fields else None)
+    query = m4_query(view, x=quote_identifier(x), y=quote_identifier(y), order=quote_identifier(ROW),
+                     domain=domain, width=columns, series=series)
+    kept = {row[0] for row in connection.execute(query).fetchall()}
+    return Encoded(table.select([index in kept for index in range(len(table))]), {}, {})
+
+
+def _channels(value) -> tuple:
+    if value is None:
+        return ()
+    return value if isinstance(value, tuple) else (value,)
