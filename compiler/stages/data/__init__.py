@@ -21,6 +21,7 @@ and nothing else about rows.
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass
 
 from ...infra.table import Table
@@ -30,6 +31,7 @@ from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, 
                    data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
                    row_place)
 from .encoded import Encoded, aggregate_encoding, binnable, vega_bins
+from .intervals import interval_encoding, wants_interval
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
@@ -132,7 +134,8 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     """
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
-    if not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers)):
+    if (not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers))
+            and not any(map(wants_interval, chart.layers))):
         # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable
         # to note), and a chart without transforms never starts the engine.
         layers = interpret_layers(chart, table, fields.layers, fields.shared)
@@ -142,7 +145,8 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
         layers = _evaluate(connection, chart, table, fields)
         drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
         encoded = tuple(
-            aggregate_encoding(connection, chart, layer, rows.table, types)
+            (interval_encoding if wants_interval(layer) else functools.partial(aggregate_encoding, connection))(
+                chart, layer, rows.table, types)
             if rows is not None and rows.table is not None and not rows.unknown else None
             for layer, rows, types in zip(chart.layers, drawn_layers, fields.layers))
     return DataFlow(table, drawn, fields, layers, drawn_layers, encoded if any(encoded) else ())
