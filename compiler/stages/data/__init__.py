@@ -21,7 +21,6 @@ and nothing else about rows.
 from __future__ import annotations
 
 import contextlib
-import functools
 from dataclasses import dataclass
 
 from ...infra.table import Table
@@ -144,12 +143,21 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     with contextlib.closing(connect()) as connection:
         layers = _evaluate(connection, chart, table, fields)
         drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
-        encoded = tuple(
-            (interval_encoding if wants_interval(layer) else functools.partial(aggregate_encoding, connection))(
-                chart, layer, rows.table, types)
-            if rows is not None and rows.table is not None and not rows.unknown else None
-            for layer, rows, types in zip(chart.layers, drawn_layers, fields.layers))
+        encoded = tuple(_encode(connection, chart, layer, every, sampled, types) for layer, every, sampled, types
+                        in zip(chart.layers, layers, drawn_layers, fields.layers))
     return DataFlow(table, drawn, fields, layers, drawn_layers, encoded if any(encoded) else ())
+
+
+def _encode(connection, chart: Chart, layer, every: Rows | None, drawn: Rows | None, types: dict) -> Encoded | None:
+    """A layer's encoding done in the engine: an `extent: ci` over every row (an interval is of
+    all the rows' mean, never of a sample), an aggregation over the rows drawn."""
+    interval = wants_interval(layer)
+    rows = every if interval else drawn
+    if rows is None or rows.table is None or rows.unknown:
+        return None
+    if interval:
+        return interval_encoding(chart, layer, rows.table, types)
+    return aggregate_encoding(connection, chart, layer, rows.table, types)
 
 
 def _evaluate(connection, chart: Chart, table: Table, fields: FieldFlow) -> tuple:
