@@ -60,6 +60,8 @@ def transforms_in(node) -> list:
 def test_every_gallery_and_corpus_chart_draws_the_same_svg_from_its_computed_rows(spec_file, monkeypatch):
     from chartc.pipeline import compile_spec
 
+    if re.search(r"\bextent: ci\b", spec_file.read_text(encoding="utf-8")):
+        pytest.skip("extent: ci has no form Vega evaluates: Vega-Lite's own ci is a random bootstrap")
     evaluated, raw = both_forms(monkeypatch, lambda: compile_spec(spec_file))
     if evaluated == raw:  # no transform: the rows read are the rows drawn, emitted as before
         return

@@ -460,6 +460,8 @@ def test_every_example_chart_gives_each_layer_the_rows_vega_gives(vega, path):
     """The whole chart, as compiled: the parses Vega-Lite adds for the encodings included."""
     from chartc.pipeline import check_spec
 
+    if re.search(r"\bextent: ci\b", path.read_text(encoding="utf-8")):
+        pytest.skip("extent: ci has no form Vega evaluates: Vega-Lite's own ci is a random bootstrap")
     chart, _ = check_spec(path)
     assert compare_whole_chart_with_vega(vega, chart) > 0
 

@@ -166,7 +166,7 @@ from .validate import (  # noqa: E402  (after the types: the messages are re-exp
     needs_one_of_keys, no_mark, no_mark_hint, not_a_color, not_one_of, out_of_bounds, schema_copy_stale,
     schema_copy_stale_hint, text_too_long, text_too_long_hint, unknown_key, unsafe_font, unsafe_font_hint,
     unsafe_text, unsafe_text_hint, unscaled_colors, unscaled_colors_hint, wrong_size, wrong_type,
-    extent_ci, extent_ci_hint, trend_extent_ci, trend_extent_ci_hint,
+    extent_ci_unsupported, extent_ci_unsupported_hint, trend_extent_ci, trend_extent_ci_hint,
     project_file_hint, project_file_invalid, unknown_preset, font_directory_hint, font_directory_missing,
 )
 from .validate import (  # noqa: E402  (selections: params and the conditions on them)
@@ -380,7 +380,7 @@ __all__ = [
     "vega_lite_invalid_hint", "vega_lite_refused", "wrong_size", "wrong_type",
     "facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint",
     "param_bind", "param_duplicate", "param_on_trend", "param_undefined", "param_undefined_hint",
-    "extent_ci", "extent_ci_hint", "trend_extent_ci", "trend_extent_ci_hint",
+    "extent_ci_unsupported", "extent_ci_unsupported_hint", "trend_extent_ci", "trend_extent_ci_hint",
     "data_path_outside_hint",
     "axis_labels_blank", "axis_labels_blank_hint", "axis_labels_overlap", "axis_labels_overlap_hint",
     "facet_panel_empty", "facet_panel_empty_hint", "layer_drew_fewer", "layer_drew_fewer_hint",

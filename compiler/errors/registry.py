@@ -35,6 +35,7 @@ STAGES = {
 # Codes once published and since removed: never reused (docs/diagnostics.md keeps them listed).
 RETIRED: dict[str, str] = {
     "E410": "A data file over the row limit (removed: the rows read are never limited, only the marks drawn)",
+    "E228": "extent: ci on an error bar or band (removed: chartc computes a Student t interval of each group's mean)",
     "E603": "annotate on a faceted trend (removed: each panel prints its own fit's numbers)",
 }
 

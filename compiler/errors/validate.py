@@ -554,28 +554,30 @@ def constant_channel_hint(constant: str) -> str:
     return f"keep either {constant!r} alone, or a 'field' with its settings"
 
 
-@code("E228")
-def extent_ci() -> str:
-    """A bootstrap confidence interval as an error bar's or band's extent.
+@code("E240")
+def extent_ci_unsupported() -> str:
+    """An error bar's or band's `ci` extent over an encoding chartc cannot compute it for.
 
-    Vega-Lite's `ci` extent is a bootstrap: it resamples the data at random on every render, so the
-    same spec would draw different bars each time, and chartc draws every chart the same on every build.
-    Use `stderr` (one standard error of the mean on each side; about a 68% interval), `stdev` or `iqr`,
-    or a trend layer with `band: 0.95` for an exact 95% confidence band of a fitted line.
+    chartc computes `extent: ci` itself, once, as each group's mean ± t(0.975, n − 1) · s/√n (a
+    Student t 95% interval), and draws the two ends; Vega-Lite's own `ci` is a random bootstrap that
+    would change on every render. The interval needs one quantitative position channel (the measure,
+    with no `aggregate`, `bin` or `timeUnit` and no `x2`/`y2`) over groups (the other channels' fields)
+    in rows chartc knows before rendering; dates are no groups (Vega-Lite groups the dates it parses,
+    not the cells' text). The data stage computes it; the translate stage reports it where it could not.
 
     Example:
         data: {dataset: cars}
         mark: {type: errorbar, extent: ci}
         encoding:
-          x: Origin
+          x: {field: Year, type: temporal}
           y: Miles_per_Gallon
     """
-    return "'ci' is left out: Vega-Lite's bootstrap interval is random and changes on every render"
+    return "'ci' needs one quantitative position over groups whose rows are known before rendering"
 
 
-def extent_ci_hint() -> str:
-    return ("write extent: stderr for one standard error of the mean on each side, or stdev or iqr; for a 95% "
-            "confidence band of a fitted line, a trend layer with band: 0.95")
+def extent_ci_unsupported_hint() -> str:
+    return ("put the groups on the other axis (x: Origin, y: Miles_per_Gallon) or on color, or use extent: stderr, "
+            "stdev or iqr")
 
 
 @code("E229")

@@ -434,10 +434,8 @@ def _unknown_key_hint(key: str, path: tuple) -> str | None:
 
 def _refused_on_purpose(path: tuple, instance, doc: Document) -> SpecError | None:
     """A value chartc leaves out on purpose, said with why: the schema can only say it is not allowed."""
-    if instance == "ci" and path[-1:] == ("extent",):
-        if path[-2:-1] == ("trend",):  # a confidence band, taken for the line's x range
-            return _error(msg.trend_extent_ci(), path, doc, hint=msg.trend_extent_ci_hint())
-        return _error(msg.extent_ci(), path, doc, hint=msg.extent_ci_hint())
+    if instance == "ci" and path[-2:] == ("trend", "extent"):  # a confidence band, taken for the line's x range
+        return _error(msg.trend_extent_ci(), path, doc, hint=msg.trend_extent_ci_hint())
     return None
 
 

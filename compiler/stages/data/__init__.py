@@ -30,6 +30,7 @@ from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, 
                    data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
                    row_place)
 from .encoded import Encoded, aggregate_encoding, binnable, line_columns, reduce_line, vega_bins
+from .intervals import interval_encoding, wants_interval
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
@@ -134,7 +135,7 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     drawn = table if drawn is None else drawn
     fields = follow_fields(chart, field_types(table))
     if (not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers))
-            and not _long_line(chart, drawn, fields)):
+            and not _long_line(chart, drawn, fields) and not any(map(wants_interval, chart.layers))):
         # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable
         # to note), and a chart without transforms never starts the engine.
         layers = interpret_layers(chart, table, fields.layers, fields.shared)
@@ -143,12 +144,22 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
     with contextlib.closing(connect()) as connection:
         layers = _evaluate(connection, chart, table, fields)
         drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
-        encoded = tuple(
-            (aggregate_encoding(connection, chart, layer, rows.table, types)
-             or reduce_line(connection, chart, layer, rows.table, types))
-            if rows is not None and rows.table is not None and not rows.unknown else None
-            for layer, rows, types in zip(chart.layers, drawn_layers, fields.layers))
+        encoded = tuple(_encode(connection, chart, layer, every, sampled, types) for layer, every, sampled, types
+                        in zip(chart.layers, layers, drawn_layers, fields.layers))
     return DataFlow(table, drawn, fields, layers, drawn_layers, encoded if any(encoded) else ())
+
+
+def _encode(connection, chart: Chart, layer, every: Rows | None, drawn: Rows | None, types: dict) -> Encoded | None:
+    """A layer's encoding done in the engine: an `extent: ci` over every row (an interval is of
+    all the rows' mean, never of a sample), an aggregation over the rows drawn."""
+    interval = wants_interval(layer)
+    rows = every if interval else drawn
+    if rows is None or rows.table is None or rows.unknown:
+        return None
+    if interval:
+        return interval_encoding(chart, layer, rows.table, types)
+    return (aggregate_encoding(connection, chart, layer, rows.table, types)
+            or reduce_line(connection, chart, layer, rows.table, types))
 
 
 def _long_line(chart: Chart, drawn: Table, fields: FieldFlow) -> bool:

@@ -492,6 +492,11 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
     styled = layer.markers is not None and plan is not None
     mark = {**(plan.mark_properties(layer) if styled else {}), **(encoded.mark if encoded is not None else {}),
             **layer.mark.definition()}
+    if mark.get("extent") == "ci":  # never Vega-Lite's bootstrap: the data stage's t-interval, or refused
+        if encoded is None:
+            raise layer.mark.error(msg.extent_ci_unsupported(), "extent", stage=STAGE,
+                                   hint=msg.extent_ci_unsupported_hint())
+        mark.pop("extent")
     kind = mark.pop("type")
     if "strokeDash" in mark:
         mark["strokeDash"] = list(mark["strokeDash"])
