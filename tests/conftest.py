@@ -126,3 +126,43 @@ def scene_nodes(graph, marktype: str | None = None, role: str | None = None, nam
 
     walk(graph)
     return found
+
+
+# ---------------------------------------------------------------- the ported corpora (test_corpus, test_corpus2)
+
+
+@functools.cache
+def vega_dataset(name: str):
+    """A vega-datasets table, read by pandas from the file vega_datasets ships (its text as written)."""
+    import pandas as pd
+    import vega_datasets
+
+    source = getattr(vega_datasets.local_data, name.replace("-", "_"))
+    if source.format == "json":
+        return pd.DataFrame(json.loads(Path(source.filepath).read_text(encoding="utf-8")))
+    return pd.read_csv(source.filepath)
+
+
+def valid_rows(frame, *fields: str) -> int:
+    """Rows with every field present: what Vega-Lite draws on continuous scales."""
+    return len(frame.dropna(subset=list(fields)))
+
+
+def group_count(frame, *keys) -> int:
+    """Number of non-empty groups."""
+    return frame.groupby(list(keys), observed=True).ngroups
+
+
+def layer_items(graph, marktype: str, name: str) -> list[dict]:
+    """The items a data layer draws."""
+    return [item for node in scene_nodes(graph, marktype, "mark", name) for item in node.get("items", [])]
+
+
+def legend_labels(graph) -> list[str]:
+    return [item["text"] for node in scene_nodes(graph, "text", "legend-label") for item in node["items"]]
+
+
+def facet_panels(graph) -> tuple[int, int]:
+    """The facet grid as (columns, rows), from where Vega places the cells."""
+    (cells,) = [node["items"] for node in scene_nodes(graph, "group") if node.get("name") == "cell"]
+    return len({cell["x"] for cell in cells}), len({cell["y"] for cell in cells})

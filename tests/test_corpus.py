@@ -17,7 +17,6 @@ The second half holds one regression test per class of silently wrong chart
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -28,14 +27,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import vega_datasets
 import vl_convert as vlc
 import yaml
 
 from chartc.commands import cli
 from chartc.pipeline import compile_spec
 
-from conftest import ROOT, scene_nodes as nodes
+from conftest import (ROOT, facet_panels as panels, group_count as groups, layer_items as items, legend_labels,
+                      scene_nodes as nodes, valid_rows as valid, vega_dataset as dataset)
 
 CORPUS = ROOT / "tests" / "corpus"
 SPECS = sorted(CORPUS.glob("*.yaml"))
@@ -80,15 +79,6 @@ def param(spec: Path, *, checked: bool = True):
 # ---------------------------------------------------------------- the data, read by pandas
 
 
-@functools.cache
-def dataset(name: str) -> pd.DataFrame:
-    """A vega-datasets table, read by pandas from the file vega_datasets ships (its text as written)."""
-    source = getattr(vega_datasets.local_data, name.replace("-", "_"))
-    if source.format == "json":
-        return pd.DataFrame(json.loads(Path(source.filepath).read_text(encoding="utf-8")))
-    return pd.read_csv(source.filepath)
-
-
 def csv(name: str) -> pd.DataFrame:
     return pd.read_csv(CORPUS / "data" / name)
 
@@ -96,16 +86,6 @@ def csv(name: str) -> pd.DataFrame:
 def inline(stem: str) -> pd.DataFrame:
     """The rows written in a corpus spec's `data.values`."""
     return pd.DataFrame(yaml.safe_load((CORPUS / f"{stem}.yaml").read_text(encoding="utf-8"))["data"]["values"])
-
-
-def valid(frame: pd.DataFrame, *fields: str) -> int:
-    """Rows with every field present: what Vega-Lite draws on continuous scales."""
-    return len(frame.dropna(subset=list(fields)))
-
-
-def groups(frame: pd.DataFrame, *keys) -> int:
-    """Number of non-empty groups."""
-    return frame.groupby(list(keys), observed=True).ngroups
 
 
 def cars_bins_per_origin() -> int:
@@ -240,11 +220,6 @@ def scene(stem: str) -> dict:
     return vlc.vegalite_to_scenegraph(compiled(stem).vega_lite)
 
 
-def items(graph, marktype: str, name: str) -> list[dict]:
-    """The items a data layer draws."""
-    return [item for node in nodes(graph, marktype, "mark", name) for item in node.get("items", [])]
-
-
 def placed(item: dict) -> bool:
     """Drawn at a finite position."""
     return all(isinstance(item.get(k), (int, float)) and math.isfinite(item[k]) for k in ("x", "y"))
@@ -258,16 +233,6 @@ VEGA_SYMBOLS = {"circle", "square", "cross", "diamond", "triangle-up", "triangle
 def drawable(shape: str) -> bool:
     """A symbol shape Vega draws: one of its names or a path (`x` or `star` passed raw draws nothing)."""
     return shape in VEGA_SYMBOLS or re.fullmatch(r"[Mm][-\d.,\sMmLlHhVvCcSsQqTtAaZz]+", shape) is not None
-
-
-def legend_labels(graph) -> list[str]:
-    return [item["text"] for node in nodes(graph, "text", "legend-label") for item in node["items"]]
-
-
-def panels(graph) -> tuple[int, int]:
-    """The facet grid as (columns, rows), from where Vega places the cells."""
-    (cells,) = [node["items"] for node in nodes(graph, "group") if node.get("name") == "cell"]
-    return len({cell["x"] for cell in cells}), len({cell["y"] for cell in cells})
 
 
 # ---------------------------------------------------------------- every corpus chart

@@ -12,7 +12,6 @@ chartc draws wrong is kept and marked `xfail(strict=True)` with the defect.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -23,14 +22,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import vega_datasets
 import vl_convert as vlc
 import yaml
 
 from chartc.commands import cli
 from chartc.pipeline import compile_spec
 
-from conftest import ROOT, scene_nodes as nodes
+from conftest import (ROOT, facet_panels as panels, group_count as groups, layer_items as items, legend_labels,
+                      scene_nodes as nodes, valid_rows as valid, vega_dataset as dataset)
 
 CORPUS = ROOT / "tests" / "corpus2"
 SPECS = sorted(CORPUS.glob("*.yaml"))
@@ -67,29 +66,12 @@ def param(spec: Path):
 # ---------------------------------------------------------------- the data, read by pandas
 
 
-@functools.cache
-def dataset(name: str) -> pd.DataFrame:
-    """A vega-datasets table, read by pandas from the file vega_datasets ships."""
-    source = getattr(vega_datasets.local_data, name.replace("-", "_"))
-    if source.format == "json":
-        return pd.DataFrame(json.loads(Path(source.filepath).read_text(encoding="utf-8")))
-    return pd.read_csv(source.filepath)
-
-
 def csv(name: str) -> pd.DataFrame:
     return pd.read_csv(CORPUS / "data" / name)
 
 
 def inline(stem: str) -> pd.DataFrame:
     return pd.DataFrame(yaml.safe_load((CORPUS / f"{stem}.yaml").read_text(encoding="utf-8"))["data"]["values"])
-
-
-def valid(frame: pd.DataFrame, *fields: str) -> int:
-    return len(frame.dropna(subset=list(fields)))
-
-
-def groups(frame: pd.DataFrame, *keys) -> int:
-    return frame.groupby(list(keys), observed=True).ngroups
 
 
 def weather() -> pd.DataFrame:
@@ -214,21 +196,8 @@ def scene(stem: str) -> dict:
     return vlc.vegalite_to_scenegraph(compiled(stem).vega_lite)
 
 
-def items(graph, marktype: str, name: str) -> list[dict]:
-    return [item for node in nodes(graph, marktype, "mark", name) for item in node.get("items", [])]
-
-
 def placed(item: dict, at: tuple[str, ...] = ("x", "y")) -> bool:
     return all(isinstance(item.get(k), (int, float)) and math.isfinite(item[k]) for k in at)
-
-
-def legend_labels(graph) -> list[str]:
-    return [item["text"] for node in nodes(graph, "text", "legend-label") for item in node["items"]]
-
-
-def panels(graph) -> tuple[int, int]:
-    (cells,) = [node["items"] for node in nodes(graph, "group") if node.get("name") == "cell"]
-    return len({cell["x"] for cell in cells}), len({cell["y"] for cell in cells})
 
 
 def texts(graph, role: str) -> list[str]:
