@@ -27,6 +27,7 @@ from test_serve import BARS, ServeProcess
 REQUESTS = 500
 CONCURRENCY = 50
 POINTS = 3000
+MAX_ROUNDS = 5
 P99_BOUND = 2.0  # seconds; the target is 0.1 s on an idle machine
 
 BUSY = """\
@@ -78,6 +79,14 @@ async def load(port: int) -> list[tuple[float, int | None, dict | None]]:
     return await asyncio.gather(*(one() for _ in range(REQUESTS)))
 
 
+def wait_for_build(server: ServeProcess, timeout: float = 60) -> None:
+    """Return once the server reports a rebuild under way."""
+    deadline = time.monotonic() + timeout
+    while not server.status()["building"]:
+        assert time.monotonic() < deadline, "the server never started a rebuild"
+        time.sleep(0.005)
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -104,9 +113,15 @@ def test_status_requests_are_all_answered_quickly_while_charts_render(tmp_path: 
 
         saver = threading.Thread(target=keep_saving, daemon=True)
         saver.start()
-        time.sleep(1.0)  # a rebuild is under way
+        wait_for_build(server)
+        # The load must meet a build: on a fast machine 500 answers can all
+        # land between two rebuilds, so another round is sent until one does.
         started = time.perf_counter()
-        results = asyncio.run(load(port))
+        results: list[tuple[float, int | None, dict | None]] = []
+        for _ in range(MAX_ROUNDS):
+            results += asyncio.run(load(port))
+            if any(body and body["building"] for _, _, body in results):
+                break
         wall = time.perf_counter() - started
         stop.set()
         saver.join()
@@ -119,12 +134,12 @@ def test_status_requests_are_all_answered_quickly_while_charts_render(tmp_path: 
     answered_building = sum(1 for _, _, body in results if body and body["building"])
     assert latencies, "no request answered"
     p50, p90, p99 = (percentile(latencies, q) for q in (0.50, 0.90, 0.99))
-    print(f"\nchartc serve, {REQUESTS} status GETs, {CONCURRENCY} at once, while rendering: "
+    print(f"\nchartc serve, {len(results)} status GETs, {CONCURRENCY} at once, while rendering: "
           f"{len(latencies)} answered 200 in {wall:.2f} s; p50 {p50 * 1000:.1f} ms, p90 {p90 * 1000:.1f} ms, "
           f"p99 {p99 * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms, "
           f"mean {statistics.fmean(latencies) * 1000:.1f} ms; {builds} builds during the load, "
           f"{answered_building} answers said a build was running")
     assert code == 0 and "Traceback" not in err, err
-    assert len(latencies) == REQUESTS, [status for _, status, _ in results if status != 200]
+    assert len(latencies) == len(results), [status for _, status, _ in results if status != 200]
     assert answered_building >= 1  # the load really met a build
     assert p99 < P99_BOUND, f"p99 {p99:.2f} s"
