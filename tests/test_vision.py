@@ -210,3 +210,18 @@ def test_many_categories_are_compared_once_per_colour_and_reported_once(tmp_path
     greys = [difference(a, b, "greyscale") for i, a in enumerate(colors) for b in colors[i + 1:]]
     [grey] = [w for w in compiled.warnings if w.code == "W771"]
     assert grey.message.endswith(f"({sum(d < DISTINCT for d in greys) - 1} more pairs alike)")
+
+
+def test_a_chart_level_colour_channel_shared_by_two_layers_is_reported_once(tmp_path):
+    compiled = compile_text(tmp_path, """
+        data: {values: [{x: 1, y: 1, c: a}, {x: 2, y: 2, c: b}, {x: 3, y: 3, c: c}]}
+        encoding: {x: x, y: y, color: c}
+        legend: {position: none}
+        layers:
+          - mark: point
+          - mark: text
+            encoding: {text: c}
+        """)
+    single = compile_text(tmp_path, CHANNEL.format(scale="", extra=""))
+    assert [(w.code, w.message) for w in compiled.warnings] == [(w.code, w.message) for w in single.warnings]
+    assert sorted(w.code for w in compiled.warnings) == ["W770", "W771"]

@@ -60,8 +60,11 @@ def check_vision(chart: Chart, plan: LegendPlan | None, flow, fits: dict) -> lis
         looks = [(entry.label, _look(entry), nodes.get(category_key(entry.value), fallback))
                  for entry in plan.entries]
         warnings += _pairs(looks)
+    checked = set()  # a chart-level colour channel is every layer's: one source of categories, checked once
     for index, layer in enumerate(chart.layers):
-        if layer.markers is None and layer.mark is not None:
+        channel = layer.encoding.get("color")
+        if layer.markers is None and layer.mark is not None and id(channel) not in checked:
+            checked.add(id(channel))
             warnings += _pairs(_channel_looks(chart, layer, flow, index))
     return warnings
 
