@@ -219,9 +219,23 @@ def test_a_chart_level_colour_channel_shared_by_two_layers_is_reported_once(tmp_
         legend: {position: none}
         layers:
           - mark: point
-          - mark: text
-            encoding: {text: c}
+          - mark: line
         """)
     single = compile_text(tmp_path, CHANNEL.format(scale="", extra=""))
     assert [(w.code, w.message) for w in compiled.warnings] == [(w.code, w.message) for w in single.warnings]
     assert sorted(w.code for w in compiled.warnings) == ["W770", "W771"]
+
+
+def test_categories_labelled_directly_by_a_text_layer_are_not_told_apart_by_colour_alone(tmp_path):
+    labelled = compile_text(tmp_path, """
+        data: {values: [{x: 1, y: 1, c: a}, {x: 2, y: 2, c: b}, {x: 3, y: 3, c: c}]}
+        encoding: {x: x, y: y, color: c}
+        legend: {position: none}
+        layers:
+          - mark: point
+          - mark: text
+            encoding: {text: c}
+        """)
+    assert sorted(w.code for w in compile_text(tmp_path, CHANNEL.format(scale="", extra="")).warnings) == [
+        "W770", "W771"]
+    assert [w.code for w in labelled.warnings] == []

@@ -9,7 +9,9 @@ tritanopia (Machado et al. 2009 at severity 1.0, CIEDE2000 under
 
 - the legend plan (marker maps, line series, labelled trends): every
   entry's colour, shape, dash and fill are what is drawn;
-- a colour channel on a nominal or ordinal field without a marker map:
+- a colour channel on a nominal or ordinal field without a marker map
+  (unless shape, dash, place or a text layer writing the same field, a
+  direct label, tells its categories apart too):
   Vega's category colours (or the scale's range, or a chartc palette) in the
   order Vega-Lite sorts the field's values, when chartc knows them (not under
   a theme or a config range, a Vega scheme, or a field a transform makes).
@@ -131,7 +133,9 @@ def _channel_looks(chart: Chart, layer: Layer, flow, index: int) -> list:
     if not isinstance(domain, tuple | list) or any(not isinstance(color, str) for color in colors):
         return []
     facets = chart.facet.channels() if chart.facet is not None else ()
-    others = [other for other in (*(layer.encoding.get(name) for name in DISTINGUISHING_CHANNELS), *facets)
+    # Direct labels: a layer writing the colour's field as text names every category on the chart.
+    labels = (other.encoding.get("text") for other in chart.layers)
+    others = [other for other in (*(layer.encoding.get(name) for name in DISTINGUISHING_CHANNELS), *facets, *labels)
               if isinstance(other, Channel) and other.field == channel.field]
     place = (channel, ("scale",) if "scale" in channel else ())
     # Categories the channel also draws with another shape or dash all differ: nothing to check.
