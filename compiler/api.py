@@ -169,6 +169,8 @@ class Fit:
         coefficients: name -> value (``intercept``/``slope``; ``c0``..``cK``;
             ``a``/``b``), in the fitting space (`space`: log axes fit logarithms).
         r2, adj_r2, rse: R², adjusted R², the residual standard error (None where undefined).
+        statistics: name -> value of the test statistics the method has (``p``, ``f``,
+            ``slope_ci`` as (low, high), ``aic``, ``bic``, ``rmse``; a name left out is undefined).
         band: the confidence level of the band drawn (0.95), or None without one.
         band_kind: what the band is (``confidence`` or ``prediction``), or None.
         equation: the fitted equation as text.
@@ -198,6 +200,7 @@ class Fit:
     upper: tuple | None = field(repr=False)
     space: tuple = ("linear", "linear")
     x_type: str = "quantitative"
+    statistics: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The fit as the ``--fits`` sidecar writes it (no curve), with its layer."""
@@ -210,7 +213,7 @@ class Fit:
         """The fit of one `trends.line.TrendLine`."""
         fit = cls(layer, line.method, line.group, dict(line.panel), line.n, dict(line.coefficients), line.r2,
                   line.adj_r2, line.rse, line.band, line.band_kind, line.equation, line.label, line.x, line.y,
-                  line.lower, line.upper, line.space, line.x_type)
+                  line.lower, line.upper, line.space, line.x_type, dict(line.statistics))
         object.__setattr__(fit, "_line", line)  # for `as_dict`: the sidecar's own summary
         return fit
 

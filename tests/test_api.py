@@ -249,6 +249,11 @@ def test_fits_are_the_least_squares_models_statsmodels_fits_per_group():
         assert fit.coefficients["intercept"] == pytest.approx(model.params["const"], rel=1e-9)
         assert fit.coefficients["slope"] == pytest.approx(model.params["x"], rel=1e-9)
         assert fit.r2 == pytest.approx(model.rsquared, rel=1e-9)
+        stats = fit.statistics
+        assert (stats["p"], stats["f"], stats["aic"], stats["bic"]) == pytest.approx(
+            (model.pvalues["x"], model.fvalue, model.aic, model.bic), rel=1e-9)
+        assert stats["slope_ci"] == pytest.approx(tuple(model.conf_int(alpha=0.05).loc["x"]), rel=1e-9)
+        assert stats["rmse"] == pytest.approx(np.sqrt(model.ssr / model.nobs), rel=1e-9)
         # the band's edges: the 95 % confidence interval of the mean at each x drawn
         frame_x = sm.add_constant(np.asarray(fit.x), has_constant="add")
         interval = model.get_prediction(frame_x).conf_int(alpha=0.05)
@@ -257,6 +262,8 @@ def test_fits_are_the_least_squares_models_statsmodels_fits_per_group():
     sidecar = json.loads(chart.fits_json())
     assert sidecar["trends"][0]["fits"] == [{k: v for k, v in fit.as_dict().items() if k != "layer"}
                                             for fit in chart.fits]
+    assert [fit["statistics"]["slope_ci"] for fit in sidecar["trends"][0]["fits"]] == [
+        list(fit.statistics["slope_ci"]) for fit in chart.fits]
 
 
 # ------------------------------------------------------------------ Altair

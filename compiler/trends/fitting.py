@@ -478,8 +478,11 @@ def trend_summary(line: TrendLine) -> dict[str, Any]:
 
     Returns:
         ``{"method", "group", "label", "n", "coefficients": {name: value},
-        "r2", "adj_r2", "rse", "band", "band_kind", "space": {"x", "y"},
-        "x_type", "equation"}``; undefined statistics, absent bands and
+        "r2", "adj_r2", "rse", "statistics": {name: value}, "band",
+        "band_kind", "space": {"x", "y"}, "x_type", "equation"}``;
+        ``statistics`` holds the test statistics the method has (``p``,
+        ``f``, ``slope_ci`` as [low, high], ``aic``, ``bic``, ``rmse``, as
+        the trend labels use them); undefined statistics, absent bands and
         labels are None. A line fitted in a facet panel adds ``"panel":
         {field: value}``.
     """
@@ -494,6 +497,7 @@ def trend_summary(line: TrendLine) -> dict[str, Any]:
         "r2": line.r2,
         "adj_r2": line.adj_r2,
         "rse": line.rse,
+        "statistics": {name: list(value) if isinstance(value, tuple) else value for name, value in line.statistics},
         "band": line.band,
         "band_kind": line.band_kind,
         "space": {"x": line.space[0], "y": line.space[1]},
