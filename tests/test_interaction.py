@@ -298,6 +298,14 @@ def test_a_legend_above_or_below_is_centred_on_the_plot(tmp_path, position):
     assert (y + height < 0) if position == "top" else (y > 300)
 
 
+def test_a_centred_legend_keeps_the_configured_offset_from_the_plot(tmp_path):
+    below = POINTS + "width: 400\nlegend: {position: bottom}\n"
+    _, default_y, _, _ = _legend_box(scene(compile_text(tmp_path, below)))
+    x, y, width, _ = _legend_box(scene(compile_text(tmp_path, below + "config: {legend: {offset: 40}}\n")))
+    assert y - default_y == pytest.approx(40 - 18)  # Vega's default offset is 18 px
+    assert x + width / 2 == pytest.approx(400 / 2, abs=1)
+
+
 @pytest.mark.parametrize("width", [200, 300, 500])
 def test_a_legend_below_wraps_into_columns_never_wider_than_the_plot(tmp_path, width):
     text = f"""
