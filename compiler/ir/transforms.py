@@ -195,3 +195,77 @@ class Aggregate(Transform):
 
     def makes(self) -> tuple[str, ...]:
         return tuple(op.as_ for op in self.ops)
+
+
+# ------------------------------------------------------------------ reshaping: pivot, impute
+
+# A pivot's columns are the distinct values of its `pivot` field: unknown without the rows.
+PIVOT_TYPE = "quantitative"
+IMPUTE_METHODS = ("value", "mean", "median", "max", "min")
+
+
+@dataclass(frozen=True, slots=True)
+class Pivot(Transform):
+    """``pivot``: one row per `groupby` group, one column per distinct value of `pivot` holding `op` of `value`.
+
+    The columns are named after the values (Vega's ``value + ''``), sorted
+    ascending, the first `limit` kept (all when 0): they depend on the rows,
+    so `fields_after` knows them only once `columns` is given (the data
+    stage's `follow_fields` fills it from the rows; `chartc validate`
+    without rows knows the groupby fields alone).
+    """
+
+    pivot: str
+    value: str
+    groupby: tuple[str, ...] = ()
+    limit: int = 0
+    op: str = "sum"
+    columns: tuple[str, ...] | None = None
+
+    def reads(self) -> tuple[FieldRead, ...]:
+        return (FieldRead(self.pivot, ("pivot",)), FieldRead(self.value, ("value",)),
+                *(FieldRead(name, ("groupby", index)) for index, name in enumerate(self.groupby)))
+
+    def fields_after(self, fields: Fields) -> Fields:
+        kept = {name: fields.get(name, "nominal") for name in self.groupby}
+        return {**kept, **{name: PIVOT_TYPE for name in self.columns or ()}}
+
+    def makes(self) -> tuple[str, ...]:
+        return tuple(self.columns or ())
+
+
+@dataclass(frozen=True, slots=True)
+class Impute(Transform):
+    """``impute``: a row for every `key` value a `groupby` group lacks, its `impute` field filled.
+
+    As Vega-Lite compiles it: Vega's impute adds the rows with `value` (null
+    for the other methods); a method other than ``value`` then computes
+    ``imputed_<field>_value``, the `method` of the field over the group's rows
+    in `frame`, and puts it where the field is null.
+    """
+
+    impute: str
+    key: str
+    keyvals: tuple | None = None
+    groupby: tuple[str, ...] = ()
+    method: str = "value"
+    value: Any = None
+    frame: tuple = (None, None)
+
+    def reads(self) -> tuple[FieldRead, ...]:
+        return (FieldRead(self.impute, ("impute",)), FieldRead(self.key, ("key",)),
+                *(FieldRead(name, ("groupby", index)) for index, name in enumerate(self.groupby)))
+
+    @property
+    def derived(self) -> str | None:
+        """The field Vega-Lite's window writes for a method other than ``value``."""
+        return None if self.method == "value" else f"imputed_{self.impute}_value"
+
+    def fields_after(self, fields: Fields) -> Fields:
+        out = {**fields, self.impute: fields.get(self.impute, "quantitative"), self.key: fields.get(self.key, "nominal")}
+        if self.derived is not None:
+            out[self.derived] = "quantitative"
+        return out
+
+    def makes(self) -> tuple[str, ...]:
+        return (self.impute,) if self.derived is None else (self.impute, self.derived)

@@ -14,6 +14,8 @@ any data is read.
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable, Mapping
 from dataclasses import fields, replace
 
@@ -22,7 +24,8 @@ from ..ir import expressions
 from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer, Legend, Mark, MarkerStyle,
                         Markers, Param, Trend, freeze)
 from ..ir.source import Source
-from ..ir.transforms import Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Transform
+from ..ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot,
+                             Transform)
 from .load import Document
 
 STAGE = "parse"
@@ -215,6 +218,20 @@ class _Parser:
                                 source=self.source) for index, op in enumerate(step["aggregate"]))
         return Aggregate(ops, tuple(step.get("groupby", ())), path=path, source=self.source)
 
+    def pivot(self, step: Mapping, path: SpecPath) -> Pivot:
+        return Pivot(step["pivot"], step["value"], tuple(step.get("groupby", ())), step.get("limit", 0),
+                     step.get("op", "sum"), path=path, source=self.source)
+
+    def impute(self, step: Mapping, path: SpecPath) -> Impute:
+        keyvals = step.get("keyvals")
+        if isinstance(keyvals, Mapping):  # Vega-Lite's sequence: Vega's `sequence(start, stop, step)`
+            start, step_ = keyvals.get("start", 0), keyvals.get("step") or 1
+            count = max(0, math.ceil((keyvals["stop"] - start) / step_))
+            keyvals = [float(start + index * step_) for index in range(count)]
+        return Impute(step["impute"], step["key"], None if keyvals is None else tuple(freeze(keyvals)),
+                      tuple(step.get("groupby", ())), step.get("method", "value"), freeze(step.get("value")),
+                      tuple(step.get("frame", (None, None))), path=path, source=self.source)
+
 
 # The key that names a transform's kind -> how to parse it (one entry per `ir.transforms` class).
 TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] = {
@@ -222,6 +239,8 @@ TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] 
     "calculate": _Parser.calculate,
     "fold": _Parser.fold,
     "aggregate": _Parser.aggregate,
+    "pivot": _Parser.pivot,
+    "impute": _Parser.impute,
 }
 
 

@@ -21,10 +21,12 @@ and nothing else about rows.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass
 
 from ...infra.table import Table
 from ...ir.nodes import Chart
+from ...ir.transforms import Pivot
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, data_file, data_files, data_identity,
                    data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
@@ -38,11 +40,11 @@ from .sources import SOURCE, is_table, materialise, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
-    "DELIMITERS", "DataFlow", "Encoded", "FieldFlow", "INTERPRETERS", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
+    "DELIMITERS", "DataFlow", "Encoded", "FieldFlow", "INTERPRETERS", "OpenFields", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
     "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
     "BoundTable", "bind_table", "is_table", "read_table", "register_frame", "write_rows",
     "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
-    "load_dataset", "materialise", "project_root", "read_columns", "read_rows", "register_source",
+    "load_dataset", "materialise", "pivot_columns", "project_root", "read_columns", "read_rows", "register_source",
     "row_place", "vega_bins",
     "scrub_table", "scrub_text",
 ]
@@ -73,12 +75,18 @@ class FieldFlow:
     before: dict
 
 
-def follow_fields(chart: Chart, base: dict[str, str]) -> FieldFlow:
+def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None) -> FieldFlow:
     """Follow the fields through every transform of a chart.
+
+    A pivot's columns are its rows' values: `pivots` (pivot path -> its
+    columns, `pivot_columns`) names them; without it (`chartc validate`
+    reads no rows) the fields after a pivot are open (`OpenFields`): any
+    name may be one of its columns, so no read past it is reported.
 
     Args:
         chart: the chart.
         base: the data's columns and their measurement types.
+        pivots: each pivot's columns, when the rows are known.
 
     Returns:
         The fields before each transform and after each layer's.
@@ -88,12 +96,33 @@ def follow_fields(chart: Chart, base: dict[str, str]) -> FieldFlow:
     def through(steps, fields):
         for step in steps:
             before[step.path] = fields
-            fields = step.fields_after(fields)
+            if isinstance(step, Pivot) and pivots is not None and step.path in pivots:
+                step = dataclasses.replace(step, columns=pivots[step.path])
+            after = step.fields_after(fields)
+            open_ = isinstance(fields, OpenFields) or (isinstance(step, Pivot) and step.columns is None)
+            fields = OpenFields(after) if open_ else after
         return fields
 
     shared = through(chart.transform, dict(base))
     layers = tuple(through(layer.transform, shared) for layer in chart.layers)
     return FieldFlow(dict(base), shared, layers, before)
+
+
+class OpenFields(dict):
+    """The fields after a pivot whose columns are not known (no rows): every name may be there."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+
+def pivot_columns(chart: Chart, table: Table) -> dict | None:
+    """Each pivot's columns (pivot path -> names), from the rows through the transforms before it; None without a pivot."""
+    if not any(isinstance(step, Pivot) for layer in chart.layers for step in chart.transforms(layer)):
+        return None
+    fields = follow_fields(chart, field_types(table))
+    pivots: dict = {}
+    interpret_layers(chart, table, fields.layers, fields.shared, pivots)
+    return pivots
 
 
 @dataclass(frozen=True)
@@ -133,7 +162,7 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
         cannot be known).
     """
     drawn = table if drawn is None else drawn
-    fields = follow_fields(chart, field_types(table))
+    fields = follow_fields(chart, field_types(table), pivot_columns(chart, drawn))
     if (not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers))
             and not _long_line(chart, drawn, fields) and not any(map(wants_interval, chart.layers))):
         # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable

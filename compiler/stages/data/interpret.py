@@ -19,6 +19,8 @@ rows: `Unknowable.thrown`, which the check stage reports.
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -28,7 +30,8 @@ from ...infra.table import TEXT, Table
 from ...ir import expressions as ex
 from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
-from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Transform
+from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot,
+                              Transform)
 from . import vega
 
 
@@ -149,6 +152,7 @@ class _Context:
 
     emitted: dict = field(default_factory=dict)      # filter path -> the field predicate the translator emits
     trees: dict = field(default_factory=dict)        # expression text -> parsed tree
+    pivots: dict = field(default_factory=dict)       # pivot path -> the columns it made (`follow_fields`)
 
     def tree(self, text: str):
         if text not in self.trees:
@@ -309,12 +313,128 @@ def _unknown_measure(state: _State, step: Aggregate, op) -> Unknowable | None:
     return None
 
 
+# ------------------------------------------------------------------ reshaping: pivot, impute
+
+def _ascending(a, b) -> int:
+    """vega-util's ``ascending`` comparator (nulls first, NaN after numbers, Dates by their time)."""
+    a_null, b_null = a is None or a is ex.UNDEFINED, b is None or b is ex.UNDEFINED
+    if (a_null or vega.js_less(a, b)) and not b_null:
+        return -1
+    if (b_null or vega.js_less(b, a)) and not a_null:
+        return 1
+    a = a.time if type(a) is ex.JSDate else a
+    b = b.time if type(b) is ex.JSDate else b
+    if _nan(a) and not _nan(b):
+        return -1
+    if _nan(b) and not _nan(a):
+        return 1
+    return 0
+
+
+def _nan(value) -> bool:
+    """JavaScript's ``x !== x``."""
+    return type(value) is float and value != value
+
+
+def pivot_keys(keys: list, limit: int) -> list:
+    """Vega's pivot keys: each distinct value (by its text, the first kept), sorted ascending, the first `limit`."""
+    seen: dict = {}
+    for key in keys:
+        seen.setdefault(ex.to_js_string(key), key)
+    ordered = sorted(seen.values(), key=functools.cmp_to_key(_ascending))
+    return ordered[:limit] if limit else ordered
+
+
+def interpret_pivot(context: _Context, state: _State, step: Pivot) -> _State:
+    """``pivot``: Vega's aggregate of one measure per pivot key, `op` over `value` where the key is strictly equal."""
+    keys = state.view(step.pivot, step)
+    values = state.view(step.value, step)
+    names = pivot_keys(keys, step.limit)
+    columns = tuple(ex.to_js_string(name) for name in names)
+    context.pivots[step.path] = columns
+    work = _State(state.table, state.origin, dict(state.js), dict(state.unknown), state.parses, set(state.source))
+    ops = []
+    for index, (name, column) in enumerate(zip(names, columns)):
+        hidden = f"\0pivot{index}"
+        matched = [value if ex.strict_equals(key, name) else math.nan for key, value in zip(keys, values)]
+        if step.op == "count":  # Vega's ``__count__`` counts the values that are not NaN: the key's rows
+            matched = [math.nan if _nan(value) else 1.0 for value in matched]
+        work.js[hidden] = matched
+        ops.append(AggregateOp("valid" if step.op == "count" else step.op, column, hidden,
+                               path=step.path, source=step.source))
+    return interpret_aggregate(context, work, Aggregate(tuple(ops), step.groupby, path=step.path, source=step.source))
+
+
+def interpret_impute(context: _Context, state: _State, step: Impute) -> _State:
+    """``impute`` as Vega-Lite compiles it: Vega's impute adds a row per key a group lacks (after every row read,
+    group by group), then for a method other than ``value`` a window computes it and a formula fills the nulls."""
+    keys = state.view(step.key, step)
+    filled = state.view(step.impute, step)
+    by = [state.view(name, step) for name in step.groupby]
+    domain = [vega.js_cell(value) for value in step.keyvals or ()]
+    slots = {ex.to_js_string(value): index for index, value in enumerate(domain)}
+    groups: dict[str, tuple[list, set]] = {}
+    for row, key in enumerate(keys):
+        slot = slots.setdefault(ex.to_js_string(key), len(domain))
+        if slot == len(domain):
+            domain.append(key)
+        values = [column[row] for column in by]
+        # Vega's group key here is the values array as text: joined by ',', null and undefined empty.
+        text = ",".join("" if value is None or value is ex.UNDEFINED else ex.to_js_string(value) for value in values)
+        groups.setdefault(text, (values, set()))[1].add(slot)
+    value = vega.js_cell(step.value) if step.method == "value" and step.value is not None else (
+        0.0 if step.method == "value" else None)
+    added = [(values, domain[slot]) for values, present in groups.values()
+             for slot in range(len(domain)) if slot not in present]
+    count, more = len(state.table), len(added)
+    names = list(dict.fromkeys([*state.names(), *step.groupby, step.key, step.impute]))
+    js = {}
+    for name in names:
+        if name == step.key:
+            js[name] = [*keys, *(key for _, key in added)]
+        elif name == step.impute:
+            js[name] = [*filled, *([value] * more)]
+        elif name in step.groupby:
+            js[name] = [*by[step.groupby.index(name)], *(values[step.groupby.index(name)] for values, _ in added)]
+        elif name in state.unknown:
+            continue
+        else:
+            js[name] = [*state.view(name, step), *([ex.UNDEFINED] * more)]
+    if step.derived is not None:
+        partitions: dict[str, list[int]] = {}
+        for row in range(count + more):
+            partitions.setdefault(vega.group_key([js[name][row] for name in step.groupby]), []).append(row)
+        derived = [ex.UNDEFINED] * (count + more)
+        low, high = step.frame
+        for rows in partitions.values():
+            size = len(rows)
+            for index, row in enumerate(rows):
+                start = 0 if low is None else max(0, index - abs(low))
+                stop = size if high is None else min(size, index + abs(high) + 1)
+                window = rows[start:stop]
+                derived[row] = vega.measure(step.method, [js[step.impute][r] for r in window], window, None)
+        js[step.derived] = derived
+        js[step.impute] = [derived[row] if js[step.impute][row] is None else js[step.impute][row]
+                           for row in range(count + more)]
+    columns, kinds = {}, {}
+    for name, values in js.items():
+        kept = name in state.table and name in state.source and not (name == step.impute and step.derived)
+        head = list(state.table[name]) if kept else [vega.python_cell(value) for value in values[:count]]
+        columns[name] = [*head, *(vega.python_cell(value) for value in values[count:])]
+        kinds[name] = vega.column_kind(columns[name])
+    origin = [*(state.origin or range(count)), *([None] * more)]
+    unknown = {name: why for name, why in state.unknown.items() if name not in js}
+    return _State(Table(columns, kinds), origin, js, unknown, {}, set())
+
+
 # Transform class -> how the data stage runs it (one entry per `ir.transforms` kind).
 INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Filter: interpret_filter,
     Calculate: interpret_calculate,
     Fold: interpret_fold,
     Aggregate: interpret_aggregate,
+    Pivot: interpret_pivot,
+    Impute: interpret_impute,
 }
 
 
@@ -331,7 +451,8 @@ def bound_after(step: Transform, rows: int, table: Table | None) -> int:
 
 # ------------------------------------------------------------------ layers
 
-def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...], shared_fields: dict) -> tuple:
+def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...], shared_fields: dict,
+                     pivots: dict | None = None) -> tuple:
     """Every layer's rows through the chart's transforms and its own, as Vega computes them.
 
     Args:
@@ -339,6 +460,7 @@ def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...],
         table: the rows read (or drawn).
         layer_fields: per layer, its fields after its transforms (`FieldFlow.layers`).
         shared_fields: the fields after the chart's transforms (the facet's types).
+        pivots: filled with each pivot's columns (pivot path -> names), when given.
 
     Returns:
         One `Rows` per layer, in layer order.
@@ -356,7 +478,8 @@ def interpret_layers(chart: Chart, table: Table, layer_fields: tuple[dict, ...],
                    for name in (conflicting if layer.mark is not None else ())}
         key: tuple = (tuple(sorted(parses.items())), tuple(sorted(unknown)))
         state = cache.setdefault(key, _State(table, None, {}, dict(unknown), parses, set(table.names)))
-        context = _Context({step.path: predicate for step, predicate in zip(chain, plan) if predicate is not None})
+        context = _Context({step.path: predicate for step, predicate in zip(chain, plan) if predicate is not None},
+                           pivots={} if pivots is None else pivots)
         rows, stop = len(table), None
         for index, step in enumerate(chain):
             if stop is not None:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, scannable
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
-from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold, Transform
+from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, Pivot, Transform
 from . import vega
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
@@ -974,7 +974,14 @@ STEPS: dict[type, Callable] = {
     Fold: lambda chain, step, emitted: chain.fold(step),
     Aggregate: lambda chain, step, emitted: chain.aggregate(step),
     BinStep: lambda chain, step, emitted: chain.bin(step),
+    Pivot: lambda chain, step, emitted: _interpreted(step),
+    Impute: lambda chain, step, emitted: _interpreted(step),
 }
+
+
+def _interpreted(step: Transform):
+    """A reshaping transform (`pivot`, `impute`) not yet compiled to SQL: the interpreter computes its rows."""
+    raise NotCompiled(f"the {type(step).__name__.lower()} transform")
 
 
 def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: dict, gaps: list[dict],

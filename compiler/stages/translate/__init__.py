@@ -40,7 +40,7 @@ from ...infra.shapes import resolve_shape, shape_filled
 from ...infra.table import Table
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
-from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold
+from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from .fields import escape_fields
@@ -554,12 +554,28 @@ def emit_aggregate(view, step: Aggregate, alt, types: dict):
     return view.transform_aggregate(ops, groupby=list(step.groupby))
 
 
+def emit_pivot(view, step: Pivot, alt, types: dict):
+    """``pivot``: the field, the value, and the groupby, limit and op given."""
+    return view.transform_pivot(step.pivot, step.value, groupby=list(step.groupby), limit=step.limit, op=step.op)
+
+
+def emit_impute(view, step: Impute, alt, types: dict):
+    """``impute``: the field and key, and each option the spec gives (Vega-Lite's defaults otherwise)."""
+    options = {"groupby": list(step.groupby) or alt.Undefined, "method": step.method,
+               "keyvals": list(step.keyvals) if step.keyvals is not None else alt.Undefined,
+               "value": step.value if step.value is not None else alt.Undefined,
+               "frame": list(step.frame) if step.frame != (None, None) else alt.Undefined}
+    return view.transform_impute(step.impute, step.key, **options)
+
+
 # Transform class -> how it is emitted (one entry per `ir.transforms` kind).
 TRANSFORMS: dict[type, Callable[..., object]] = {
     Filter: emit_filter,
     Calculate: emit_calculate,
     Fold: emit_fold,
     Aggregate: emit_aggregate,
+    Pivot: emit_pivot,
+    Impute: emit_impute,
 }
 
 
