@@ -729,3 +729,45 @@ def param_bind(bind: str, why: str) -> str:
     return f"bind: {bind} needs {why}"
 
 
+
+
+@code("E265")
+def impute_value_unused(method: str) -> str:
+    """An impute's `value` with a method that computes the value.
+
+    `value` is what `method: value` fills in; with `mean`, `median`, `max` or `min` the filled value is
+    computed from the group's rows and Vega-Lite drops `value` without a word.
+
+    Example:
+        data: {values: [{x: 1, y: 2, g: a}, {x: 2, y: 3, g: b}]}
+        transform:
+          - {impute: y, key: x, groupby: [g], method: mean, value: 0}
+        mark: line
+        encoding: {x: x, y: y, color: g}
+    """
+    return f"impute: value is read only by method: value, and this impute's method is {method!r}"
+
+
+def impute_value_unused_hint() -> str:
+    return "drop value, or set method: value to fill that value"
+
+
+@code("E266")
+def impute_frame_unused() -> str:
+    """An impute's `frame` with `method: value`.
+
+    `frame` says which rows `mean`, `median`, `max` or `min` read; `method: value` (the default) fills
+    one constant and reads no row, so Vega-Lite drops the frame without a word.
+
+    Example:
+        data: {values: [{x: 1, y: 2, g: a}, {x: 2, y: 3, g: b}]}
+        transform:
+          - {impute: y, key: x, groupby: [g], frame: [-1, 1]}
+        mark: line
+        encoding: {x: x, y: y, color: g}
+    """
+    return "impute: frame is read only by a method computed from rows (mean, median, max, min)"
+
+
+def impute_frame_unused_hint() -> str:
+    return "drop frame, or set a method such as method: mean"

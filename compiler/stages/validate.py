@@ -216,6 +216,28 @@ def _check_structure(doc: Document) -> list[SpecError]:
         if "markers" in layer and "trend" in layer:
             problems.append(_error(msg.markers_on_trend(), path + ("markers",), doc, key=True))
     problems.extend(_check_params(data, doc))
+    problems.extend(_check_imputes(data, doc))
+    return problems
+
+
+def _check_imputes(data: dict, doc: Document) -> list[SpecError]:
+    """An impute's option its method never reads: Vega-Lite drops it without a word."""
+    problems = []
+    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
+    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
+    for path, owner in owners:
+        steps = owner.get("transform")
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, dict) or "impute" not in step:
+                continue
+            method = step.get("method", "value")
+            here = path + ("transform", index)
+            if method != "value" and "value" in step:
+                problems.append(_error(msg.impute_value_unused(method), here + ("value",), doc, key=True,
+                                       hint=msg.impute_value_unused_hint()))
+            if method == "value" and "frame" in step:
+                problems.append(_error(msg.impute_frame_unused(), here + ("frame",), doc, key=True,
+                                       hint=msg.impute_frame_unused_hint()))
     return problems
 
 
