@@ -771,3 +771,25 @@ def impute_frame_unused() -> str:
 
 def impute_frame_unused_hint() -> str:
     return "drop frame, or set a method such as method: mean"
+
+
+@code("E267")
+def impute_sequence_too_long(limit: int) -> str:
+    """An impute's key sequence with too many values.
+
+    `keyvals: {start, stop, step}` names every key each group must have, and each group gets a row per
+    key it lacks: a sequence of more than 100,000 keys is a unit slip (a stop in milliseconds, a step
+    of 1 over a large range), not a chart.
+
+    Example:
+        data: {values: [{x: 1, y: 2, g: a}, {x: 2, y: 3, g: b}]}
+        transform:
+          - {impute: y, key: x, groupby: [g], keyvals: {start: 0, stop: 1e9}}
+        mark: line
+        encoding: {x: x, y: y, color: g}
+    """
+    return f"impute: keyvals names more than {limit:,} keys"
+
+
+def impute_sequence_too_long_hint() -> str:
+    return "give a larger step, or list the keys: keyvals: [2020, 2021, 2022]"

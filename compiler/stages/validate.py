@@ -220,8 +220,12 @@ def _check_structure(doc: Document) -> list[SpecError]:
     return problems
 
 
+# The most key values an impute's sequence may name: every group gets a row per key.
+MAX_KEYVALS = 100_000
+
+
 def _check_imputes(data: dict, doc: Document) -> list[SpecError]:
-    """An impute's option its method never reads: Vega-Lite drops it without a word."""
+    """An impute's option its method never reads (Vega-Lite drops it without a word), or a sequence too long to fill."""
     problems = []
     layers = data.get("layers") if isinstance(data.get("layers"), list) else []
     owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
@@ -232,6 +236,14 @@ def _check_imputes(data: dict, doc: Document) -> list[SpecError]:
                 continue
             method = step.get("method", "value")
             here = path + ("transform", index)
+            keyvals = step.get("keyvals")
+            if isinstance(keyvals, dict) and isinstance(keyvals.get("stop"), (int, float)):
+                start, stride = keyvals.get("start", 0), keyvals.get("step") or 1
+                count = (keyvals["stop"] - start) / stride if isinstance(start, (int, float)) and isinstance(
+                    stride, (int, float)) else 0
+                if count > MAX_KEYVALS:
+                    problems.append(_error(msg.impute_sequence_too_long(MAX_KEYVALS), here + ("keyvals",), doc,
+                                           hint=msg.impute_sequence_too_long_hint()))
             if method != "value" and "value" in step:
                 problems.append(_error(msg.impute_value_unused(method), here + ("value",), doc, key=True,
                                        hint=msg.impute_value_unused_hint()))
