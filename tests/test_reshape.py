@@ -31,6 +31,7 @@ CASES = {
     "pivot of booleans and nulls": (WIDE, "[{pivot: b, value: n, op: max}]"),
     "impute a value": (LINES, "[{impute: y, key: x, groupby: [g], value: -1}]"),
     "impute default value": (LINES, "[{impute: y, key: x, groupby: [g]}]"),
+    "impute null": (LINES, "[{impute: y, key: x, groupby: [g], value: null}]"),
     "impute with keyvals": (LINES, "[{impute: y, key: x, keyvals: [0, 1, 6], groupby: [g], value: 9}]"),
     "impute a sequence": (LINES, "[{impute: y, key: x, keyvals: {start: 0, stop: 8, step: 2}, groupby: [g]}]"),
     "impute mean": (LINES, "[{impute: y, key: x, groupby: [g], method: mean}]"),

@@ -249,12 +249,17 @@ class Impute(Transform):
     keyvals: tuple | None = None
     groupby: tuple[str, ...] = ()
     method: str = "value"
-    value: Any = None
+    value: Any = expressions.UNDEFINED  # not given (Vega fills 0); None is the spec's null
     frame: tuple = (None, None)
 
     def reads(self) -> tuple[FieldRead, ...]:
         return (FieldRead(self.impute, ("impute",)), FieldRead(self.key, ("key",)),
                 *(FieldRead(name, ("groupby", index)) for index, name in enumerate(self.groupby)))
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the spec gives `value` (null included)."""
+        return self.value is not expressions.UNDEFINED
 
     @property
     def derived(self) -> str | None:

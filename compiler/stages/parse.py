@@ -229,7 +229,8 @@ class _Parser:
             count = max(0, math.ceil((keyvals["stop"] - start) / step_))
             keyvals = [float(start + index * step_) for index in range(count)]
         return Impute(step["impute"], step["key"], None if keyvals is None else tuple(freeze(keyvals)),
-                      tuple(step.get("groupby", ())), step.get("method", "value"), freeze(step.get("value")),
+                      tuple(step.get("groupby", ())), step.get("method", "value"),
+                      freeze(step["value"]) if "value" in step else expressions.UNDEFINED,
                       tuple(step.get("frame", (None, None))), path=path, source=self.source)
 
 

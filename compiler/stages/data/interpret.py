@@ -382,8 +382,8 @@ def interpret_impute(context: _Context, state: _State, step: Impute) -> _State:
         # Vega's group key here is the values array as text: joined by ',', null and undefined empty.
         text = ",".join("" if value is None or value is ex.UNDEFINED else ex.to_js_string(value) for value in values)
         groups.setdefault(text, (values, set()))[1].add(slot)
-    value = vega.js_cell(step.value) if step.method == "value" and step.value is not None else (
-        0.0 if step.method == "value" else None)
+    # Vega-Lite passes `value` to Vega's impute for method value (Vega fills 0 when it is not given), else null.
+    value = (0.0 if step.value is ex.UNDEFINED else vega.js_cell(step.value)) if step.method == "value" else None
     added = [(values, domain[slot]) for values, present in groups.values()
              for slot in range(len(domain)) if slot not in present]
     count, more = len(state.table), len(added)

@@ -563,7 +563,7 @@ def emit_impute(view, step: Impute, alt, types: dict):
     """``impute``: the field and key, and each option the spec gives (Vega-Lite's defaults otherwise)."""
     options = {"groupby": list(step.groupby) or alt.Undefined, "method": step.method,
                "keyvals": list(step.keyvals) if step.keyvals is not None else alt.Undefined,
-               "value": step.value if step.value is not None else alt.Undefined,
+               "value": step.value if step.has_value else alt.Undefined,
                "frame": list(step.frame) if step.frame != (None, None) else alt.Undefined}
     return view.transform_impute(step.impute, step.key, **options)
 
