@@ -388,7 +388,9 @@ def test_summary_is_json_ready(car_line):
     assert summary["band"] == LEVEL and summary["band_kind"] == "confidence"
     assert summary["space"] == {"x": "linear", "y": "linear"}
     assert set(summary) == {"method", "group", "label", "n", "coefficients", "r2", "adj_r2",
-                            "rse", "band", "band_kind", "space", "x_type", "equation"}
+                            "rse", "statistics", "band", "band_kind", "space", "x_type", "equation"}
+    assert set(summary["statistics"]) == {"p", "f", "slope_ci", "aic", "bic", "rmse"}
+    assert summary["statistics"]["slope_ci"] == list(dict(car_line.statistics)["slope_ci"])
     assert (summary["label"], summary["x_type"]) == (None, "quantitative")
 
 
