@@ -184,6 +184,7 @@ class _Chain:
         self.extra: list[str] = []  # columns carried for cells (row numbers, cell values)
         self.view = view
         self.row = ROW
+        self.grouped: int | None = None  # the first aggregate's groups, over rows left in the engine
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -223,8 +224,14 @@ class _Chain:
         are kept before the join (a join against every row holds every row: 0.7 GB at 10^7 rows)."""
         if not isinstance(self.table, EngineTable):
             return previous
+        at = [name for name, _ in self.ctes].index(grouped)
+        self.grouped = at if self.grouped is None else min(self.grouped, at)
         return (f"(SELECT * FROM {previous} WHERE {SEQ} IN "
                 f"(SELECT {first} FROM {quote_identifier(grouped)}))")
+
+    def held(self, index: int) -> str:
+        """How a step over rows left in the engine is kept: the groups and after, held; before them, not."""
+        return " AS MATERIALIZED" if self.grouped is not None and index >= self.grouped else " AS NOT MATERIALIZED"
 
     @property
     def current(self) -> str:
@@ -546,8 +553,11 @@ class _Chain:
         select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
         # Over rows left in the engine a step read twice (an aggregate's groups joined back to their first
         # rows) is scanned again rather than held: held, it is every row of every column.
-        how = " AS NOT MATERIALIZED" if isinstance(self.table, EngineTable) else " AS"
-        ctes = ",\n".join(f"{quote_identifier(name)}{how} ({sql})" for name, sql in self.ctes)
+        # The groups and every step after them are few rows: held, so that reading them again (the probes,
+        # the join back) does not run the scan again.
+        lazy = isinstance(self.table, EngineTable)
+        ctes = ",\n".join(f"{quote_identifier(name)}{self.held(index) if lazy else ' AS'} ({sql})"
+                           for index, (name, sql) in enumerate(self.ctes))
         last = quote_identifier(self.current)
         if probes:
             measured = ", ".join(f"(SELECT count(*) FROM {quote_identifier(cte)}) AS {count}, "
