@@ -14,9 +14,10 @@ Competitors, each computing what its chart draws:
 - ``chartc engine``: the file registered as the engine's view `SOURCE` (chartc's
   types, its connection settings) and the aggregate queried from it (`stages.data.reduce`
   for M4, `trends.moments` and `fitting.fit_sums` for the fit);
-- ``chartc compile`` (``--compile``): ``chartc compile spec.yaml -o out.vl.json`` on a
-  spec the benchmark writes, once the compile aggregates before render (until then
-  it materialises every row in Python, so it is off by default and times out at 10^7);
+- ``chartc compile``: ``chartc compile spec.yaml -o out.vl.json`` on a spec the
+  benchmark writes (the whole compile: the rows stay in the engine, each layer's
+  aggregate is queried there, only the rows M4 keeps are fetched); its Vega-Lite's
+  size is printed too;
 - ``Altair + VegaFusion``: the Altair chart of a pyarrow table, compiled to Vega
   with the ``vegafusion`` data transformer (its transforms evaluated in DataFusion);
   Vega has no M4 and no confidence band, so the line is all of its rows and the
@@ -28,7 +29,10 @@ Competitors, each computing what its chart draws:
 - ``DuckDB alone``: the same aggregates in plain DuckDB SQL over ``read_parquet``
   (the bound the issue sets: chartc at most 2x of it at 10^8 rows).
 
-    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--compile] [--timeout S]
+``--engines`` runs only chartc and DuckDB alone (at 10^8 rows matplotlib + pandas needs
+~15 GB).
+
+    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--timeout S]
 """
 
 from __future__ import annotations
@@ -234,9 +238,11 @@ SPECS = {
                  "  y: {aggregate: count}\n",
     "heatmap": f"data: {{path: runs.parquet}}\nmark: rect\nencoding:\n  x: {{field: step, bin: {{maxbins: {GRID}}}}}\n"
                f"  y: {{field: loss, bin: {{maxbins: {GRID}}}}}\n  color: {{aggregate: count}}\n",
-    "line": "data: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n",
+    # 1,000 pixel columns: the PNG's, at twice the width
+    "line": f"width: {PIXELS // 2}\ndata: {{path: runs.parquet}}\nmark: line\nencoding:\n  x: step\n  y: loss\n"
+            "  color: {field: run, type: nominal}\n",
     "fit": "data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
-           f"layers:\n  - trend: {{method: linear, band: {LEVEL}}}\n",
+           f"layers:\n  - trend: {{method: linear, band: {LEVEL}, by: run}}\n",
 }
 
 TASKS = {
@@ -255,7 +261,8 @@ TASKS = {
 
 def options(parser) -> None:
     parser.add_argument("--huge", action="store_true", help="10^8 rows instead of 10^7 (~1.5 GB of Parquet)")
-    parser.add_argument("--compile", action="store_true", help="also time `chartc compile` of a spec per chart")
+    parser.add_argument("--engines", action="store_true",
+                        help="only chartc (its engine, its compile) and DuckDB alone: no Altair, no matplotlib")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
 
 
@@ -283,16 +290,18 @@ def main(argv=None) -> int:
             print(f"generating {n:,} rows failed: {made.status} {made.stderr[-300:]}", file=sys.stderr)
             return 1
         size = path.stat().st_size
-        results = {}
+        results, sizes = {}, {}
         for task, (chart, scripts) in TASKS.items():
             commands = {name: {"cmd": python("-c", script, str(path)), "cwd": args.repo, "env": env,
-                               "timeout": args.timeout} for name, script in scripts.items()}
-            if args.compile:
-                spec = folder / f"{chart}.yaml"
-                spec.write_text(SPECS[chart], encoding="utf-8")
-                commands["chartc compile"] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.vl.json")),
-                                              "cwd": args.repo, "env": env, "timeout": args.timeout}
+                               "timeout": args.timeout} for name, script in scripts.items()
+                        if not args.engines or name in ("chartc engine", "DuckDB alone")}
+            spec = folder / f"{chart}.yaml"
+            spec.write_text(SPECS[chart], encoding="utf-8")
+            commands["chartc compile"] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.vl.json")),
+                                          "cwd": args.repo, "env": env, "timeout": args.timeout}
             results[task] = compare(commands, runs, warmup=1 if n <= 10 ** 7 else 0)
+            written = folder / f"{chart}.vl.json"
+            sizes[task] = written.stat().st_size if written.exists() else None
 
     print_machine(args.repo)
     print(f"\n== {n:,} rows, {RUNS} runs of {n // RUNS:,} steps (Parquet {size / 2**20:.0f} MB): "
@@ -300,7 +309,8 @@ def main(argv=None) -> int:
     for task, series in results.items():
         engine, alone = series["chartc engine"], series["DuckDB alone"]
         rows = [[name, cell(s), ratio(engine, s), ratio(s, alone)] for name, s in series.items()]
-        print(f"\n-- {task}")
+        size = f"{sizes[task] / 1000:,.1f} kB" if sizes.get(task) is not None else "not written"
+        print(f"\n-- {task} (chartc compile's Vega-Lite: {size})")
         print(table(["command", "wall / peak RSS", "chartc engine / it", "it / DuckDB alone"], rows))
     return 0
 

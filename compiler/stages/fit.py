@@ -29,18 +29,20 @@ import numpy as np
 
 from .. import errors as msg
 from ..errors import SpecError
-from ..infra.table import DATE, Table, floats, json_value, milliseconds, parse_date
+from ..infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, floats, json_value, milliseconds, parse_date
 from ..ir.nodes import Chart, Layer, thaw
 from ..trends.fitting import TrendLine, TrendPlan, fit_sums, fit_values, format_trend_label, plan_trend, sums_sql
 from ..trends.moments import Sums, sums_from_rows
 from .data import DataFlow, Rows
-from .data.engine import connect
-from .data.sources import register_arrays
+from .data.engine import connect, quote_identifier, quote_text
+from .data.sources import EngineTable, register_arrays
 from .markers import category_key
 
 STAGE = "fit"
 # Rows of a trend layer up to which the least-squares sums are taken in memory, not in the engine.
 IN_MEMORY_ROWS = 100_000
+# A part's values when they stay in the engine (its fit comes from its sums alone).
+NO_VALUES = np.empty(0)
 
 # Encoding properties that make a channel show something other than the rows'
 # own values; a trend is fitted to the rows, so it cannot follow them.
@@ -158,7 +160,12 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
     if weight is not None and weight not in table.kinds:
         raise fail(msg.trend_weight_not_found(weight, list(table.kinds)), ("weight",))
     parts, weights = [], []
-    for panel, panel_rows in _panels(table, facet_fields):
+    lazy = (isinstance(table, EngineTable) and not facet_fields and refused is None
+            and plan.fitter.fits_from_moments(plan.options) and len(table) > IN_MEMORY_ROWS
+            and all(table.kinds.get(field) == NUMBER for field in (x_field, y_field, weight) if field is not None)
+            and (trend.by is None or table.kinds.get(trend.by) in (NUMBER, TEXT, BOOLEAN)))
+    # Rows left in the engine are summed there, per group: only the groups' values are read.
+    for panel, panel_rows in [] if lazy else _panels(table, facet_fields):
         groups = _groups(panel_rows, trend.by, chart)
         if not groups:  # every row's `by` value is missing
             raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint(), panel=panel)
@@ -169,8 +176,18 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
             weights.append(None if weight is None else floats(part, weight))
     # Rows already in memory are summed there (`math.fsum`, exactly rounded) up to a size where the
     # engine is faster; a chart with a few thousand points then never imports the engine for its fit.
-    in_engine = plan.fitter.fits_from_moments(plan.options) and sum(len(x) for _, _, x, _ in parts) > IN_MEMORY_ROWS
-    sums = fit_statistics(plan, parts, weights if weight is not None else None) if in_engine else {}
+    if lazy:
+        groups = [group for group, _ in _groups(Table({trend.by: table.unique(trend.by)}, {trend.by: table.kinds[trend.by]})
+                                                 if trend.by is not None else table, trend.by, chart)]
+        if not groups:  # every row's `by` value is missing
+            raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint())
+        parts = [((), group, NO_VALUES, NO_VALUES) for group in groups]
+        weights = [None for _ in groups]
+        sums = engine_statistics(plan, table, x_field, y_field, trend.by, groups, weight)
+    else:
+        in_engine = (plan.fitter.fits_from_moments(plan.options)
+                     and sum(len(x) for _, _, x, _ in parts) > IN_MEMORY_ROWS)
+        sums = fit_statistics(plan, parts, weights if weight is not None else None) if in_engine else {}
     lines = []
     for index, (panel, group, x, y) in enumerate(parts):
         corner, text = annotation(trend)
@@ -250,6 +267,40 @@ def fit_statistics(plan: TrendPlan, parts: list[tuple], weights: list | None = N
     finally:
         connection.close()
     return sums_from_rows(rows, plan.degree, weighted=weights is not None)
+
+
+def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: str | None, groups: list,
+                      weight: str | None = None) -> dict[int, Sums]:
+    """Every group's sufficient statistics from one query over rows left in the engine (no row leaves it).
+
+    Args:
+        plan: a least-squares request.
+        table: the rows, in the engine (`data.EngineTable`).
+        x, y, by, weight: the columns (numbers; `by` a column of numbers, text or booleans, or None).
+        groups: the `by` values, in the order of the parts they make.
+
+    Returns:
+        Part index -> its `Sums`, as `fit_statistics` gives them for the same rows.
+    """
+    def number(column):
+        return f"CAST({quote_identifier(column)} AS DOUBLE)"
+
+    if by is None:
+        part = "0"
+    elif table.kinds[by] == NUMBER:
+        part = f"list_position([{', '.join(f'CAST({float(g)!r} AS DOUBLE)' for g in groups)}], {number(by)}) - 1"
+    elif table.kinds[by] == BOOLEAN:
+        part = f"list_position([{', '.join('true' if g else 'false' for g in groups)}], {quote_identifier(by)}) - 1"
+    else:
+        part = f"list_position([{', '.join(quote_text(g) for g in groups)}], {quote_identifier(by)}) - 1"
+    extra = f", {number(weight)} AS w" if weight is not None else ""
+    connection = table.connection
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW trend_rows AS SELECT * FROM (SELECT {part} AS part, "
+                       f"{number(x)} AS x, {number(y)} AS y{extra} FROM {quote_identifier(table.view)}) "
+                       "WHERE part IS NOT NULL")
+    rows = connection.execute(sums_sql(plan, "trend_rows", "x", "y", "part",
+                                       None if weight is None else "w")).fetchall()
+    return sums_from_rows(rows, plan.degree, weighted=weight is not None)
 
 
 def register_rows(connection, parts: list[tuple], weights: list | None = None) -> str:

@@ -36,18 +36,25 @@ from .intervals import interval_encoding, wants_interval
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
-from .sources import SOURCE, is_table, materialise, register_frame, write_rows
+from .sources import SOURCE, EngineTable, is_table, materialise, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
     "DELIMITERS", "DataFlow", "Encoded", "FieldFlow", "INTERPRETERS", "OpenFields", "MAX_FILE_BYTES", "MAX_SAFE_INTEGER", "READERS",
     "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
-    "BoundTable", "bind_table", "is_table", "read_table", "register_frame", "write_rows",
-    "data_identity", "data_source", "emitted_predicate", "field_types", "flow_data", "follow_fields",
+    "BoundTable", "EngineTable", "bind_table", "is_table", "read_table", "register_frame", "write_rows",
+    "data_identity", "data_source", "emitted_predicate", "field_types", "present_values", "flow_data", "follow_fields",
     "load_dataset", "materialise", "pivot_columns", "project_root", "read_columns", "read_rows", "register_source",
     "row_place", "vega_bins",
     "scrub_table", "scrub_text",
 ]
+
+
+def present_values(table: Table, name: str) -> set:
+    """A column's values other than None (a colour's categories): asked of the engine for rows left there."""
+    if isinstance(table, EngineTable) and name not in table.cache:
+        return table.present(name)
+    return {value for value in table[name] if value is not None}
 
 
 def field_types(table: Table) -> dict[str, str]:
@@ -170,7 +177,9 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
         layers = interpret_layers(chart, table, fields.layers, fields.shared)
         drawn_layers = layers if drawn is table else interpret_layers(chart, drawn, fields.layers, fields.shared)
         return DataFlow(table, drawn, fields, layers, drawn_layers)
-    with contextlib.closing(connect()) as connection:
+    # Rows left in the engine are queried where they are, on its connection (open while the table lives).
+    lazy = isinstance(table, EngineTable)
+    with contextlib.nullcontext(table.connection) if lazy else contextlib.closing(connect()) as connection:
         layers = _evaluate(connection, chart, table, fields)
         drawn_layers = layers if drawn is table else _evaluate(connection, chart, drawn, fields)
         encoded = tuple(_encode(connection, chart, layer, every, sampled, types) for layer, every, sampled, types
@@ -198,7 +207,12 @@ def _long_line(chart: Chart, drawn: Table, fields: FieldFlow) -> bool:
 
 
 def _evaluate(connection, chart: Chart, table: Table, fields: FieldFlow) -> tuple:
-    """Each layer's rows from the engine; where Vega alone knows them, the interpreter says why."""
+    """Each layer's rows from the engine; where Vega alone knows them, the interpreter says why.
+
+    Rows left in the engine (`EngineTable`) that no transform changes stay there: each layer's are
+    the table itself, nothing is fetched."""
+    if isinstance(table, EngineTable) and not any(chart.transforms(layer) for layer in chart.layers):
+        return interpret_layers(chart, table, fields.layers, fields.shared)
     layers = evaluate_layers(connection, chart, table, fields.layers, fields.shared)
     if all(rows is not None for rows in layers):
         return layers

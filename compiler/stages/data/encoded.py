@@ -36,6 +36,7 @@ from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp
 from .engine import quote_identifier
+from .sources import EngineTable
 from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
 
@@ -363,6 +364,8 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
     query = m4_query(view, x=quote_identifier(x), y=quote_identifier(y), order=quote_identifier(ROW),
                      domain=domain, width=columns, series=series)
     kept = {row[0] for row in connection.execute(query).fetchall()}
+    if isinstance(table, EngineTable):  # only the rows kept leave the engine
+        return Encoded(table.take(sorted(kept)), {}, {})
     return Encoded(table.select([index in kept for index in range(len(table))]), {}, {})
 
 

@@ -4,7 +4,7 @@ or a table passed from Python (`bind_table`, `read_table`: a DataFrame scanned b
 `read_rows` reads every row of them into a `table.Table` with parsed dates
 (no row is left unread: only the marks drawn are limited, by the limits
 stage), Parquet and Arrow files and large CSV and TSV files (`engine_reads`)
-through the data engine;
+through the data engine, where their rows stay (`sources.EngineTable`);
 `register_source` makes them the engine's view `sources.SOURCE` for the
 queries over them; `read_columns` reads only the column names (for `chartc validate`:
 a CSV's header, a Parquet file's schema), through the same readers, so both
@@ -34,8 +34,8 @@ from ...infra.table import (Table, TableError, data_row_line, from_records, json
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
 from .engine import connect
-from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, TextReadError, engine_columns, is_table,
-                      materialise, register_files, register_frame, register_table, register_text_files)
+from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, TextReadError, engine_columns,
+                      is_table, materialise, register_files, register_frame, register_table, register_text_files)
 
 if TYPE_CHECKING:
     import duckdb
@@ -118,7 +118,8 @@ def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path],
     """Data files' rows: the engine's formats (and large delimited files) read by it, the rest by chartc."""
     if engine_reads(paths, suffix):
         connection = connect() if connection is None else connection
-        return materialise(connection, f"SELECT * FROM {_register_files(connection, paths, suffix, written)}")
+        # The rows stay in the engine: a stage reads what it needs of them (`sources.EngineTable`).
+        return EngineTable(connection, _register_files(connection, paths, suffix, written))
     return READERS[suffix](paths)
 
 

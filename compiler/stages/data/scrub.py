@@ -20,6 +20,7 @@ from ...errors import SpecWarning
 from ...infra.table import TEXT, Table
 from ...ir.nodes import DataSource
 from .read import STAGE
+from .sources import EngineTable
 
 REPLACEMENT = "\ufffd"
 # Integers past 2⁵³ are not exact in JavaScript, and past 2⁶⁴ the renderer
@@ -33,6 +34,13 @@ MAX_SAFE_INTEGER = 2**53
 RENDERER_UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
     + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
+    + "]"
+)
+# The same set in RE2 (what the engine's regexp functions speak), to scan rows left in the engine: UTF-8
+# text there holds no surrogates.
+RENDERER_UNSAFE_SQL = (
+    "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\x{FDD0}-\\x{FDEF}"
+    + "".join(f"\\x{{{plane + 0xFFFE:X}}}\\x{{{plane + 0xFFFF:X}}}" for plane in range(0, 0x110000, 0x10000))
     + "]"
 )
 
@@ -99,6 +107,9 @@ def scrub_table(table: Table, data: DataSource) -> tuple[Table, list[SpecWarning
             warn(msg.data_column_scrubbed(name, clean_name, in_name), msg.data_scrubbed_hint())
         if table.kinds[column] not in (TEXT, None):  # numbers, booleans and dates hold no text
             continue
+        if (table.kinds[column] == TEXT and isinstance(table, EngineTable) and column not in table.cache
+                and not table.unsafe_text(column, RENDERER_UNSAFE_SQL)):
+            continue  # the engine scans its rows: none is read unless one has such a character
         if table.kinds[column] == TEXT and not RENDERER_UNSAFE.search("\n".join(v for v in table[column] if v)):
             continue  # one scan of the whole column finds nothing: the common case
         triples = [_scrub_value(v) for v in table[column]]

@@ -13,7 +13,9 @@ Small delimited files, JSON, inline values and vega-datasets tables are
 typed by `infra.table`'s readers (pandas' rules, which the tests hold them
 to) and registered column by column (`register_table`); both ways give the
 same rows and types (tests/test_text_engine.py). `materialise` turns any
-query's result back into a `Table` for the stages that read rows in Python.
+query's result back into a `Table` for the stages that read rows in Python;
+`EngineTable` is the view's rows left in the engine, a `Table` whose cells
+are fetched only where a stage reads them.
 
 A table passed from Python (a pandas or Polars DataFrame, an Arrow table:
 `register_frame`) is scanned by the engine where it is and typed the same way.
@@ -27,13 +29,14 @@ from __future__ import annotations
 
 import csv
 import datetime
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import errors as msg
-from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
+from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, Table, TableError,
-                            from_typed_columns, json_value, read_header)
+                            from_typed_columns, json_value, parse_dates, read_header)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -637,3 +640,211 @@ def materialise(connection: duckdb.DuckDBPyConnection, sql: str) -> Table:
             values = [None if v is None else float(v) for v in values]
         columns[name] = (values, stored)
     return from_typed_columns(columns)
+
+
+# ----------------------------------------------------------------- rows left in the engine
+
+# Each row's number in a view of rows left in the engine (the `sql.ROW` column its queries read).
+ROW = "__row"
+# A date column read as text starts so (`table.ISO_DATE`); only then are its cells read to decide.
+DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
+MAX_EXACT = 2**53
+
+
+class EngineTable(Table):
+    """The rows of a view left in the engine: a `Table` whose cells are fetched only when read.
+
+    Its names, kinds, length, distinct counts and categories come from
+    queries; a column's cells are fetched the first time it is read (one
+    column, not the table), and `take` fetches only some rows. The kinds are
+    `materialise`'s, decided from one scan of counts and extremes: a text
+    column is read whole only when every cell starts like an ISO date (it
+    may be a column of dates). A backend that is not DuckDB replaces this class.
+
+    Attributes:
+        connection: the engine that holds the view (kept open while the table lives).
+        view: the view's name.
+    """
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection, view: str):
+        import duckdb
+
+        try:
+            relation = connection.sql(f"SELECT * FROM {quote_identifier(view)}")
+            names, types = list(relation.columns), [str(t) for t in relation.types]
+            stored = {name: ENGINE_TYPES.get(sql_type.split("(")[0], (STORED_TEXT,))[0]
+                      for name, sql_type in zip(names, types)}
+            measures = ["count(*)"]
+            for name in names:
+                column = quote_identifier(name)
+                measures.append(f"count({column})")
+                if stored[name] == STORED_INTEGER:
+                    measures += [f"min({column})", f"max({column})"]
+                elif stored[name] == STORED_TEXT:
+                    measures.append(f"count_if(NOT regexp_matches({column}, {quote_text(DATE_PREFIX_SQL)}))")
+            row = connection.execute(f"SELECT {', '.join(measures)} FROM {quote_identifier(view)}").fetchone()
+        except duckdb.Error:
+            raise EngineReadError(msg.data_damaged("data")) from None
+        count, at, kinds, floats, exact, cache = row[0], 1, {}, set(), set(), {}
+        for name in names:
+            present, at = row[at], at + 1
+            if stored[name] == STORED_INTEGER:
+                low, high, at = row[at], row[at + 1], at + 2
+                wide = bool(count) and present == count and not (INTEGER_RANGE[0] <= low and high <= INTEGER_RANGE[1])
+                kinds[name] = None if wide else NUMBER
+                if not present or (-MAX_EXACT <= low and high <= MAX_EXACT):
+                    exact.add(name)
+                    if present < count:
+                        floats.add(name)  # integers beside a gap: floats, as `table._numbers` makes them
+            elif stored[name] == STORED_FLOAT:
+                kinds[name] = NUMBER
+            elif stored[name] == STORED_BOOLEAN:
+                kinds[name] = BOOLEAN if present == count else None
+            elif stored[name] == STORED_DATE:
+                kinds[name] = DATE if present else None
+            else:
+                undated, at = row[at], at + 1
+                kinds[name] = TEXT if present else None
+                if present and not undated:  # perhaps dates: decided on the cells, as the reader decides
+                    cells = parse_dates(Table({name: self._fetch_into(connection, view, stored, floats, [name])[name]},
+                                              {name: TEXT}))
+                    kinds[name], cache[name] = cells.kinds[name], cells[name]
+        object.__setattr__(self, "kinds", kinds)
+        object.__setattr__(self, "connection", connection)
+        object.__setattr__(self, "view", view)
+        object.__setattr__(self, "stored", stored)
+        object.__setattr__(self, "floats", floats)
+        object.__setattr__(self, "exact", exact)  # integer columns a double holds exactly
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "cache", cache)
+        object.__setattr__(self, "numbered", None)
+
+    @property
+    def columns(self) -> dict[str, list]:  # every cell: what a stage reading rows in Python needs
+        return {name: self[name] for name in self.names}
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.kinds)
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __contains__(self, name) -> bool:
+        return name in self.kinds
+
+    def __getitem__(self, name: str) -> list:
+        if name not in self.cache:
+            if name not in self.kinds:
+                raise KeyError(name)
+            self.cache[name] = self.fetch(f"SELECT {quote_identifier(name)} FROM {quote_identifier(self.view)}",
+                                          [name])[name]
+        return self.cache[name]
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"EngineTable({self.view!r}, {self.count} rows, {self.kinds!r})"
+
+    def rows_view(self) -> str:
+        """The view with each row's number as `ROW` (made at the first call), for queries that keep Vega's order."""
+        if self.numbered is None:
+            name = f"{self.view}__rows"
+            self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT *, "
+                                    f"row_number() OVER () - 1 AS {quote_identifier(ROW)} "
+                                    f"FROM {quote_identifier(self.view)}")
+            object.__setattr__(self, "numbered", name)
+        return self.numbered
+
+    def take(self, rows: list[int]) -> Table:
+        """Only these rows (numbers in the view's order), as a `Table` with the whole view's kinds."""
+        rows = sorted(set(rows))
+        fetched = [name for name in self.names if name not in self.cache]
+        columns = {}
+        if fetched and rows:
+            numbered = quote_identifier(self.rows_view())
+            chosen = ", ".join(quote_identifier(name) for name in fetched)
+            columns = self.fetch(f"SELECT {chosen} FROM {numbered} WHERE {quote_identifier(ROW)} IN "
+                                 f"(SELECT unnest($1::BIGINT[])) ORDER BY {quote_identifier(ROW)}", fetched, [rows])
+        for name in self.names:
+            if name in self.cache:
+                columns[name] = [self.cache[name][row] for row in rows]
+            elif not rows:
+                columns[name] = []
+        return Table({name: columns[name] for name in self.names}, dict(self.kinds))
+
+    def cells(self, name: str, rows: list[int]) -> list:
+        """One column's cells at these row numbers, in their order."""
+        kept = sorted(set(rows))
+        taken = self.take(kept)[name]
+        at = dict(zip(kept, taken))
+        return [at[row] for row in rows]
+
+    def distinct(self, fields) -> int:
+        fields = list(fields)
+        if not fields:
+            return 1 if self.count else 0
+        keys = ", ".join(self._key(name) for name in fields)
+        (count,), = self.connection.execute(
+            f"SELECT count(*) FROM (SELECT DISTINCT {keys} FROM {quote_identifier(self.view)})").fetchall()
+        return count
+
+    def unique(self, name: str) -> list:
+        if name in self.cache or self.kinds.get(name) is None:
+            return Table({name: self[name]}, {name: self.kinds[name]}).unique(name)
+        column, numbered = quote_identifier(name), quote_identifier(self.rows_view())
+        values = self.fetch(f"SELECT {column} FROM (SELECT {column}, min({quote_identifier(ROW)}) AS first "
+                            f"FROM {numbered} WHERE {self._key(name)} IS NOT NULL GROUP BY {column}) ORDER BY first",
+                            [name])[name]
+        return values
+
+    def present(self, name: str) -> set:
+        """The column's values other than None (NaN is one of them, once), from the engine."""
+        values = set(self.unique(name))
+        if self.stored[name] == STORED_FLOAT:
+            (nan,), = self.connection.execute(f"SELECT count_if(isnan({quote_identifier(name)})) "
+                                              f"FROM {quote_identifier(self.view)}").fetchall()
+            values |= {math.nan} if nan else set()
+        return values
+
+    def unsafe_text(self, name: str, pattern: str) -> bool:
+        """Whether any cell of a text column matches an RE2 pattern (renderer-unsafe characters)."""
+        (found,), = self.connection.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {quote_identifier(self.view)} "
+            f"WHERE regexp_matches({quote_identifier(name)}, {quote_text(pattern)}) LIMIT 1)").fetchall()
+        return bool(found)
+
+    def _key(self, name: str) -> str:
+        """A column as a distinct key: NaN is missing, as `Table.distinct` counts it."""
+        column = quote_identifier(name)
+        return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column
+
+    def fetch(self, sql: str, names: list[str], parameters=None) -> dict[str, list]:
+        """The cells of a query over the view, typed as the whole view's columns are (`materialise`'s rules)."""
+        return self._fetch_into(self.connection, sql, self.stored, self.floats, names, parameters, query=True)
+
+    @staticmethod
+    def _fetch_into(connection, sql: str, stored: dict, floats: set, names: list[str], parameters=None,
+                    query: bool = False) -> dict[str, list]:
+        import duckdb
+
+        if not query:  # a view's columns
+            sql = f"SELECT {', '.join(quote_identifier(name) for name in names)} FROM {quote_identifier(sql)}"
+        try:
+            rows = connection.execute(sql, parameters).fetchall() if parameters else connection.execute(sql).fetchall()
+        except duckdb.Error:
+            raise EngineReadError(msg.data_damaged("data")) from None
+        cells = list(zip(*rows)) if rows else [()] * len(names)
+        out = {}
+        for name, values in zip(names, cells):
+            values, kind = list(values), stored[name]
+            if kind == STORED_DATE:
+                values = [v if v is None or isinstance(v, datetime.datetime)
+                          else datetime.datetime(v.year, v.month, v.day) for v in values]
+            elif kind == STORED_FLOAT or name in floats:
+                values = [None if v is None else float(v) for v in values]
+            out[name] = values
+        return out

@@ -41,14 +41,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, scannable
+from ...infra.table import BOOLEAN, DATE, NUMBER, STORED_INTEGER, TEXT, Table, scannable
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, Pivot, Transform
 from . import vega
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
-from .sources import register_arrays
+from .sources import EngineTable, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
@@ -184,6 +184,7 @@ class _Chain:
         self.extra: list[str] = []  # columns carried for cells (row numbers, cell values)
         self.view = view
         self.row = ROW
+        self.grouped: int | None = None  # the first aggregate's groups, over rows left in the engine
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -217,6 +218,20 @@ class _Chain:
             return f"CAST({call} AS DOUBLE)" if as_text else call
 
         return write
+
+    def first_rows(self, previous: str, grouped: str, first: str) -> str:
+        """The rows an aggregate's groups start at, to join back: over rows left in the engine, only those
+        are kept before the join (a join against every row holds every row: 0.7 GB at 10^7 rows)."""
+        if not isinstance(self.table, EngineTable):
+            return previous
+        at = [name for name, _ in self.ctes].index(grouped)
+        self.grouped = at if self.grouped is None else min(self.grouped, at)
+        return (f"(SELECT * FROM {previous} WHERE {SEQ} IN "
+                f"(SELECT {first} FROM {quote_identifier(grouped)}))")
+
+    def held(self, index: int) -> str:
+        """How a step over rows left in the engine is kept: the groups and after, held; before them, not."""
+        return " AS MATERIALIZED" if self.grouped is not None and index >= self.grouped else " AS NOT MATERIALIZED"
 
     @property
     def current(self) -> str:
@@ -448,7 +463,8 @@ class _Chain:
         out = self.add(f"SELECT g.{first} AS {SEQ}, CAST(NULL AS BIGINT) AS {quote_identifier(ROW)}"
                        f"{''.join(', ' + part for part in carry)}"
                        f"{''.join(', g.' + column.sql for column in measure_columns)} "
-                       f"FROM {quote_identifier(grouped)} AS g JOIN {previous} AS p ON p.{SEQ} = g.{first}")
+                       f"FROM {quote_identifier(grouped)} AS g JOIN {self.first_rows(previous, grouped, first)} AS p "
+                       f"ON p.{SEQ} = g.{first}")
         for name, spec in out_fields.items():
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), ("probe", out, spec[1]))
@@ -535,7 +551,13 @@ class _Chain:
                     probes[(cte, column.name)] = (f"__pn{len(probes)}", f"__pt{len(probes)}", cte, tag)
         names = self.columns()
         select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
-        ctes = ",\n".join(f"{quote_identifier(name)} AS ({sql})" for name, sql in self.ctes)
+        # Over rows left in the engine a step read twice (an aggregate's groups joined back to their first
+        # rows) is scanned again rather than held: held, it is every row of every column.
+        # The groups and every step after them are few rows: held, so that reading them again (the probes,
+        # the join back) does not run the scan again.
+        lazy = isinstance(self.table, EngineTable)
+        ctes = ",\n".join(f"{quote_identifier(name)}{self.held(index) if lazy else ' AS'} ({sql})"
+                           for index, (name, sql) in enumerate(self.ctes))
         last = quote_identifier(self.current)
         if probes:
             measured = ", ".join(f"(SELECT count(*) FROM {quote_identifier(cte)}) AS {count}, "
@@ -661,6 +683,8 @@ def _renamed_cell(cell: tuple, names: dict) -> tuple:
 def registered_kind(table: Table, name: str) -> str:
     """The kind of a data column's JavaScript values (`vega.js_cell` of its cells)."""
     kind = table.kinds.get(name)
+    if kind == NUMBER and isinstance(table, EngineTable) and name not in table.cache:
+        return NUM if _exact_in_engine(table, name) else ANY
     if kind == NUMBER and all(type(value) is not int or abs(value) <= vega.MAX_EXACT for value in table[name]):
         return NUM
     return {TEXT: STR, BOOLEAN: BOOL, DATE: STR}.get(kind, ANY)
@@ -1012,13 +1036,30 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
     return state.finish(any(not isinstance(step, Calculate) for step in chain))
 
 
+def _exact_in_engine(table: EngineTable, name: str) -> bool:
+    """Whether a number column left in the engine holds no integer past what a double holds exactly."""
+    return table.stored[name] != STORED_INTEGER or name in table.exact
+
+
 def register_table(connection, table: Table, name: str) -> str:
     """Make the rows a relation of the connection, with each row's number; returns its name.
 
     Each column as its JavaScript values need it (`registered_column`), and
     `ROW`, each row's index, entering the engine through
-    `sources.register_arrays`.
+    `sources.register_arrays`. Rows left in the engine (`sources.EngineTable`)
+    on this connection are read where they are: a view over them, no row
+    leaving the engine, where every column is a number, text or a boolean.
     """
+    if isinstance(table, EngineTable) and table.connection is connection:
+        kinds = {column: registered_kind(table, column) for column in table.names}
+        if all(kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT)
+               for column, kind in kinds.items()):
+            selects = [quote_identifier(ROW)] + [
+                f"CAST({quote_identifier(column)} AS {SQL_TYPES[kind]}) AS {quote_identifier(column)}"
+                for column, kind in kinds.items()]
+            connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
+                               f"FROM {quote_identifier(table.rows_view())}")
+            return name
     columns, numbers, selects = {}, set(), [f"{quote_identifier(ROW)}"]
     for index, column in enumerate(table.names):
         cells, sql_type = registered_column(table, column)
@@ -1099,7 +1140,10 @@ def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) 
     """One field's cells: the data's own where the value is a data row's, else the computed value's."""
     cell = state.cell
     if cell[0] == "source":
-        source, index = table[cell[1]], at[cell[2]]
+        index = at[cell[2]]
+        if isinstance(table, EngineTable):  # only the rows the query kept are fetched
+            return table.cells(cell[1], [row[index] for row in rows])
+        source = table[cell[1]]
         return [source[row[index]] for row in rows]
     if cell[0] == "computed":
         decode, index = _decoder(cell[1], codec), at[cell[1].name]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field as dataclass_field
 from ...infra.colors import PALETTES, resolve_color
 from ...infra.shapes import resolve_shape, shape_filled
 from ...ir.nodes import Chart, Layer, Legend, MarkerStyle
+from ..data import present_values
 from ..markers import (DEFAULT_COLORS, DEFAULT_LINE_WIDTH, DEFAULT_OUTLINE, DEFAULT_SHAPE,
                        DEFAULT_SIZE, category_key, layer_categories, mark_kind, merge_style)
 from .text import TextStyle, text_width, wrap_text
@@ -304,7 +305,7 @@ def _encoded_color(chart: Chart, field: str | None, group, table) -> str | None:
         domain = scale.get("domain")
         domain = list(domain) if isinstance(domain, list | tuple) else domain
         if domain is None and channel.get("sort") is None and field in table:
-            values = {value for value in table[field] if value is not None}
+            values = present_values(table, field)
             if all(isinstance(value, str) for value in values) or all(
                     isinstance(value, (int, float)) and not isinstance(value, bool) for value in values):
                 domain = sorted(values)

@@ -30,7 +30,7 @@ from ...errors import SpecWarning
 from ...infra.colors import PALETTES
 from ...infra.vision import CONDITIONS, DISTINCT, appearance, difference
 from ...ir.nodes import Channel, Chart, Layer
-from ..data import channel_type
+from ..data import channel_type, present_values
 from ..markers import category_key
 from .legend import VEGA_CATEGORY, LegendPlan
 
@@ -125,7 +125,7 @@ def _channel_looks(chart: Chart, layer: Layer, flow, index: int) -> list:
         return []
     domain = scale.get("domain")
     if domain is None and channel.get("sort") is None:
-        values = {value for value in rows[channel.field] if value is not None}
+        values = present_values(rows, channel.field)
         if not (all(isinstance(value, str) for value in values) or all(
                 isinstance(value, int | float) and not isinstance(value, bool) for value in values)):
             return []

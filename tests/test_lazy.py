@@ -1,0 +1,163 @@
+"""Rows left in the engine: a large Parquet chart aggregated there compiles without its rows reaching Python.
+
+The data stage keeps a Parquet source as the engine's view (`sources.EngineTable`):
+its kinds, length and categories come from queries, and only what a layer
+draws row by row is fetched. Each test counts the rows fetched, checks what
+Vega draws from the Vega-Lite (one data row per mark), and compares the
+Vega-Lite with the compile that materialises every row first (the flow before
+the rows were left in the engine): the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import numpy as np
+import pytest
+import vl_convert
+
+from chartc.stages.data import read as read_stage
+from chartc.stages.data.sources import EngineTable, materialise
+from conftest import scene_nodes
+
+# Past the mark limit (200,000: these rows cannot be drawn one by one) and past the rows the fit sums in
+# memory (100,000): every layer below is computed in the engine or not at all.
+ROWS = 300_000
+RUNS = 3
+
+pytestmark = pytest.mark.slow  # each compile reads 300,000 rows (the eager one into Python)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lazy")
+    connection = duckdb.connect()
+    connection.execute(
+        f"COPY (SELECT i % {RUNS} AS run, 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, "
+        f"3.0 - 2e-6 * (i // {RUNS}) + 0.1 * (i % {RUNS}) + 0.05 * sin(i * 12.9898) AS loss "
+        f"FROM range({ROWS}) AS t(i)) TO '{folder / 'runs.parquet'}' (FORMAT parquet)")
+    connection.close()
+    return folder
+
+
+@pytest.fixture
+def fetched(monkeypatch):
+    """The number of rows each query over rows left in the engine brought into Python."""
+    counts: list[int] = []
+    original = EngineTable.fetch
+
+    def counting(self, sql, names, parameters=None):
+        cells = original(self, sql, names, parameters)
+        counts.append(len(next(iter(cells.values()), [])))
+        return cells
+
+    monkeypatch.setattr(EngineTable, "fetch", counting)
+    return counts
+
+
+def compiled(folder, text: str):
+    (folder / "chart.yaml").write_text(text)
+    from chartc.pipeline import compile_spec
+
+    return compile_spec(folder / "chart.yaml")
+
+
+def eager(folder, text: str, monkeypatch):
+    """The same chart with every row materialised as a Table first, as every compile did before."""
+    with monkeypatch.context() as patch:
+        patch.setattr(read_stage, "EngineTable",
+                      lambda connection, view: materialise(connection, f'SELECT * FROM "{view}"'))
+        return compiled(folder, text)
+
+
+def data_rows(vega_lite: dict) -> list[dict]:
+    """Every row the Vega-Lite carries (its named data sets and inline values)."""
+    rows = [row for values in vega_lite.get("datasets", {}).values() for row in values]
+    return rows + list(vega_lite.get("data", {}).get("values", []))
+
+
+def parquet_loss(folder) -> np.ndarray:
+    connection = duckdb.connect()
+    try:
+        return np.array([v for (v,) in connection.execute(
+            f"SELECT loss FROM '{folder / 'runs.parquet'}'").fetchall()])
+    finally:
+        connection.close()
+
+
+def test_a_histogram_of_a_large_parquet_fetches_no_row_and_draws_one_mark_per_bin(folder, fetched, monkeypatch):
+    text = "data: {path: runs.parquet}\nmark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 40}}\n" \
+           "  y: {aggregate: count}\n"
+    chart = compiled(folder, text)
+    assert sum(fetched) == 0
+    rows = data_rows(chart.vega_lite)
+    marks = scene_nodes(vl_convert.vegalite_to_scenegraph(chart.vega_lite), "rect", role="mark")
+    assert len(marks) == 1 and len(marks[0]["items"]) == len(rows)
+    # numpy's histogram on the bins Vega laid (each bin [start, end), the last one closed)
+    rows = sorted(rows, key=lambda row: row["loss (binned)"])
+    edges = [row["loss (binned)"] for row in rows] + [rows[-1]["loss (binned)_end"]]
+    counts, _ = np.histogram(parquet_loss(folder), bins=edges)
+    assert [row["Count of Records"] for row in rows] == counts.tolist()
+    assert json.dumps(chart.vega_lite, sort_keys=True) == json.dumps(eager(folder, text, monkeypatch).vega_lite,
+                                                                     sort_keys=True)
+
+
+def test_a_binned_heatmap_of_a_large_parquet_fetches_no_row(folder, fetched, monkeypatch):
+    text = "data: {path: runs.parquet}\nmark: rect\nencoding:\n  x: {field: step, bin: {maxbins: 20}}\n" \
+           "  y: {field: loss, bin: {maxbins: 20}}\n  color: {aggregate: count}\n"
+    chart = compiled(folder, text)
+    assert sum(fetched) == 0
+    rows = data_rows(chart.vega_lite)
+    assert sum(row["Count of Records"] for row in rows) == ROWS
+    marks = scene_nodes(vl_convert.vegalite_to_scenegraph(chart.vega_lite), "rect", role="mark")
+    assert sum(len(mark["items"]) for mark in marks) == len(rows)
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+def test_a_long_line_fetches_only_the_rows_m4_keeps(folder, fetched, monkeypatch):
+    text = "width: 200\ndata: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n" \
+           "  color: {field: name, type: nominal}\n"
+    chart = compiled(folder, text)
+    rows = data_rows(chart.vega_lite)
+    columns = 200 * 2  # the PNG's pixel columns
+    assert len(rows) <= 4 * columns * RUNS
+    # the rows kept, and the colour's categories (asked by the legend and the colour-vision check): nothing else
+    assert fetched[0] == len(rows) and max(fetched[1:]) == RUNS
+    lines = scene_nodes(vl_convert.vegalite_to_scenegraph(chart.vega_lite), "line", role="mark")
+    assert sum(len(line["items"]) for line in lines) == len(rows)
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+def test_a_linear_fit_over_a_large_parquet_is_summed_in_the_engine_as_over_the_rows_read(folder, fetched,
+                                                                                         monkeypatch):
+    text = "data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: name, type: nominal}\n" \
+           "layers:\n  - trend: {method: linear, band: 0.95, by: name}\n"
+    chart = compiled(folder, text)
+    assert fetched and max(fetched) == RUNS  # only the groups' names (for the fit, the legend, the colours)
+    # the same lines, bands and numbers as the sums over the rows read into Python
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+    fits = chart.fits[chart.chart.layers[0].path]
+    assert [line.group for line in fits] == [f"run {run}" for run in range(RUNS)]
+    connection = duckdb.connect()
+    for run, line in enumerate(fits):  # numpy's least squares on the group's rows
+        x, y = np.array(connection.execute(f"SELECT step, loss FROM '{folder / 'runs.parquet'}' "
+                                           f"WHERE run = {run}").fetchall(), dtype=float).T
+        slope, intercept = np.polyfit(x, y, 1)
+        assert dict(line.coefficients)["slope"] == pytest.approx(slope, rel=1e-9)
+        assert dict(line.coefficients)["intercept"] == pytest.approx(intercept, rel=1e-9)
+        assert line.n == len(x)
+    connection.close()
+
+
+def test_text_left_in_the_engine_is_scrubbed_as_text_read(tmp_path, monkeypatch):
+    connection = duckdb.connect()
+    connection.execute(f"COPY (SELECT i AS x, CASE WHEN i = 7 THEN 'bad' || chr(1) ELSE 'ok' END AS label "
+                       f"FROM range(20) AS t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
+    connection.close()
+    text = "data: {path: runs.parquet}\nmark: bar\nencoding:\n  x: {field: label, type: nominal}\n" \
+           "  y: {aggregate: count}\n"
+    lazy, read = compiled(tmp_path, text), eager(tmp_path, text, monkeypatch)
+    assert [str(w) for w in lazy.warnings] == [str(w) for w in read.warnings] and lazy.warnings
+    assert lazy.vega_lite == read.vega_lite
+    assert "bad\ufffd" in {row["label"] for row in data_rows(lazy.vega_lite)}
