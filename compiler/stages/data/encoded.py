@@ -14,8 +14,12 @@ axis and legend titles Vega-Lite would have written ("Count of Records",
 "Mean of x", "x (binned)"), no stacking where Vega-Lite had nothing to stack.
 The size of the Vega-Lite depends on the marks, not on the rows.
 
+A box plot's statistics are computed in the engine too (`boxes.py`): the
+layer keeps its ``boxplot`` and carries, per group, the few rows that make
+Vega-Lite draw exactly those statistics, and its outliers.
+
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
-returns None): composite marks (box plots, error bars), ``timeUnit``,
+returns None): error bars (but `intervals.py`), ``timeUnit``,
 ``argmin``/``argmax`` and random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
@@ -35,6 +39,7 @@ from ...infra.paper import screen_pixels
 from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp
+from .boxes import box_rows, wants_box
 from .engine import quote_identifier
 from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
@@ -101,6 +106,8 @@ def vega_bins(extent: tuple[float, float], maxbins: int = DEFAULT_MAXBINS, nice:
 
 def binnable(layer: Layer) -> bool:
     """Whether the layer's encoding aggregates in a way `aggregate_encoding` computes (no rows read)."""
+    if wants_box(layer):
+        return True
     if layer.trend is not None or layer.mark is None or layer.mark.type in COMPOSITE_MARKS or layer.markers:
         return False
     channels = list(layer.encoding.each())
@@ -141,6 +148,9 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
     """
     if not binnable(layer):
         return None
+    if wants_box(layer):
+        rows = box_rows(connection, chart, layer, table, types)
+        return None if rows is None else Encoded(rows, {}, {})
     view = register_table(connection, table, f"encoded_{id(table)}")
     bins, ops, groupby, rewritten = [], [], [], {}
     stacked = any(isinstance(layer.encoding.get(name), Channel) and layer.encoding.get(name).field
