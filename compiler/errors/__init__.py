@@ -195,6 +195,7 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     data_path_outside_hint,
     data_not_delimited, data_not_delimited_hint, data_not_utf8_line, data_not_utf8_line_hint, data_row_too_long,
     data_unclosed_quote, data_unclosed_quote_hint,
+    density_unknowable, density_unknowable_hint, density_unsupported, density_unsupported_hint,
 )
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
@@ -295,6 +296,7 @@ __all__ = [
     "data_glob_formats", "data_glob_formats_hint", "data_glob_no_match", "data_glob_schemas",
     "data_header_too_wide", "data_header_too_wide_hint", "data_hint", "data_integers_hint",
     "data_integers_rounded", "data_long_cell_hint", "data_needs_pyarrow", "data_needs_pyarrow_hint", "data_nested", "data_nested_column",
+    "density_unknowable", "density_unknowable_hint", "density_unsupported", "density_unsupported_hint",
     "data_nested_hint", "data_not_a_file", "data_not_delimited", "data_not_delimited_hint", "data_not_utf8_line",
     "data_not_utf8_line_hint", "data_row_too_long", "data_unclosed_quote", "data_unclosed_quote_hint",
     "data_one_source", "data_path_absolute", "data_path_hint", "data_path_outside", "data_records_too_wide",

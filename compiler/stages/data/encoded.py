@@ -16,7 +16,9 @@ The size of the Vega-Lite depends on the marks, not on the rows.
 
 A box plot's statistics are computed in the engine too (`boxes.py`): the
 layer keeps its ``boxplot`` and carries, per group, the few rows that make
-Vega-Lite draw exactly those statistics, and its outliers.
+Vega-Lite draw exactly those statistics, and its outliers. A scatter that
+asks for its density (``mark: {type: point, density: true}``) is counted per
+cell of a grid over x and y (`density.py`) and drawn as rects.
 
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
 returns None): error bars (but `intervals.py`), ``timeUnit``,
@@ -40,6 +42,7 @@ from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp
 from .boxes import box_rows, wants_box
+from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
@@ -68,11 +71,14 @@ class Encoded:
             such as ``tooltip``); channels not named are emitted as written.
         mark: mark properties to add: a point, circle, square or tick that
             Vega-Lite drew opaque because it aggregated (0.7 otherwise).
+        kind: the mark drawn instead of the layer's (a density's ``rect``
+            cells), with only `mark`'s properties; None keeps the layer's.
     """
 
     table: Table
     channels: dict
     mark: dict
+    kind: str | None = None
 
 
 def vega_bins(extent: tuple[float, float], maxbins: int = DEFAULT_MAXBINS, nice: bool = True,
@@ -106,7 +112,7 @@ def vega_bins(extent: tuple[float, float], maxbins: int = DEFAULT_MAXBINS, nice:
 
 def binnable(layer: Layer) -> bool:
     """Whether the layer's encoding aggregates in a way `aggregate_encoding` computes (no rows read)."""
-    if wants_box(layer):
+    if wants_box(layer) or wants_density(layer):
         return True
     if layer.trend is not None or layer.mark is None or layer.mark.type in COMPOSITE_MARKS or layer.markers:
         return False
@@ -148,6 +154,9 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
     """
     if not binnable(layer):
         return None
+    if wants_density(layer):
+        cells, channels, mark = density_rows(connection, chart, layer, table, types)
+        return Encoded(cells, channels, mark, "rect")
     if wants_box(layer):
         rows = box_rows(connection, chart, layer, table, types)
         return None if rows is None else Encoded(rows, {}, {})
