@@ -160,3 +160,16 @@ def test_a_color_without_a_field_titles_the_count_and_picks_its_scheme(tmp_path)
     titles = [item["text"] for node in scene_nodes(graph, "text", "legend-title") for item in node["items"]]
     assert titles == ["Points"]
     assert vega_lite["encoding"]["color"]["scale"] == {"zero": False, "scheme": "viridis"}
+
+
+def test_a_density_over_rows_only_vega_knows_is_refused_at_the_key(tmp_path):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps({"data": {"values": points(size=50)}, "transform": [{"filter": "random() < 2"}],
+                                "mark": {"type": "point", "density": True},
+                                "encoding": {"x": {"field": "x", "type": "quantitative"},
+                                             "y": {"field": "y", "type": "quantitative"}}}, indent=1))
+    with pytest.raises(SpecError) as caught:
+        compile_spec(path)
+    assert caught.value.message == msg.density_unknowable() and caught.value.code == "E481"
+    assert caught.value.hint == msg.density_unknowable_hint()
+    assert caught.value.path == ("mark", "density") and caught.value.location is not None
