@@ -173,3 +173,13 @@ def test_a_density_over_rows_only_vega_knows_is_refused_at_the_key(tmp_path):
     assert caught.value.message == msg.density_unknowable() and caught.value.code == "E481"
     assert caught.value.hint == msg.density_unknowable_hint()
     assert caught.value.path == ("mark", "density") and caught.value.location is not None
+
+
+def test_a_density_of_more_cells_than_the_mark_limit_is_told_to_use_larger_cells(tmp_path, monkeypatch):
+    import chartc.stages.limits as limits
+
+    monkeypatch.setattr(limits, "MAX_MARKS", 50)
+    with pytest.raises(SpecError) as caught:
+        compile_density(tmp_path, points(size=2000), {"cell": 1})
+    assert caught.value.code == "E501" and caught.value.hint == msg.too_many_cells_hint()
+    assert caught.value.path == ("mark",)

@@ -204,7 +204,7 @@ from .check import (  # noqa: E402  (after the types: the messages are re-export
     facet_wrap_two_fields, facet_wrap_two_fields_hint, pow10_linear, pow10_linear_hint,
 )
 from .limits import (  # noqa: E402  (after the types: the messages are re-exported)
-    too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
+    too_many_cells_hint, too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
 )
 from .fit import (  # noqa: E402  (after the types: the messages are re-exported)
     trend_band_conflict, trend_band_conflict_hint,
@@ -353,7 +353,7 @@ __all__ = [
     "spec_is_directory", "spec_not_found", "spec_too_large", "spec_too_large_hint", "spec_unreadable",
     "syntax_context_hint", "tab_indentation", "tab_indentation_hint", "tab_not_allowed",
     "tab_not_allowed_hint", "text_too_long", "text_too_long_hint", "too_deeply_nested", "too_many_bins",
-    "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
+    "too_many_cells_hint", "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
     "trend_band_conflict",
     "trend_band_conflict_hint", "trend_band_level", "trend_band_level_hint", "trend_band_too_few_points",
     "trend_band_too_few_points_hint", "trend_band_unsupported", "trend_band_unsupported_hint",

@@ -32,6 +32,11 @@ def too_many_marks_hint() -> str:
             "first: the renderer runs out of memory and aborts near 10⁶ marks")
 
 
+def too_many_cells_hint() -> str:
+    return ("draw larger cells (`density: {cell: 4}` is 4 × 4 pixels) or fewer (`density: {bins: [200, 100]}`): "
+            "a density draws one mark per non-empty cell")
+
+
 @code("E502")
 def too_many_panels(panels: int, limit: int) -> str:
     """Too many facet panels.
