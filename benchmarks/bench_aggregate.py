@@ -1,4 +1,4 @@
-"""Aggregate before render (issue 16): a histogram, a binned heatmap and a line of N rows, to SVG.
+"""Aggregate before render (issue 16): a histogram, a binned heatmap, a line and a box plot of N rows, to SVG.
 
 For each N (10⁴ … 10⁶), a CSV of N rows is charted as a 30-bin histogram and
 as a 40×40 binned heatmap (`color: {aggregate: count}`), each compiled to SVG
@@ -7,7 +7,9 @@ counts; the Vega-Lite carries one row per bin), once with the rows read and
 the encoding left for Vega to aggregate (`translate_chart(..., evaluated=False)`,
 what chartc emitted before). The line (x the row's number, 400 px wide) is
 reduced with M4 to its PNG's 800 pixel columns past 3,200 rows; emitted whole
-the other way (its SVG differs: see docs/data-engine.md). Reported: wall time, peak RSS, the Vega-Lite's
+the other way (its SVG differs: see docs/data-engine.md). The box plot (5
+groups, 1.5 IQR whiskers) carries the engine's quartiles and whiskers as a few
+rows per group, and its outliers (`stages/data/boxes.py`). Reported: wall time, peak RSS, the Vega-Lite's
 size, and the ratio of the two times (lower is better).
 
     python benchmarks/bench_aggregate.py [--quick] [--max-exp K] [--timeout S] [--charts line,...]
@@ -27,6 +29,7 @@ CHARTS = {
     "histogram": "mark: bar\nencoding:\n  x: {field: v, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
     "heatmap": ("mark: rect\nencoding:\n  x: {field: v, bin: {maxbins: 40}}\n  y: {field: w, bin: {maxbins: 40}}\n"
                 "  color: {aggregate: count}\n"),
+    "boxplot": "mark: boxplot\nencoding:\n  x: {field: k, type: nominal}\n  y: {field: v, type: quantitative}\n",
     "line": "width: 400\nmark: line\nencoding:\n  x: {field: t, type: quantitative}\n  y: {field: v, type: quantitative}\n",
 }
 # The child: compile (either way), write the Vega-Lite and the SVG.
@@ -46,6 +49,7 @@ export_chart(compiled, sys.argv[2] + ".vl.json")
 
 def options(parser):
     parser.add_argument("--max-exp", type=int, help="largest N is 10^K (default 6; 5 with --quick)")
+    parser.add_argument("--min-exp", type=int, help="smallest N is 10^K (default 4)")
     parser.add_argument("--timeout", type=float, help="seconds per render (default 300)")
     parser.add_argument("--charts", help="which charts, comma-separated (default: all)")
 
@@ -53,9 +57,9 @@ def options(parser):
 def write_rows(path: Path, n: int) -> None:
     rng = random.Random(16)
     with path.open("w") as out:
-        out.write("v,w,t\n")
+        out.write("v,w,t,k\n")
         for t in range(n):
-            out.write(f"{rng.gauss(50, 12):.3f},{rng.gammavariate(2, 2):.3f},{t}\n")
+            out.write(f"{rng.gauss(50, 12):.3f},{rng.gammavariate(2, 2):.3f},{t},k{t % 5}\n")
 
 
 def run(args) -> list[Row]:
@@ -65,7 +69,7 @@ def run(args) -> list[Row]:
     rows, detail = [], []
     with tempfile.TemporaryDirectory(prefix="chartc-bench-") as tmp:
         tmp = Path(tmp)
-        for exp in range(4, top + 1):
+        for exp in range(args.min_exp or 4, top + 1):
             n = 10 ** exp
             write_rows(tmp / "rows.csv", n)
             for name, encoding in CHARTS.items():

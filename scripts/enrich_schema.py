@@ -149,6 +149,10 @@ EXAMPLES: dict[str, object] = {
     "mark_object.clip": [True, False],
     "mark_object.thickness": [1, 2],
     "mark_object.cornerRadius": [2, 4],
+    "mark_object.density": [True, {"cell": 1}, {"bins": [80, 40], "scale": "log"}],
+    "mark_object.density.cell": [1, 4],
+    "mark_object.density.bins": [50, [80, 40]],
+    "mark_object.density.scale": ["linear", "log"],
     # --------------------------------------------------------------- transform
     "transform.filter": ["datum.Horsepower > 100", {"field": "Origin", "equal": "USA"},
                          {"field": "Horsepower", "valid": True}],

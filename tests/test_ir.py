@@ -462,6 +462,8 @@ def test_every_example_chart_gives_each_layer_the_rows_vega_gives(vega, path):
 
     if re.search(r"\bextent: ci\b", path.read_text(encoding="utf-8")):
         pytest.skip("extent: ci has no form Vega evaluates: Vega-Lite's own ci is a random bootstrap")
+    if re.search(r"\bdensity:", path.read_text(encoding="utf-8")):
+        pytest.skip("a density raster has no form Vega evaluates (tests/test_density.py checks its counts)")
     chart, _ = check_spec(path)
     assert compare_whole_chart_with_vega(vega, chart) > 0
 

@@ -8,7 +8,7 @@ from chartc import errors as msg
 from chartc.errors import Location
 from chartc.stages.load import load_text
 from chartc.stages.validate import (COMPOSITE_MARK_PROPERTIES, COMPOSITE_ONLY_PROPERTIES, FACET_CHANNEL_KEYS,
-                               load_schema, validate_document)
+                                    OWN_MARK_PROPERTIES, load_schema, validate_document)
 
 VALID = """\
 data: {dataset: cars}
@@ -278,7 +278,7 @@ def test_mark_property_table_matches_vega_lite():
         accepted = set(cls.resolve_references()["properties"]) | {"type"}
         assert set(COMPOSITE_MARK_PROPERTIES[kind]) == ours & accepted, kind
     primitive = set(alt.MarkDef.resolve_references()["properties"]) | {"type"}
-    assert ours - primitive == set(COMPOSITE_ONLY_PROPERTIES)
+    assert ours - primitive == set(COMPOSITE_ONLY_PROPERTIES) | set(OWN_MARK_PROPERTIES)
 
 
 def test_facet_channel_in_the_encoding_points_to_facet():

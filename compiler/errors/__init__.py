@@ -199,6 +199,7 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     data_path_outside_hint,
     data_not_delimited, data_not_delimited_hint, data_not_utf8_line, data_not_utf8_line_hint, data_row_too_long,
     data_unclosed_quote, data_unclosed_quote_hint,
+    density_unknowable, density_unknowable_hint, density_unsupported, density_unsupported_hint,
 )
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
@@ -207,7 +208,7 @@ from .check import (  # noqa: E402  (after the types: the messages are re-export
     facet_wrap_two_fields, facet_wrap_two_fields_hint, pow10_linear, pow10_linear_hint,
 )
 from .limits import (  # noqa: E402  (after the types: the messages are re-exported)
-    too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
+    too_many_cells_hint, too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
 )
 from .fit import (  # noqa: E402  (after the types: the messages are re-exported)
     trend_band_conflict, trend_band_conflict_hint,
@@ -299,6 +300,7 @@ __all__ = [
     "data_glob_formats", "data_glob_formats_hint", "data_glob_no_match", "data_glob_schemas",
     "data_header_too_wide", "data_header_too_wide_hint", "data_hint", "data_integers_hint",
     "data_integers_rounded", "data_long_cell_hint", "data_needs_pyarrow", "data_needs_pyarrow_hint", "data_nested", "data_nested_column",
+    "density_unknowable", "density_unknowable_hint", "density_unsupported", "density_unsupported_hint",
     "data_nested_hint", "data_not_a_file", "data_not_delimited", "data_not_delimited_hint", "data_not_utf8_line",
     "data_not_utf8_line_hint", "data_row_too_long", "data_unclosed_quote", "data_unclosed_quote_hint",
     "data_one_source", "data_path_absolute", "data_path_hint", "data_path_outside", "data_records_too_wide",
@@ -355,7 +357,7 @@ __all__ = [
     "spec_is_directory", "spec_not_found", "spec_too_large", "spec_too_large_hint", "spec_unreadable",
     "syntax_context_hint", "tab_indentation", "tab_indentation_hint", "tab_not_allowed",
     "tab_not_allowed_hint", "text_too_long", "text_too_long_hint", "too_deeply_nested", "too_many_bins",
-    "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
+    "too_many_cells_hint", "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
     "trend_band_conflict",
     "trend_band_conflict_hint", "trend_band_level", "trend_band_level_hint", "trend_band_too_few_points",
     "trend_band_too_few_points_hint", "trend_band_unsupported", "trend_band_unsupported_hint",

@@ -421,3 +421,45 @@ def data_nested(field: str, index: int) -> str:
 
 def data_nested_hint() -> str:
     return "give each value its own field, e.g. {x: 1, y: 2} rather than {point: [1, 2]}"
+
+
+@code("E480")
+def density_unsupported(reason: str) -> str:
+    """A density raster over an encoding it cannot count.
+
+    `mark: {type: point, density: true}` draws a scatter as the number of its points in each cell of
+    a grid over x and y (a rect per non-empty cell, coloured by its count), computed by the engine
+    over every row drawn. It needs a point, circle or square mark, x and y plain quantitative fields
+    (no `aggregate`, `bin`, `timeUnit` or `scale` of their own: the cells are even steps of the data's
+    extent) and no other channel: the colour is the count (a `color` without a field may still set
+    its `title`, `legend` and `scale`, such as `{title: Requests, scale: {scheme: viridis}}`).
+
+    Example:
+        data: {dataset: cars}
+        mark: {type: point, density: true}
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+          color: Origin
+    """
+    return f"a density raster counts points per cell of x and y: {reason}"
+
+
+def density_unsupported_hint() -> str:
+    return ("keep `x` and `y` as plain quantitative fields and drop the other channels (the colour is the count), "
+            "or draw the points without `density`")
+
+
+@code("E481")
+def density_unknowable() -> str:
+    """A density raster over rows only the renderer knows.
+
+    The density's counts are computed before rendering, from the layer's rows with its transforms done.
+    A transform only Vega can evaluate (see the data stage's other diagnostics) leaves those rows unknown,
+    so the cells cannot be counted.
+    """
+    return "the density's cells cannot be counted: this layer's rows are only known to the renderer"
+
+
+def density_unknowable_hint() -> str:
+    return "write the transform so that chartc can evaluate it (a field predicate, plain arithmetic), or drop `density`"

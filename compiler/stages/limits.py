@@ -8,8 +8,10 @@ machine): 2·10⁵ points render to SVG in 3.2 s at 0.74 GB peak and to PNG in
 
 - Above `MAX_MARKS` marks chartc refuses the chart with a `SpecError` at the
   mark (or the data) that makes them, naming the count and the limit: a
-  chart of that many marks is a blot anyway; aggregate, bin, sample or
-  filter first. A gallery worker renders a chart at the limit (SVG, PNG,
+  chart of that many marks is a blot anyway; draw a scatter as its density
+  (`mark: {type: point, density: true}`: a mark per cell), aggregate, bin,
+  sample or filter first. A density of more cells than that is told to use
+  larger ones. A gallery worker renders a chart at the limit (SVG, PNG,
   HTML, JSON) in ~30 s at ~1.2 GB peak, so two workers stay near 2.5 GB.
 - Above `ARIA_MARKS` marks the per-mark ARIA labels are off
   (``config.mark.aria: false``, unless the spec sets ``aria`` itself): they
@@ -28,6 +30,7 @@ import dataclasses
 from .. import errors as msg
 from ..ir.nodes import Chart, Layer, freeze
 from .data import DataFlow, Rows
+from .data.density import wants_density
 from .data.vega import COMPOSITE_MARKS
 
 STAGE = "check"
@@ -89,7 +92,8 @@ def apply_mark_limits(chart: Chart, data: DataFlow) -> Chart:
         path, _ = max(counts, key=lambda item: item[1])
         layer = next(layer for layer in chart.layers if layer.path == path)
         node = layer.mark if layer.mark.source is not None and layer.mark.source.has(layer.mark.path) else chart.data
-        raise node.error(msg.too_many_marks(total, MAX_MARKS, len(counts)), stage=STAGE, hint=msg.too_many_marks_hint())
+        hint = msg.too_many_cells_hint() if wants_density(layer) else msg.too_many_marks_hint()
+        raise node.error(msg.too_many_marks(total, MAX_MARKS, len(counts)), stage=STAGE, hint=hint)
     if total > ARIA_MARKS and not _sets_aria(chart.config):
         config = chart.config.plain()
         config["mark"] = {**dict(config.get("mark") or {}), "aria": False}

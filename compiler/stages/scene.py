@@ -40,6 +40,7 @@ from ..infra.table import is_missing, to_number
 from ..ir.nodes import Channel, Chart, Layer, Trend
 from ..ir.source import Node
 from .data import DataFlow
+from .data.density import wants_density
 from .data.vega import COMPOSITE_MARKS
 from .translate import Origins
 
@@ -371,7 +372,7 @@ def _counts_rows(layer: Layer) -> bool:
     """Whether a layer draws one mark per row (no aggregate, bin or composite mark)."""
     if layer.trend is not None or layer.mark is None or layer.mark.type in COMPOSITE_MARKS:
         return False
-    if layer.mark.type not in PER_ROW_MARKS:
+    if layer.mark.type not in PER_ROW_MARKS or wants_density(layer):  # a density draws a mark per cell
         return False
     return not any(channel.aggregate or channel.get("bin") for channel in layer.encoding.each())
 

@@ -304,6 +304,8 @@ COMPOSITE_MARK_PROPERTIES = {
     "errorband": ("type", "color", "opacity", "interpolate", "extent", "orient", "clip"),
 }
 COMPOSITE_ONLY_PROPERTIES = ("extent",)
+# chartc's own mark properties (no Vega-Lite key; the translator consumes them): the marks that take each.
+OWN_MARK_PROPERTIES = {"density": ("point", "circle", "square")}
 FACET_CHANNELS = ("row", "column", "facet")
 # Free-form mappings the schema leaves open, checked by `colors.free_form_problems`.
 FREE_FORM_KEYS = ("config", "vega_lite")
@@ -323,6 +325,8 @@ def _check_mark(mark, path, doc: Document) -> list[SpecError]:
             hint = msg.allowed_keys(allowed)
         elif allowed is None and prop in COMPOSITE_ONLY_PROPERTIES:
             hint = msg.mark_property_hint(list(COMPOSITE_MARK_PROPERTIES))
+        elif allowed is None and prop in OWN_MARK_PROPERTIES and kind not in OWN_MARK_PROPERTIES[prop]:
+            hint = msg.mark_property_hint(list(OWN_MARK_PROPERTIES[prop]))
         else:
             continue
         problems.append(_error(msg.mark_property_not_for(prop, kind), path + (prop,), doc, hint=hint, key=True))

@@ -14,8 +14,14 @@ axis and legend titles Vega-Lite would have written ("Count of Records",
 "Mean of x", "x (binned)"), no stacking where Vega-Lite had nothing to stack.
 The size of the Vega-Lite depends on the marks, not on the rows.
 
+A box plot's statistics are computed in the engine too (`boxes.py`): the
+layer keeps its ``boxplot`` and carries, per group, the few rows that make
+Vega-Lite draw exactly those statistics, and its outliers. A scatter that
+asks for its density (``mark: {type: point, density: true}``) is counted per
+cell of a grid over x and y (`density.py`) and drawn as rects.
+
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
-returns None): composite marks (box plots, error bars), ``timeUnit``,
+returns None): error bars (but `intervals.py`), ``timeUnit``,
 ``argmin``/``argmax`` and random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
@@ -35,6 +41,8 @@ from ...infra.paper import screen_pixels
 from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp
+from .boxes import box_rows, wants_box
+from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sources import EngineTable
 from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
@@ -64,11 +72,14 @@ class Encoded:
             such as ``tooltip``); channels not named are emitted as written.
         mark: mark properties to add: a point, circle, square or tick that
             Vega-Lite drew opaque because it aggregated (0.7 otherwise).
+        kind: the mark drawn instead of the layer's (a density's ``rect``
+            cells), with only `mark`'s properties; None keeps the layer's.
     """
 
     table: Table
     channels: dict
     mark: dict
+    kind: str | None = None
 
 
 def vega_bins(extent: tuple[float, float], maxbins: int = DEFAULT_MAXBINS, nice: bool = True,
@@ -102,6 +113,8 @@ def vega_bins(extent: tuple[float, float], maxbins: int = DEFAULT_MAXBINS, nice:
 
 def binnable(layer: Layer) -> bool:
     """Whether the layer's encoding aggregates in a way `aggregate_encoding` computes (no rows read)."""
+    if wants_box(layer) or wants_density(layer):
+        return True
     if layer.trend is not None or layer.mark is None or layer.mark.type in COMPOSITE_MARKS or layer.markers:
         return False
     channels = list(layer.encoding.each())
@@ -142,6 +155,12 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
     """
     if not binnable(layer):
         return None
+    if wants_density(layer):
+        cells, channels, mark = density_rows(connection, chart, layer, table, types)
+        return Encoded(cells, channels, mark, "rect")
+    if wants_box(layer):
+        rows = box_rows(connection, chart, layer, table, types)
+        return None if rows is None else Encoded(rows, {}, {})
     view = register_table(connection, table, f"encoded_{id(table)}")
     bins, ops, groupby, rewritten = [], [], [], {}
     stacked = any(isinstance(layer.encoding.get(name), Channel) and layer.encoding.get(name).field

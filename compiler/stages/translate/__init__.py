@@ -43,6 +43,7 @@ from ...ir.source import Node
 from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
+from ..data.density import CELL_MARK_KEYS
 from .fields import escape_fields
 from .facet_sort import hold_facet_sorts, order_facets
 from .interaction import emit_interaction, merge_layer_escapes
@@ -495,6 +496,10 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
     styled = layer.markers is not None and plan is not None
     mark = {**(plan.mark_properties(layer) if styled else {}), **(encoded.mark if encoded is not None else {}),
             **layer.mark.definition()}
+    if mark.pop("density", False) not in (False, None) and (encoded is None or encoded.kind is None):
+        raise layer.mark.error(msg.density_unknowable(), "density", stage=STAGE, hint=msg.density_unknowable_hint())
+    if encoded is not None and encoded.kind is not None:  # drawn as other marks (a density's cells)
+        mark = {"type": encoded.kind, **{key: mark[key] for key in CELL_MARK_KEYS if key in mark}, **encoded.mark}
     if mark.get("extent") == "ci":  # never Vega-Lite's bootstrap: the data stage's t-interval, or refused
         if encoded is None:
             raise layer.mark.error(msg.extent_ci_unsupported(), "extent", stage=STAGE,
