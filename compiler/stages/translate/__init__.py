@@ -40,7 +40,7 @@ from ...infra.shapes import resolve_shape, shape_filled
 from ...infra.table import Table
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
-from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold
+from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, JoinAggregate, Window
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from .fields import escape_fields
@@ -554,12 +554,37 @@ def emit_aggregate(view, step: Aggregate, alt, types: dict):
     return view.transform_aggregate(ops, groupby=list(step.groupby))
 
 
+def emit_window(view, step: Window, alt, types: dict):
+    """``window``: each op as Vega-Lite's ``{op, field, param, as}``, and the frame, peers, groupby and sort as written."""
+    ops = [{"op": op.op, **({"field": op.field} if op.field is not None else {}),
+            **({"param": op.param} if op.param is not None else {}), "as": op.as_} for op in step.ops]
+    window = {"window": ops, "frame": list(step.frame)}
+    if step.ignorePeers:
+        window["ignorePeers"] = True
+    if step.groupby:
+        window["groupby"] = list(step.groupby)
+    if step.sort:
+        window["sort"] = [{"field": name, "order": order} for name, order in step.sort]
+    return view.transform_window(**{key: value for key, value in window.items() if key != "window"},
+                                 window=[alt.WindowFieldDef(**op) for op in ops])
+
+
+def emit_joinaggregate(view, step: JoinAggregate, alt, types: dict):
+    """``joinaggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields."""
+    ops = [alt.JoinAggregateFieldDef(**{"op": op.op, **({"field": op.field} if op.field is not None else {}),
+                                        "as": op.as_}) for op in step.ops]
+    return view.transform_joinaggregate(ops, groupby=list(step.groupby)) if step.groupby else \
+        view.transform_joinaggregate(ops)
+
+
 # Transform class -> how it is emitted (one entry per `ir.transforms` kind).
 TRANSFORMS: dict[type, Callable[..., object]] = {
     Filter: emit_filter,
     Calculate: emit_calculate,
     Fold: emit_fold,
     Aggregate: emit_aggregate,
+    Window: emit_window,
+    JoinAggregate: emit_joinaggregate,
 }
 
 
