@@ -216,6 +216,46 @@ def _check_structure(doc: Document) -> list[SpecError]:
         if "markers" in layer and "trend" in layer:
             problems.append(_error(msg.markers_on_trend(), path + ("markers",), doc, key=True))
     problems.extend(_check_params(data, doc))
+    problems.extend(_check_windows(data, doc))
+    return problems
+
+
+# Window ops that read a field (every aggregate op but count, and the value ops), and those with a param.
+WINDOW_FIELDLESS_OPS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "count"})
+WINDOW_PARAM_NEEDED = frozenset({"ntile", "nth_value"})
+WINDOW_PARAM_TAKEN = frozenset({"ntile", "nth_value", "lag", "lead"})
+
+
+def _check_windows(data: dict, doc: Document) -> list[SpecError]:
+    """Window transforms Vega would throw on or read otherwise than written: a field, a param, the frame's order."""
+    problems = []
+    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
+    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
+    for path, owner in owners:
+        steps = owner.get("transform")
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, dict) or not isinstance(step.get("window"), list):
+                continue
+            at = path + ("transform", index)
+            for number, op in enumerate(step["window"]):
+                name = op.get("op") if isinstance(op, dict) else None
+                if not isinstance(name, str):
+                    continue
+                if name not in WINDOW_FIELDLESS_OPS and "field" not in op:
+                    problems.append(_error(msg.window_op_needs_field(name), at + ("window", number), doc))
+                param = op.get("param")
+                whole = isinstance(param, (int, float)) and not isinstance(param, bool) and param > 0 \
+                    and float(param).is_integer()
+                if (name in WINDOW_PARAM_NEEDED and param is None) or (
+                        name in WINDOW_PARAM_TAKEN and param is not None and not whole):
+                    where = at + ("window", number) + (("param",) if param is not None else ())
+                    problems.append(_error(msg.window_op_param(name), where, doc))
+            frame = step.get("frame")
+            if isinstance(frame, list) and len(frame) == 2 and all(
+                    value is None or isinstance(value, int) for value in frame) and (
+                    (frame[0] is not None and frame[0] > 0) or (frame[1] is not None and frame[1] < 0)):
+                problems.append(_error(msg.window_frame_order(frame), at + ("frame",), doc,
+                                       hint=msg.window_frame_hint(frame)))
     return problems
 
 
