@@ -468,7 +468,7 @@ def needs_one_of_keys(keys: Sequence[str]) -> str:
     Example:
         data: {dataset: cars}
         transform:
-          - sort: Horsepower
+          - stack: Horsepower
         mark: point
         encoding:
           x: Horsepower

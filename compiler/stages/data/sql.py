@@ -27,6 +27,10 @@ number). What the query computes is what Vega computes, value for value:
   with Vega's streaming measures (`vega.measure`) over the group's values in
   row order (`list(x ORDER BY seq)`): a floating sum in Vega's order, not in
   the order threads happen to add.
+- ``joinaggregate`` is that aggregate's measures joined back onto each row
+  of the group; ``window`` groups the rows by partition and calls Vega's
+  window (`window.window_partition`) once per partition on its values in
+  row order, the results unnested back onto the rows by their sequence.
 
 The rows come back as the cells the interpreter gave (`Rows`): a field that
 still holds a data row's value gives that row's cell as read (its Python
@@ -1101,7 +1105,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         if index and gaps[index]:
             state.parse(gaps[index])
         STEPS[type(step)](state, step, emitted[index])
-    return state.finish(any(not isinstance(step, Calculate) for step in chain))
+    return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate)) for step in chain))
 
 
 def register_table(connection, table: Table, name: str) -> str:

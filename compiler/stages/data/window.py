@@ -29,7 +29,18 @@ import functools
 import math
 
 from ...ir import expressions as ex
-from .vega import _missing, _nan, group_key, js_less, measure
+from .vega import group_key, js_less, measure
+
+
+
+def _missing(value) -> bool:
+    """Vega's measures count a value as missing when it is null, undefined or ''."""
+    return value is None or value is ex.UNDEFINED or (type(value) is str and value == "")
+
+
+def _nan(value) -> bool:
+    return type(value) is float and value != value
+
 
 # Ops read from the frame's values (Vega's `cell.data`), not streamed through add/remove.
 FRAME_VALUE_OPS = frozenset({"count", "distinct", "median", "q1", "q3", "min", "max"})
