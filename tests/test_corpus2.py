@@ -43,6 +43,7 @@ DEFECTS: dict[str, str] = {}
 # then compiled without it and must warn with exactly these and nothing else.
 VISION_FINDINGS: dict[str, set[str]] = {
     "alt_bar_rounded": {"W770", "W771"},
+    "alt_parallel_coordinates": {"W770", "W771"},
     "alt_grouped_bar_chart2": {"W770", "W771"},
     "alt_interactive_scatter_plot": {"W770", "W771"},
     "alt_layered_area_chart": {"W770", "W771"},
@@ -161,6 +162,8 @@ DRAWN: dict[str, Drawn] = {
     "alt_line_with_ci": Drawn("line", lambda: dataset("cars").Year.nunique(), layer="layer_1_marks"),
     "alt_errorbars_with_ci": Drawn("symbol", lambda: dataset("barley").variety.nunique(), layer="layer_1_marks"),
     "alt_selection_layer_bar_month": Drawn("rect", lambda: weather().month.nunique(), layer="layer_0_marks"),
+    "alt_parallel_coordinates": Drawn("line", lambda: 4 * len(dataset("iris")),
+                                      legend=tuple(sorted(dataset("iris").species.unique()))),
     "sns_boxplot_iris_wide": Drawn("rect", lambda: 4, layer="layer_1_layer_0_marks"),
     "sns_regplot_ci_none": Drawn("symbol", lambda: valid(dataset("cars"), "Weight_in_lbs", "Horsepower"),
                                  layer="layer_0_marks"),
@@ -281,3 +284,16 @@ def test_the_rolling_mean_is_pandas_centred_31_day_mean():
 def test_the_bar_labels_are_the_values_of_the_bars():
     assert texts(scene("vl_layer_bar_labels"), "mark") == [str(v) for v in inline("vl_layer_bar_labels").b]
     assert sorted(texts(scene("gg_geom_text"), "mark")) == sorted(csv("mtcars.csv").model)
+
+
+def test_the_parallel_coordinates_draw_one_line_per_flower_through_its_four_measures():
+    """The window's row index (a running count) tells the flowers apart: one line each, in the data's order,
+    through its petal and sepal measures as pandas reads them (y mapped back through the drawn scale)."""
+    iris = dataset("iris")
+    measures = ["petalLength", "petalWidth", "sepalLength", "sepalWidth"]
+    lines = [node["items"] for node in nodes(scene("alt_parallel_coordinates"), "line")]
+    assert len(lines) == len(iris)
+    points = [item for line in lines for item in line]
+    a, b = pixel_map(points, [value for _, row in iris.iterrows() for value in row[measures]])
+    drawn = np.array([[(item["y"] - b) / a for item in line] for line in lines])
+    assert np.allclose(drawn, iris[measures].to_numpy(), atol=1e-9)

@@ -32,7 +32,7 @@ from chartc import errors as msg
 from chartc.errors import Location, SpecError
 from chartc.infra.table import NUMBER, Table
 from chartc.ir import (Aggregate, AggregateOp, Calculate, Channel, Expression, Facet, FieldPredicate, Filter, Fold,
-                       FreeForm, Layer, Legend, Mark, Markers, MarkerStyle, Trend)
+                       FreeForm, JoinAggregate, Layer, Legend, Mark, Markers, MarkerStyle, Trend, Window)
 from chartc.ir import expressions as ex
 from chartc.ir.expressions.types import measurement
 from chartc.stages.check import check_chart
@@ -778,12 +778,14 @@ def test_every_transform_kind_is_parsed_interpreted_and_emitted_by_one_entry_eac
 
     kinds = {kind for kind in vars(transforms).values()
              if isinstance(kind, type) and issubclass(kind, Transform) and kind is not Transform}
-    assert kinds == {Filter, Calculate, Fold, Aggregate}
+    assert kinds == {Filter, Calculate, Fold, Aggregate, Window, JoinAggregate}
     assert set(INTERPRETERS) == set(TRANSFORMS) == kinds
     assert len(TRANSFORM_PARSERS) == len(kinds)
     for key in TRANSFORM_PARSERS:  # each parser makes its own kind
         chart = parsed(MIXED % {"filter": "[{filter: 'true'}]", "calculate": "[{calculate: '1', as: c}]",
-                                "fold": "[{fold: [n]}]", "aggregate": "[{aggregate: [{op: count, as: c}]}]"}[key])
+                                "fold": "[{fold: [n]}]", "aggregate": "[{aggregate: [{op: count, as: c}]}]",
+                                "window": "[{window: [{op: rank, as: r}]}]",
+                                "joinaggregate": "[{joinaggregate: [{op: count, as: c}]}]"}[key])
         assert type(chart.transform[0]).__name__.lower() == key
 
 

@@ -176,6 +176,9 @@ from .validate import (  # noqa: E402  (reshaping transforms: impute's options)
     impute_frame_unused, impute_frame_unused_hint, impute_sequence_too_long, impute_sequence_too_long_hint,
     impute_value_unused, impute_value_unused_hint,
 )
+from .validate import (  # noqa: E402  (window transforms)
+    window_frame_hint, window_frame_order, window_op_needs_field, window_op_param,
+)
 from .parse import (  # noqa: E402  (after the types: the messages are re-exported)
     expression_arity, expression_array_hole, expression_assignment_hint, expression_bad_character,
     expression_bad_escape, expression_bad_number, expression_bad_regex, expression_bad_regex_flags,
@@ -388,6 +391,7 @@ __all__ = [
     "param_bind", "param_duplicate", "param_on_trend", "param_undefined", "param_undefined_hint",
     "impute_frame_unused", "impute_frame_unused_hint", "impute_sequence_too_long", "impute_sequence_too_long_hint",
     "impute_value_unused", "impute_value_unused_hint",
+    "window_frame_hint", "window_frame_order", "window_op_needs_field", "window_op_param",
     "extent_ci_unsupported", "extent_ci_unsupported_hint", "trend_extent_ci", "trend_extent_ci_hint",
     "data_path_outside_hint",
     "axis_labels_blank", "axis_labels_blank_hint", "axis_labels_overlap", "axis_labels_overlap_hint",

@@ -6,6 +6,7 @@ Each message is a function; one that a diagnostic reads carries its code
 
 from __future__ import annotations
 
+import json
 from typing import Sequence
 
 from .registry import code
@@ -467,7 +468,7 @@ def needs_one_of_keys(keys: Sequence[str]) -> str:
     Example:
         data: {dataset: cars}
         transform:
-          - sort: Horsepower
+          - stack: Horsepower
         mark: point
         encoding:
           x: Horsepower
@@ -793,3 +794,66 @@ def impute_sequence_too_long(limit: int) -> str:
 
 def impute_sequence_too_long_hint() -> str:
     return "give a larger step, or list the keys: keyvals: [2020, 2021, 2022]"
+
+
+@code("E260")
+def window_op_needs_field(op: str) -> str:
+    """A window op that reads a field, written without one.
+
+    The aggregate ops (`sum`, `mean`, ...; all but `count`) and the value ops (`lag`, `lead`,
+    `first_value`, `last_value`, `nth_value`) read a field of the rows in the frame: Vega refuses
+    them without one. The ranking ops (`row_number`, `rank`, ...) and `count` need none.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - window: [{op: sum, as: total}]
+        mark: point
+        encoding: {x: Horsepower, y: total}
+    """
+    return f"the window op {op!r} needs a field"
+
+
+@code("E261")
+def window_op_param(op: str) -> str:
+    """A window op's `param` that is missing, or not a whole number above zero.
+
+    `ntile` needs `param` (the number of buckets), `nth_value` too (the position in the frame, 1 the
+    first row); the offset of `lag` and `lead` (default 1) is a whole number of rows. Vega throws on a
+    missing or non-positive one, and reads a fraction as no row at all.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - window: [{op: ntile, as: quartile}]
+            sort: [{field: Horsepower}]
+        mark: point
+        encoding: {x: Horsepower, y: quartile}
+    """
+    needs = "needs a param" if op in ("ntile", "nth_value") else "takes a param"
+    return f"the window op {op!r} {needs}: a whole number above zero"
+
+
+@code("E262")
+def window_frame_order(frame: list) -> str:
+    """A window frame whose first offset is after the row or whose second is before it.
+
+    `frame: [before, after]` counts rows before the row (zero or negative) and after it (zero or
+    positive); `null` is unbounded. Vega reads only each offset's size, so `[2, 0]` would silently mean
+    `[-2, 0]`: write the frame as meant.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - window: [{op: mean, field: Horsepower, as: smooth}]
+            frame: [2, 2]
+        mark: point
+        encoding: {x: Horsepower, y: smooth}
+    """
+    return f"frame {json.dumps(frame)} runs backwards: the first offset is <= 0, the second >= 0"
+
+
+def window_frame_hint(frame: list) -> str:
+    before, after = frame
+    fixed = [None if before is None else -abs(before), None if after is None else abs(after)]
+    return f"write frame: {json.dumps(fixed)}"

@@ -6,7 +6,7 @@ path, the source, and `error`/`warning`/`locate` built from them);
 `Channel`, `Encoding`, `Markers`, `MarkerStyle`, `Trend`, `Legend`,
 `Facet`, `FreeForm`); `ir.transforms` one class per transform kind
 (`Filter` with a `FieldPredicate` or an `Expression`, `Calculate`, `Fold`, `Pivot`, `Impute`,
-`Aggregate`), each declaring the fields it reads and `fields_after`;
+`Aggregate`, `Window`, `JoinAggregate`), each declaring the fields it reads and `fields_after`;
 `ir.expressions` the Vega expression language (parse, evaluate). The parse
 stage (`stages.parse`) builds the model; every later stage reads it.
 
@@ -17,10 +17,11 @@ from .nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer
                     Trend, freeze, thaw)
 from .source import Node, Source
 from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, FieldRead, Fields, Filter,
-                         Fold, Impute, Pivot, Transform)
+                         Fold, Impute, JoinAggregate, Pivot, Transform, Window, WindowOp)
 
 __all__ = [
     "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
     "FieldPredicate", "FieldRead", "Fields", "Filter", "Fold", "FreeForm", "Layer", "Legend", "Mark", "MarkerStyle",
     "Impute", "Markers", "Node", "Pivot", "Source", "Trend", "Transform", "freeze", "thaw",
+    "JoinAggregate", "Window", "WindowOp",
 ]

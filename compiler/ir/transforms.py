@@ -274,3 +274,78 @@ class Impute(Transform):
 
     def makes(self) -> tuple[str, ...]:
         return (self.impute,) if self.derived is None else (self.impute, self.derived)
+
+
+# ------------------------------------------------------------------ window and joinaggregate
+
+# Window ops that rank or pick rows (the rest are aggregate ops over the frame), and the type of what each makes.
+RANKING_OPS = ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile")
+VALUE_OPS = ("lag", "lead", "first_value", "last_value", "nth_value")
+WINDOW_ONLY_OPS = RANKING_OPS + VALUE_OPS
+
+
+@dataclass(frozen=True, slots=True)
+class WindowOp(Node):
+    """One op of a window: `op` over `field` (none for the ranking ops and ``count``), its `param`, named `as_`."""
+
+    op: str
+    as_: str
+    field: str | None = None
+    param: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Window(Transform):
+    """``window``: each row keeps its fields and gains each op's value over its partition (or its frame).
+
+    Attributes:
+        ops: the ops, in written order.
+        groupby: the partitions' fields.
+        sort: (field, "ascending" | "descending") pairs ordering each partition;
+            none keeps the rows' order.
+        frame: the frame's offsets before and after the row (None: unbounded),
+            Vega-Lite's default ``[null, 0]``.
+        ignorePeers: whether the frame's ends stop at the row's peers (equal sort values).
+    """
+
+    ops: tuple[WindowOp, ...]
+    groupby: tuple[str, ...] = ()
+    sort: tuple[tuple[str, str], ...] = ()
+    frame: tuple[int | None, int | None] = (None, 0)
+    ignorePeers: bool = False  # noqa: N815 - the schema's key
+
+    def reads(self) -> tuple[FieldRead, ...]:
+        measured = tuple(FieldRead(op.field, ("window", index, "field"))
+                         for index, op in enumerate(self.ops) if op.field is not None)
+        sorted_by = tuple(FieldRead(name, ("sort", index, "field")) for index, (name, _) in enumerate(self.sort))
+        return (measured + sorted_by
+                + tuple(FieldRead(name, ("groupby", index)) for index, name in enumerate(self.groupby)))
+
+    def fields_after(self, fields: Fields) -> Fields:
+        made = {}
+        for op in self.ops:
+            picks = op.op in VALUE_OPS and op.field is not None
+            made[op.as_] = fields.get(op.field, "nominal") if picks else AGGREGATED_TYPE
+        return {**fields, **made}
+
+    def makes(self) -> tuple[str, ...]:
+        return tuple(op.as_ for op in self.ops)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinAggregate(Transform):
+    """``joinaggregate``: each row keeps its fields and gains each measure of its `groupby` group."""
+
+    ops: tuple[AggregateOp, ...]
+    groupby: tuple[str, ...] = ()
+
+    def reads(self) -> tuple[FieldRead, ...]:
+        measured = tuple(FieldRead(op.field, ("joinaggregate", index, "field"))
+                         for index, op in enumerate(self.ops) if op.field is not None)
+        return measured + tuple(FieldRead(name, ("groupby", index)) for index, name in enumerate(self.groupby))
+
+    def fields_after(self, fields: Fields) -> Fields:
+        return {**fields, **{op.as_: AGGREGATED_TYPE for op in self.ops}}
+
+    def makes(self) -> tuple[str, ...]:
+        return tuple(op.as_ for op in self.ops)

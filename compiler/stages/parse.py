@@ -24,8 +24,8 @@ from ..ir import expressions
 from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer, Legend, Mark, MarkerStyle,
                         Markers, Param, Trend, freeze)
 from ..ir.source import Source
-from ..ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot,
-                             Transform)
+from ..ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
+                             JoinAggregate, Pivot, Transform, Window, WindowOp)
 from .load import Document
 
 STAGE = "parse"
@@ -233,6 +233,19 @@ class _Parser:
                       freeze(step["value"]) if "value" in step else expressions.UNDEFINED,
                       tuple(step.get("frame", (None, None))), path=path, source=self.source)
 
+    def window(self, step: Mapping, path: SpecPath) -> Window:
+        ops = tuple(WindowOp(op["op"], op["as"], op.get("field"), op.get("param"), path=path + ("window", index),
+                             source=self.source) for index, op in enumerate(step["window"]))
+        sort = tuple((item["field"], item.get("order", "ascending")) for item in step.get("sort", ()))
+        frame = tuple(step.get("frame", (None, 0)))
+        return Window(ops, tuple(step.get("groupby", ())), sort, frame, bool(step.get("ignorePeers", False)),
+                      path=path, source=self.source)
+
+    def joinaggregate(self, step: Mapping, path: SpecPath) -> JoinAggregate:
+        ops = tuple(AggregateOp(op["op"], op["as"], op.get("field"), path=path + ("joinaggregate", index),
+                                source=self.source) for index, op in enumerate(step["joinaggregate"]))
+        return JoinAggregate(ops, tuple(step.get("groupby", ())), path=path, source=self.source)
+
 
 # The key that names a transform's kind -> how to parse it (one entry per `ir.transforms` class).
 TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] = {
@@ -242,6 +255,8 @@ TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] 
     "aggregate": _Parser.aggregate,
     "pivot": _Parser.pivot,
     "impute": _Parser.impute,
+    "window": _Parser.window,
+    "joinaggregate": _Parser.joinaggregate,
 }
 
 

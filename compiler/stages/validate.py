@@ -217,7 +217,18 @@ def _check_structure(doc: Document) -> list[SpecError]:
             problems.append(_error(msg.markers_on_trend(), path + ("markers",), doc, key=True))
     problems.extend(_check_params(data, doc))
     problems.extend(_check_imputes(data, doc))
+    problems.extend(_check_windows(data, doc))
     return problems
+
+
+def _transform_steps(data: dict):
+    """(spec path, step) of every transform step: the chart's, then each layer's."""
+    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
+    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
+    for path, owner in owners:
+        steps = owner.get("transform")
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
+            yield path + ("transform", index), step
 
 
 # The most key values an impute's sequence may name: every group gets a row per key.
@@ -227,29 +238,58 @@ MAX_KEYVALS = 100_000
 def _check_imputes(data: dict, doc: Document) -> list[SpecError]:
     """An impute's option its method never reads (Vega-Lite drops it without a word), or a sequence too long to fill."""
     problems = []
-    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
-    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
-    for path, owner in owners:
-        steps = owner.get("transform")
-        for index, step in enumerate(steps if isinstance(steps, list) else []):
-            if not isinstance(step, dict) or "impute" not in step:
+    for at, step in _transform_steps(data):
+        if not isinstance(step, dict) or "impute" not in step:
+            continue
+        method = step.get("method", "value")
+        keyvals = step.get("keyvals")
+        if isinstance(keyvals, dict) and isinstance(keyvals.get("stop"), (int, float)):
+            start, stride = keyvals.get("start", 0), keyvals.get("step") or 1
+            count = (keyvals["stop"] - start) / stride if isinstance(start, (int, float)) and isinstance(
+                stride, (int, float)) else 0
+            if count > MAX_KEYVALS:
+                problems.append(_error(msg.impute_sequence_too_long(MAX_KEYVALS), at + ("keyvals",), doc,
+                                       hint=msg.impute_sequence_too_long_hint()))
+        if method != "value" and "value" in step:
+            problems.append(_error(msg.impute_value_unused(method), at + ("value",), doc, key=True,
+                                   hint=msg.impute_value_unused_hint()))
+        if method == "value" and "frame" in step:
+            problems.append(_error(msg.impute_frame_unused(), at + ("frame",), doc, key=True,
+                                   hint=msg.impute_frame_unused_hint()))
+    return problems
+
+
+# Window ops that read a field (every aggregate op but count, and the value ops), and those with a param.
+WINDOW_FIELDLESS_OPS = frozenset({"row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "count"})
+WINDOW_PARAM_NEEDED = frozenset({"ntile", "nth_value"})
+WINDOW_PARAM_TAKEN = frozenset({"ntile", "nth_value", "lag", "lead"})
+
+
+def _check_windows(data: dict, doc: Document) -> list[SpecError]:
+    """Window transforms Vega would throw on or read otherwise than written: a field, a param, the frame's order."""
+    problems = []
+    for at, step in _transform_steps(data):
+        if not isinstance(step, dict) or not isinstance(step.get("window"), list):
+            continue
+        for number, op in enumerate(step["window"]):
+            name = op.get("op") if isinstance(op, dict) else None
+            if not isinstance(name, str):
                 continue
-            method = step.get("method", "value")
-            here = path + ("transform", index)
-            keyvals = step.get("keyvals")
-            if isinstance(keyvals, dict) and isinstance(keyvals.get("stop"), (int, float)):
-                start, stride = keyvals.get("start", 0), keyvals.get("step") or 1
-                count = (keyvals["stop"] - start) / stride if isinstance(start, (int, float)) and isinstance(
-                    stride, (int, float)) else 0
-                if count > MAX_KEYVALS:
-                    problems.append(_error(msg.impute_sequence_too_long(MAX_KEYVALS), here + ("keyvals",), doc,
-                                           hint=msg.impute_sequence_too_long_hint()))
-            if method != "value" and "value" in step:
-                problems.append(_error(msg.impute_value_unused(method), here + ("value",), doc, key=True,
-                                       hint=msg.impute_value_unused_hint()))
-            if method == "value" and "frame" in step:
-                problems.append(_error(msg.impute_frame_unused(), here + ("frame",), doc, key=True,
-                                       hint=msg.impute_frame_unused_hint()))
+            if name not in WINDOW_FIELDLESS_OPS and "field" not in op:
+                problems.append(_error(msg.window_op_needs_field(name), at + ("window", number), doc))
+            param = op.get("param")
+            whole = isinstance(param, (int, float)) and not isinstance(param, bool) and param > 0 \
+                and float(param).is_integer()
+            if (name in WINDOW_PARAM_NEEDED and param is None) or (
+                    name in WINDOW_PARAM_TAKEN and param is not None and not whole):
+                where = at + ("window", number) + (("param",) if param is not None else ())
+                problems.append(_error(msg.window_op_param(name), where, doc))
+        frame = step.get("frame")
+        if isinstance(frame, list) and len(frame) == 2 and all(
+                value is None or isinstance(value, int) for value in frame) and (
+                (frame[0] is not None and frame[0] > 0) or (frame[1] is not None and frame[1] < 0)):
+            problems.append(_error(msg.window_frame_order(frame), at + ("frame",), doc,
+                                   hint=msg.window_frame_hint(frame)))
     return problems
 
 

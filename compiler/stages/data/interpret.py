@@ -30,9 +30,9 @@ from ...infra.table import TEXT, Table
 from ...ir import expressions as ex
 from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
-from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot,
-                              Transform)
-from . import vega
+from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
+                              JoinAggregate, Pivot, Transform, Window)
+from . import vega, window
 
 
 @dataclass(frozen=True)
@@ -427,6 +427,56 @@ def interpret_impute(context: _Context, state: _State, step: Impute) -> _State:
     return _State(Table(columns, kinds), origin, js, unknown, {}, set())
 
 
+def interpret_window(context: _Context, state: _State, step: Window) -> _State:
+    """``window``: every row kept, in order, with each op's value over its partition (`window.window_partition`)."""
+    count = len(state.table)
+    keys = [state.view(name, step) for name in step.groupby]
+    sort_keys = [state.view(name, step) for name, _ in step.sort]
+    ops = []
+    for op in step.ops:
+        if op.field is not None and op.field in state.unknown:
+            raise _Stop(state.unknown[op.field])
+        ops.append((op.op, state.view(op.field, step) if op.field is not None else None, op.param))
+    results: dict[int, list] = {}
+    for rows in window.partitions(keys, count).values():
+        results.update(window.window_partition(rows, ops, sort_keys, [order for _, order in step.sort],
+                                               step.frame, step.ignorePeers))
+    columns = [[results[row][index] for row in range(count)] for index in range(len(step.ops))]
+    return _joined(state, [op.as_ for op in step.ops], columns)
+
+
+def interpret_joinaggregate(context: _Context, state: _State, step: JoinAggregate) -> _State:
+    """``joinaggregate``: every row kept, in order, with each measure of its `groupby` group (as `aggregate`)."""
+    count = len(state.table)
+    groups = window.partitions([state.view(name, step) for name in step.groupby], count)
+    columns = []
+    for op in step.ops:
+        why = _unknown_measure(state, step, op)
+        if why is not None:
+            raise _Stop(why)
+        values = state.view(op.field, step) if op.field is not None else [None] * count
+        column = [None] * count
+        for rows in groups.values():
+            result = vega.measure(op.op, [values[row] for row in rows], rows, None)
+            for row in rows:
+                column[row] = result
+        columns.append(column)
+    return _joined(state, [op.as_ for op in step.ops], columns)
+
+
+def _joined(state: _State, names: list[str], columns: list[list]) -> _State:
+    """The rows with new fields of JavaScript values (a field of the same name replaced)."""
+    result = _State(state.table, state.origin, dict(state.js), dict(state.unknown), state.parses, set(state.source))
+    table = state.table
+    for name, values in zip(names, columns):
+        result.source.discard(name)
+        result.unknown.pop(name, None)
+        result.js[name] = values
+        table = _with_column(table, name, [vega.python_cell(value) for value in values])
+    result.table = table
+    return result
+
+
 # Transform class -> how the data stage runs it (one entry per `ir.transforms` kind).
 INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Filter: interpret_filter,
@@ -435,6 +485,8 @@ INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Aggregate: interpret_aggregate,
     Pivot: interpret_pivot,
     Impute: interpret_impute,
+    Window: interpret_window,
+    JoinAggregate: interpret_joinaggregate,
 }
 
 

@@ -27,6 +27,10 @@ number). What the query computes is what Vega computes, value for value:
   with Vega's streaming measures (`vega.measure`) over the group's values in
   row order (`list(x ORDER BY seq)`): a floating sum in Vega's order, not in
   the order threads happen to add.
+- ``joinaggregate`` is that aggregate's measures joined back onto each row
+  of the group; ``window`` groups the rows by partition and calls Vega's
+  window (`window.window_partition`) once per partition on its values in
+  row order, the results unnested back onto the rows by their sequence.
 
 The rows come back as the cells the interpreter gave (`Rows`): a field that
 still holds a data row's value gives that row's cell as read (its Python
@@ -44,8 +48,9 @@ from dataclasses import dataclass, field
 from ...infra.table import BOOLEAN, DATE, NUMBER, STORED_INTEGER, TEXT, Table, scannable
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
-from ...ir.transforms import Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, Pivot, Transform
-from . import vega
+from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
+                              Transform, Window)
+from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
 from .sources import EngineTable, register_arrays
@@ -535,6 +540,103 @@ class _Chain:
         listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {values_sql}}})), lambda e: e.v)"
         return function([listed]), Column(self.fresh(), target, undefined=target == NUM)
 
+    # window and joinaggregate: every row kept, new fields beside its own
+    def partition_keys(self, groupby: tuple[str, ...]) -> list[str]:
+        """SQL equal for two rows exactly when Vega's group keys of `groupby` are (as `aggregate` groups)."""
+        keys = [_group_key(self.fields[name].value, self) if name in self.fields else "NULL" for name in groupby]
+        if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
+                                 for name in groupby):
+            keys = [self.joined_key(groupby)]
+        return keys
+
+    def keyed(self, groupby: tuple[str, ...]) -> tuple[str, list[str]]:
+        """The current rows with their partition key columns (their names; none for one partition)."""
+        keys = self.partition_keys(groupby)
+        names = [self.fresh("k") for _ in keys]
+        if not keys:
+            return self.current, names
+        exprs = ", ".join(f"{key} AS {quote_identifier(name)}" for key, name in zip(keys, names))
+        return self.add(f"SELECT *, {exprs} FROM {quote_identifier(self.current)}"), names
+
+    def joined(self, base: str, grouped: str, keys: list[str], columns: list[Column], makes: list[str],
+               on: str | None = None) -> None:
+        """Each row of `base` with its group's `columns` from `grouped` (matched on the keys, or `on`)."""
+        carried = ", ".join(f"b.{quote_identifier(name)}" for name in self.columns())
+        match = on or (" AND ".join(f"b.{quote_identifier(k)} IS NOT DISTINCT FROM g.{quote_identifier(k)}"
+                                    for k in keys) or "true")
+        out = self.add(f"SELECT {carried}{''.join(', g.' + column.sql for column in columns)} "
+                       f"FROM {quote_identifier(base)} AS b JOIN {quote_identifier(grouped)} AS g ON {match}")
+        for name, column in zip(makes, columns):
+            self.fields[name] = FieldState(column, ("computed", column), ("probe", out, column))
+
+    def joinaggregate(self, step: JoinAggregate) -> None:
+        """Each row with its group's measures: `aggregate`'s ops over the group, joined back on its key."""
+        for op in step.ops:
+            if op.op in vega.RANDOM_OPS:
+                raise NotCompiled(f"the {op.op} op")
+        base, keys = self.keyed(step.groupby)
+        measures, columns = [], []
+        for op in step.ops:
+            sql, column = self.measure(op.op, self.fields.get(op.field) if op.field is not None else None,
+                                       op.field is not None)
+            measures.append(f"{sql} AS {column.sql}")
+            columns.append(column)
+        group = f" GROUP BY {', '.join(quote_identifier(k) for k in keys)}" if keys else ""
+        listed = "".join(f"{quote_identifier(k)}, " for k in keys)
+        grouped = self.add(f"SELECT {listed}{', '.join(measures)} FROM {quote_identifier(base)}{group}")
+        self.joined(base, grouped, keys, columns, [op.as_ for op in step.ops])
+
+    def window(self, step: Window) -> None:
+        """Each row with its window values: per partition, Vega's window (`window.window_partition`) over its
+        rows in order, one call per partition, unnested back onto the rows by their sequence."""
+        base, keys = self.keyed(step.groupby)
+        inputs: list[tuple[str, Callable, int]] = []  # (SQL list of the values in row order, decoder, slot)
+        slots: dict[str, int] = {}
+
+        def slot(name: str) -> int | None:
+            state = self.fields.get(name)
+            if state is None:
+                return None
+            if name not in slots:
+                slots[name] = len(inputs)
+                inputs.append((f"list({state.value.sql} ORDER BY {SEQ})", _decoder(state.value, self.codec),
+                               SQL_TYPES[state.value.kind]))
+            return slots[name]
+
+        ops = [(op.op, slot(op.field) if op.field is not None else None, op.param, op.field is not None)
+               for op in step.ops]
+        sorts = [slot(name) for name, _ in step.sort]
+        orders = [order for _, order in step.sort]
+        encode = self.codec.encode
+
+        def run(*lists):
+            count = len(lists[0])
+            values = [[decode(cell) for cell in cells] for (_, decode, _), cells in zip(inputs, lists[1:])]
+
+            def column(index, named):
+                if index is None:
+                    return [ex.UNDEFINED] * count if named else None
+                return values[index]
+
+            results = window.window_partition(list(range(count)), [(op, column(index, named), param)
+                                                                    for op, index, param, named in ops],
+                                              [column(index, True) for index in sorts], orders, step.frame,
+                                              step.ignorePeers)
+            return [[encode(value) for value in results[row]] for row in range(count)]
+
+        function = self.function(run, ["BIGINT[]", *(f"{kind}[]" for _, _, kind in inputs)], "VARCHAR[][]")
+        seqs, rows = self.fresh("ws"), self.fresh("wr")
+        group = f" GROUP BY {', '.join(quote_identifier(k) for k in keys)}" if keys else ""
+        call = function([f"list({SEQ} ORDER BY {SEQ})", *(sql for sql, _, _ in inputs)])
+        parts = self.add(f"SELECT list({SEQ} ORDER BY {SEQ}) AS {seqs}, {call} AS {rows} "
+                         f"FROM {quote_identifier(base)}{group}")
+        exploded = self.add(f"SELECT unnest({seqs}) AS {seqs}, unnest({rows}) AS {rows} FROM {quote_identifier(parts)}")
+        columns = [Column(self.fresh(), ANY) for _ in step.ops]
+        outs = self.add(f"SELECT {seqs}, " + ", ".join(f"{rows}[{index + 1}] AS {column.sql}"
+                                                       for index, column in enumerate(columns))
+                        + f" FROM {quote_identifier(exploded)}")
+        self.joined(base, outs, [], columns, [op.as_ for op in step.ops], on=f"b.{SEQ} = g.{seqs}")
+
     def finish(self, changes_rows: bool) -> Query:
         """The whole query: the rows in order, and beside them what each computed column's kind needs.
 
@@ -1000,6 +1102,8 @@ STEPS: dict[type, Callable] = {
     BinStep: lambda chain, step, emitted: chain.bin(step),
     Pivot: lambda chain, step, emitted: _interpreted(step),
     Impute: lambda chain, step, emitted: _interpreted(step),
+    Window: lambda chain, step, emitted: chain.window(step),
+    JoinAggregate: lambda chain, step, emitted: chain.joinaggregate(step),
 }
 
 
@@ -1033,7 +1137,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         if index and gaps[index]:
             state.parse(gaps[index])
         STEPS[type(step)](state, step, emitted[index])
-    return state.finish(any(not isinstance(step, Calculate) for step in chain))
+    return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate)) for step in chain))
 
 
 def _exact_in_engine(table: EngineTable, name: str) -> bool:

@@ -40,7 +40,8 @@ from ...infra.shapes import resolve_shape, shape_filled
 from ...infra.table import Table
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
-from ...ir.transforms import Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute, Pivot
+from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
+                              JoinAggregate, Pivot, Window)
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from ..data.density import CELL_MARK_KEYS
@@ -576,6 +577,29 @@ def emit_impute(view, step: Impute, alt, types: dict):
     return view.transform_impute(step.impute, step.key, **options)
 
 
+def emit_window(view, step: Window, alt, types: dict):
+    """``window``: each op as Vega-Lite's ``{op, field, param, as}``, and the frame, peers, groupby and sort as written."""
+    ops = [{"op": op.op, **({"field": op.field} if op.field is not None else {}),
+            **({"param": op.param} if op.param is not None else {}), "as": op.as_} for op in step.ops]
+    window = {"window": ops, "frame": list(step.frame)}
+    if step.ignorePeers:
+        window["ignorePeers"] = True
+    if step.groupby:
+        window["groupby"] = list(step.groupby)
+    if step.sort:
+        window["sort"] = [{"field": name, "order": order} for name, order in step.sort]
+    return view.transform_window(**{key: value for key, value in window.items() if key != "window"},
+                                 window=[alt.WindowFieldDef(**op) for op in ops])
+
+
+def emit_joinaggregate(view, step: JoinAggregate, alt, types: dict):
+    """``joinaggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields."""
+    ops = [alt.JoinAggregateFieldDef(**{"op": op.op, **({"field": op.field} if op.field is not None else {}),
+                                        "as": op.as_}) for op in step.ops]
+    return view.transform_joinaggregate(ops, groupby=list(step.groupby)) if step.groupby else \
+        view.transform_joinaggregate(ops)
+
+
 # Transform class -> how it is emitted (one entry per `ir.transforms` kind).
 TRANSFORMS: dict[type, Callable[..., object]] = {
     Filter: emit_filter,
@@ -584,6 +608,8 @@ TRANSFORMS: dict[type, Callable[..., object]] = {
     Aggregate: emit_aggregate,
     Pivot: emit_pivot,
     Impute: emit_impute,
+    Window: emit_window,
+    JoinAggregate: emit_joinaggregate,
 }
 
 

@@ -121,6 +121,23 @@ def _transform(step: dict, path: tuple) -> Iterator:
         for index, name in enumerate(step.get("groupby") or ()):
             if isinstance(name, str):
                 yield path + ("groupby", index), step["groupby"], index
+    yield from _window_transform(step, path)
+
+
+def _window_transform(step: dict, path: tuple) -> Iterator:
+    """The fields a ``window`` or ``joinaggregate`` names: each op's, the groupby's and the sort's."""
+    kind = next((key for key in ("window", "joinaggregate") if isinstance(step.get(key), list)), None)
+    if kind is None:
+        return
+    for index, op in enumerate(step[kind]):
+        if isinstance(op, dict) and isinstance(op.get("field"), str):
+            yield path + (kind, index, "field"), op, "field"
+    for index, name in enumerate(step.get("groupby") or ()):
+        if isinstance(name, str):
+            yield path + ("groupby", index), step["groupby"], index
+    for index, item in enumerate(step.get("sort") or ()):
+        if isinstance(item, dict) and isinstance(item.get("field"), str):
+            yield path + ("sort", index, "field"), item, "field"
 
 
 def _predicate(predicate: dict, path: tuple) -> Iterator:

@@ -1,0 +1,192 @@
+"""``window`` and ``joinaggregate``: the engine's rows are Vega's, and what is drawn is what pandas computes.
+
+1. Generated rows (groups, ties in the sort keys, nulls, NaN, text among
+   numbers) through generated windows (every op, frames, peers, sorts,
+   groupby) and join-aggregates: the engine's rows are the rows Vega
+   computes for the same spec, cell by cell (`test_engine_vega`'s comparison).
+2. The specs' charts against pandas: a running total, a rank, a difference
+   from the group mean, read from Vega's scenegraph.
+3. Bad input: a positioned diagnostic, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_engine_vega import compare_engine_with_vega, engine_layers, keyed, vega_fixture  # noqa: F401
+from test_ir import bare, parsed, transform_chains
+
+from chartc import errors as msg
+from chartc.errors import SpecError
+
+from conftest import ROOT, compile_text, layer_items, scene_nodes, vega_dataset
+
+RANKING = ["row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile"]
+VALUE = ["lag", "lead", "first_value", "last_value", "nth_value"]
+AGGREGATE = ["count", "valid", "missing", "distinct", "sum", "mean", "average", "median", "q1", "q3", "min", "max",
+             "stdev", "stdevp", "variance", "variancep", "stderr", "product"]
+NUMBERS = [1, 2, 2, 3.5, -1, 0, None, "x", "7", 1e16, 0.1, 0.2]
+GROUPS = ["a", "b", None, "a"]
+KEYS = [1, 1, 2, None, 3, 2, "b"]
+
+
+@st.composite
+def rows(draw):
+    count = draw(st.integers(1, 10))
+    return [{"g": draw(st.sampled_from(GROUPS)), "k": draw(st.sampled_from(KEYS)), "n": draw(st.sampled_from(NUMBERS)),
+             "m": draw(st.sampled_from(NUMBERS[:6]))} for _ in range(count)]
+
+
+@st.composite
+def windows(draw):
+    ops = []
+    for index in range(draw(st.integers(1, 4))):
+        op = draw(st.sampled_from(RANKING + VALUE + AGGREGATE))
+        entry = {"op": op, "as": f"w{index}"}
+        if op in VALUE or (op in AGGREGATE and op != "count"):
+            entry["field"] = draw(st.sampled_from(["n", "m", "k", "g"]))
+        if op in ("ntile", "nth_value") or (op in ("lag", "lead") and draw(st.booleans())):
+            entry["param"] = draw(st.integers(1, 3))
+        ops.append(entry)
+    step = {"window": ops}
+    if draw(st.booleans()):
+        step["frame"] = [draw(st.sampled_from([None, 0, -1, -2])), draw(st.sampled_from([None, 0, 1, 3]))]
+    if draw(st.booleans()):
+        step["ignorePeers"] = draw(st.booleans())
+    if draw(st.booleans()):
+        step["groupby"] = draw(st.lists(st.sampled_from(["g", "k"]), min_size=1, max_size=2, unique=True))
+    if draw(st.integers(0, 3)):
+        step["sort"] = [{"field": name, **({"order": "descending"} if draw(st.booleans()) else {})}
+                        for name in draw(st.lists(st.sampled_from(["k", "m", "n"]), min_size=1, max_size=2,
+                                                  unique=True))]
+    return step
+
+
+@st.composite
+def joinaggregates(draw):
+    ops = draw(st.lists(st.sampled_from(AGGREGATE), min_size=1, max_size=3, unique=True))
+    step = {"joinaggregate": [{"op": op, **({} if op == "count" else {"field": draw(st.sampled_from(["n", "m", "g"]))}),
+                               "as": f"j{index}"} for index, op in enumerate(ops)]}
+    if draw(st.booleans()):
+        step["groupby"] = draw(st.lists(st.sampled_from(["g", "k"]), min_size=1, max_size=2, unique=True))
+    return step
+
+
+def engine_against_vega(vega, values: list[dict], steps: list[dict]) -> None:
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": steps}), "generated.json",
+                   format="json")
+    [chain] = transform_chains(chart)
+    [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert rows is not None, "the engine left the window to the interpreter"
+    compare_engine_with_vega(vega, chart, chain)
+
+
+@pytest.mark.slow
+@settings(max_examples=80, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=rows(), step=windows())
+def test_generated_windows_over_generated_rows_give_the_rows_vega_gives(vega, values, step):
+    engine_against_vega(vega, values, [step])
+
+
+@pytest.mark.slow
+@settings(max_examples=40, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=rows(), step=joinaggregates(), after=windows())
+def test_generated_joinaggregates_then_windows_give_the_rows_vega_gives(vega, values, step, after):
+    engine_against_vega(vega, values, [step, after])
+
+
+# ------------------------------------------------------------------ 2. the specs, drawn, against pandas
+
+def drawn_scene(name: str) -> dict:
+    import vl_convert
+
+    from chartc.pipeline import compile_spec
+
+    return vl_convert.vegalite_to_scenegraph(compile_spec(ROOT / "specs" / f"{name}.yaml").vega_lite)
+
+
+def test_the_running_total_line_draws_pandas_cumulative_sum_per_year():
+    weather = vega_dataset("seattle-weather")
+    year = pd.to_datetime(weather.date).dt.year
+    expected = weather.groupby(year, sort=False).precipitation.cumsum().to_numpy()
+    lines = [node["items"] for node in scene_nodes(drawn_scene("weather_cumulative"), "line")]
+    assert [len(line) for line in lines] == year.value_counts(sort=False).tolist()
+    points = [item for line in lines for item in line]
+    a, b = np.polyfit(expected, [p["y"] for p in points], 1)
+    assert np.allclose([(p["y"] - b) / a for p in points], expected, atol=1e-6)
+
+
+def test_the_rank_chart_draws_pandas_five_largest_totals_in_order():
+    totals = vega_dataset("barley").groupby("variety")["yield"].sum()
+    top = totals[totals.rank(method="min", ascending=False) <= 5].sort_values(ascending=False)
+    graph = drawn_scene("barley_top_varieties")
+    bars = layer_items(graph, "rect", "marks")
+    assert [label for label in axis_labels(graph) if label in set(totals.index)] == list(top.index)
+    widths = sorted((bar["width"] for bar in bars), reverse=True)
+    assert np.allclose(np.array(widths) / top.to_numpy(), widths[0] / top.iloc[0], rtol=1e-9)
+
+
+def test_the_difference_bars_are_each_site_mean_less_the_mean_of_the_site_means():
+    means = vega_dataset("barley").groupby("site")["yield"].mean()
+    difference = (means - means.mean()).sort_values(ascending=False)
+    graph = drawn_scene("barley_site_difference")
+    bars = sorted(layer_items(graph, "rect", "marks"), key=lambda bar: bar["y"])
+    assert [label for label in axis_labels(graph) if label in set(means.index)] == list(difference.index)
+    scale = bars[0]["width"] / abs(difference.iloc[0])
+    assert np.allclose([bar["width"] / scale for bar in bars], difference.abs().to_numpy(), rtol=1e-9)
+    colours = [bar["fill"] for bar in bars]
+    assert colours == ["#1f4e79" if value >= 0 else "#f4a582" for value in difference]
+
+
+def axis_labels(graph) -> list[str]:
+    return [item["text"] for node in scene_nodes(graph, "text", "axis-label") for item in node["items"]]
+
+
+# ------------------------------------------------------------------ 3. bad input
+
+WINDOW_SPEC = """\
+data: {dataset: cars}
+transform:
+  - %s
+mark: point
+encoding: {x: Horsepower, y: Acceleration}
+"""
+
+
+@pytest.mark.parametrize("step, message, line, column", [
+    ("window: [{op: sum, as: total}]", msg.window_op_needs_field("sum"), 3, 14),
+    ("window: [{op: lag, as: previous}]", msg.window_op_needs_field("lag"), 3, 14),
+    ("window: [{op: ntile, as: quartile}]", msg.window_op_param("ntile"), 3, 14),
+    ("window: [{op: lead, field: Horsepower, param: 0.5, as: next}]", msg.window_op_param("lead"), 3, 51),
+    ("window: [{op: mean, field: Horsepower, as: smooth}]\n    frame: [2, 2]", msg.window_frame_order([2, 2]), 4, 12),
+    ("window: [{op: rank, as: r}]\n    sort: [{field: Yeer}]", msg.field_not_found("Yeer", ()), 4, 20),
+    ("joinaggregate: [{op: mean, field: Horsepowr, as: m}]", msg.field_not_found("Horsepowr", ()), 3, 39),
+])
+def test_a_bad_window_is_a_positioned_diagnostic(tmp_path, step, message, line, column):
+    with pytest.raises(SpecError) as raised:
+        compile_text(tmp_path, WINDOW_SPEC % step)
+    error = raised.value.errors[0]
+    assert (error.message, error.location.line, error.location.column) == (message, line, column)
+    assert error.code == message.code
+
+
+def test_a_misspelt_window_op_is_refused_with_the_op_meant(tmp_path):
+    with pytest.raises(SpecError) as raised:
+        compile_text(tmp_path, WINDOW_SPEC % "window: [{op: cumsum, field: Horsepower, as: c}]")
+    error = raised.value.errors[0]
+    assert tuple(error.path) == ("transform", 0, "window", 0, "op") and error.code == "E202"
+    assert str(error).endswith("(did you mean 'sum'?)")
+    assert (error.location.line, error.location.column) == (3, 19)
+
+
+def test_a_backwards_frame_hints_the_frame_meant(tmp_path):
+    with pytest.raises(SpecError) as raised:
+        compile_text(tmp_path, WINDOW_SPEC % "window: [{op: sum, field: Horsepower, as: s}]\n    frame: [3, -1]")
+    assert raised.value.errors[0].hint == msg.window_frame_hint([3, -1]) == "write frame: [-3, 1]"
