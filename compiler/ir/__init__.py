@@ -6,7 +6,7 @@ path, the source, and `error`/`warning`/`locate` built from them);
 `Channel`, `Encoding`, `Markers`, `MarkerStyle`, `Trend`, `Legend`,
 `Facet`, `FreeForm`); `ir.transforms` one class per transform kind
 (`Filter` with a `FieldPredicate` or an `Expression`, `Calculate`, `Fold`,
-`Aggregate`), each declaring the fields it reads and `fields_after`;
+`Aggregate`, `Density`), each declaring the fields it reads and `fields_after`;
 `ir.expressions` the Vega expression language (parse, evaluate). The parse
 stage (`stages.parse`) builds the model; every later stage reads it.
 
@@ -18,9 +18,11 @@ from .nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer
 from .source import Node, Source
 from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, FieldRead, Fields, Filter,
                          Fold, Transform)
+from .transforms import Density
 
 __all__ = [
     "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
     "FieldPredicate", "FieldRead", "Fields", "Filter", "Fold", "FreeForm", "Layer", "Legend", "Mark", "MarkerStyle",
     "Markers", "Node", "Source", "Trend", "Transform", "freeze", "thaw",
 ]
+__all__ += ["Density"]

@@ -23,6 +23,7 @@ from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, L
                         Markers, Param, Trend, freeze)
 from ..ir.source import Source
 from ..ir.transforms import Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Transform
+from ..ir.transforms import Density
 from .load import Document
 
 STAGE = "parse"
@@ -215,6 +216,14 @@ class _Parser:
                                 source=self.source) for index, op in enumerate(step["aggregate"]))
         return Aggregate(ops, tuple(step.get("groupby", ())), path=path, source=self.source)
 
+    def density(self, step: Mapping, path: SpecPath) -> Density:
+        extent = step.get("extent")
+        return Density(step["density"], tuple(step.get("groupby", ())), bool(step.get("cumulative", False)),
+                       bool(step.get("counts", False)), float(step.get("bandwidth", 0)),
+                       tuple(map(float, extent)) if extent is not None else None, step.get("minsteps"), step.get("maxsteps"),
+                       step.get("steps"), tuple(step.get("as", ("value", "density"))), step.get("resolve"),
+                       path=path, source=self.source)
+
 
 # The key that names a transform's kind -> how to parse it (one entry per `ir.transforms` class).
 TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] = {
@@ -222,6 +231,7 @@ TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] 
     "calculate": _Parser.calculate,
     "fold": _Parser.fold,
     "aggregate": _Parser.aggregate,
+    "density": _Parser.density,
 }
 
 
