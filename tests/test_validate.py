@@ -345,7 +345,7 @@ def test_transform_missing_a_required_key():
 
 def test_unknown_transform():
     error = only("data: {dataset: cars}\nmark: point\ntransform:\n  - sort: a\n")
-    assert error.message == msg.needs_one_of_keys(["filter", "calculate", "aggregate", "fold"])
+    assert error.message == msg.needs_one_of_keys(["filter", "calculate", "aggregate", "fold", "density"])
 
 
 # ------------------------------------------------------------------ reporting
