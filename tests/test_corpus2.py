@@ -165,6 +165,8 @@ DRAWN: dict[str, Drawn] = {
     "alt_parallel_coordinates": Drawn("line", lambda: 4 * len(dataset("iris")),
                                       legend=tuple(sorted(dataset("iris").species.unique()))),
     "sns_boxplot_iris_wide": Drawn("rect", lambda: 4, layer="layer_1_layer_0_marks"),
+    "sns_kdeplot_iris": Drawn("line", lambda: 101 * dataset("iris").species.nunique(),
+                              legend=tuple(dataset("iris").species.unique())),
     "sns_regplot_ci_none": Drawn("symbol", lambda: valid(dataset("cars"), "Weight_in_lbs", "Horsepower"),
                                  layer="layer_0_marks"),
     "mpl_simple_plot": Drawn("line", lambda: len(csv("simple_plot.csv"))),

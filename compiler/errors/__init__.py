@@ -204,6 +204,12 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
     data_unclosed_quote, data_unclosed_quote_hint,
     density_unknowable, density_unknowable_hint, density_unsupported, density_unsupported_hint,
 )
+from .data import (  # noqa: E402  (the density transform)
+    density_not_numeric, density_not_numeric_hint,
+)
+from .validate import (  # noqa: E402  (the density transform)
+    density_bandwidth_negative, density_bandwidth_negative_hint, density_extent_empty,
+)
 from .check import (  # noqa: E402  (after the types: the messages are re-exported)
     available_columns, day_first_dates, day_first_dates_hint, expression_throws_hint, field_dropped,
     field_dropped_hint, field_hint, field_not_found, known_shapes, log_scale_hint, log_scale_non_positive,
@@ -413,3 +419,9 @@ __all__ += [
 ]
 
 
+
+# The density transform's messages (issue 20).
+__all__ += [
+    "density_bandwidth_negative", "density_bandwidth_negative_hint", "density_extent_empty", "density_not_numeric",
+    "density_not_numeric_hint",
+]

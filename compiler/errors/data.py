@@ -463,3 +463,29 @@ def density_unknowable() -> str:
 
 def density_unknowable_hint() -> str:
     return "write the transform so that chartc can evaluate it (a field predicate, plain arithmetic), or drop `density`"
+
+
+# ------------------------------------------------------------------ density
+
+@code("E470", hint="density_not_numeric_hint")
+def density_not_numeric(field: str) -> str:
+    """A density of a field that does not hold numbers.
+
+    A `density` transform estimates the distribution of a numeric field; every value of this one is
+    text, a date or a boolean, and Vega would draw a curve of NaN (nothing). Estimate a numeric field,
+    or convert it first with a `calculate` (`toNumber(datum.FIELD)`).
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - {density: Origin}
+        mark: line
+        encoding:
+          x: {field: value, type: quantitative}
+          y: {field: density, type: quantitative}
+    """
+    return f"density of {field!r}, which does not hold numbers"
+
+
+def density_not_numeric_hint(kind: str) -> str:
+    return f"its values are {kind}: estimate a numeric field, or convert this one with a calculate (toNumber)"

@@ -857,3 +857,47 @@ def window_frame_hint(frame: list) -> str:
     before, after = frame
     fixed = [None if before is None else -abs(before), None if after is None else abs(after)]
     return f"write frame: {json.dumps(fixed)}"
+
+
+# ------------------------------------------------------------------ density
+
+@code("E270")
+def density_extent_empty(low: float, high: float) -> str:
+    """A density's extent that does not increase.
+
+    A `density` transform samples its curve from `extent[0]` up to `extent[1]`: the first must be the
+    smaller. Vega would sample an empty or reversed span.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - {density: Horsepower, extent: [250, 0]}
+        mark: line
+        encoding:
+          x: {field: value, type: quantitative}
+          y: {field: density, type: quantitative}
+    """
+    return f"the density's extent [{low:g}, {high:g}] does not increase"
+
+
+@code("E271", hint="density_bandwidth_negative_hint")
+def density_bandwidth_negative(bandwidth: float) -> str:
+    """A negative density bandwidth.
+
+    A `density` transform's `bandwidth` is its Gaussian kernel's standard deviation, in the field's
+    units: a positive number, or 0 to estimate it by Scott's rule.
+
+    Example:
+        data: {dataset: cars}
+        transform:
+          - {density: Horsepower, bandwidth: -5}
+        mark: line
+        encoding:
+          x: {field: value, type: quantitative}
+          y: {field: density, type: quantitative}
+    """
+    return f"the density's bandwidth {bandwidth:g} is negative"
+
+
+def density_bandwidth_negative_hint() -> str:
+    return "give the kernel's standard deviation in the field's units, or 0 to estimate it (Scott's rule)"

@@ -6,7 +6,7 @@ path, the source, and `error`/`warning`/`locate` built from them);
 `Channel`, `Encoding`, `Markers`, `MarkerStyle`, `Trend`, `Legend`,
 `Facet`, `FreeForm`); `ir.transforms` one class per transform kind
 (`Filter` with a `FieldPredicate` or an `Expression`, `Calculate`, `Fold`, `Pivot`, `Impute`,
-`Aggregate`, `Window`, `JoinAggregate`), each declaring the fields it reads and `fields_after`;
+`Aggregate`, `Window`, `JoinAggregate`, `Density`), each declaring the fields it reads and `fields_after`;
 `ir.expressions` the Vega expression language (parse, evaluate). The parse
 stage (`stages.parse`) builds the model; every later stage reads it.
 
@@ -18,6 +18,7 @@ from .nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer
 from .source import Node, Source
 from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, FieldRead, Fields, Filter,
                          Fold, Impute, JoinAggregate, Pivot, Transform, Window, WindowOp)
+from .transforms import Density
 
 __all__ = [
     "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
@@ -25,3 +26,4 @@ __all__ = [
     "Impute", "Markers", "Node", "Pivot", "Source", "Trend", "Transform", "freeze", "thaw",
     "JoinAggregate", "Window", "WindowOp",
 ]
+__all__ += ["Density"]

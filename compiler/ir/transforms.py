@@ -349,3 +349,41 @@ class JoinAggregate(Transform):
 
     def makes(self) -> tuple[str, ...]:
         return tuple(op.as_ for op in self.ops)
+
+
+# ------------------------------------------------------------------ density (kernel density estimate)
+
+DENSITY_AS = ("value", "density")
+
+
+@dataclass(frozen=True, slots=True)
+class Density(Transform):
+    """``density``: per `groupby` group, a kernel density estimate of `density` sampled as Vega samples it.
+
+    The rows after it are the curve's points: the group's fields, the
+    sample in `as_[0]` and its density (or cumulative probability, or
+    smoothed count) in `as_[1]`. A `bandwidth` of 0 is Scott's rule.
+    """
+
+    density: str
+    groupby: tuple[str, ...] = ()
+    cumulative: bool = False
+    counts: bool = False
+    bandwidth: float = 0
+    extent: tuple[float, float] | None = None
+    minsteps: int | None = None
+    maxsteps: int | None = None
+    steps: int | None = None
+    as_: tuple[str, str] = DENSITY_AS
+    resolve: str | None = None  # None: Vega-Lite's default, ``shared``
+
+    def reads(self) -> tuple[FieldRead, ...]:
+        return (FieldRead(self.density, ("density",)),
+                *(FieldRead(name, ("groupby", index)) for index, name in enumerate(self.groupby)))
+
+    def fields_after(self, fields: Fields) -> Fields:
+        kept = {name: fields.get(name, "nominal") for name in self.groupby}
+        return {**kept, **{name: "quantitative" for name in self.as_}}
+
+    def makes(self) -> tuple[str, ...]:
+        return self.as_

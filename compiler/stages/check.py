@@ -27,6 +27,7 @@ from ..infra.shapes import resolve_shape
 from ..infra.table import TEXT, Table, parse_date, to_number
 from ..ir.nodes import Channel, Chart, DataSource, Layer, Markers
 from ..ir.source import Node
+from ..ir.transforms import Density
 from .data import DataFlow, FieldFlow, Rows, row_place
 from .markers import category_key, data_categories
 
@@ -68,6 +69,7 @@ def check_chart(chart: Chart, fields: FieldFlow, data: DataFlow | None = None) -
         problems.append(chart.facet.error(msg.facet_wrap_two_fields(), "columns", stage=STAGE,
                                           hint=msg.facet_wrap_two_fields_hint()))
     problems.extend(_check_pow10(chart))
+    problems.extend(_check_densities(chart, fields))
     if data is not None:
         problems.extend(_thrown(data))
     return sorted(problems, key=lambda p: (p.location.line, p.location.column) if p.location else (0, 0))
@@ -113,6 +115,19 @@ def _check_layer(layer: Layer, fields: dict, rows: Rows | None, data: DataFlow |
             problems.extend(check_markers(layer.markers, data.table))
     if layer.trend and layer.trend.by is not None:
         need(layer.trend.by, fields, layer.trend, "by")
+
+
+def _check_densities(chart: Chart, fields: FieldFlow) -> list[SpecError]:
+    """A density estimates a numeric field: one the flow says holds text, dates or booleans draws nothing."""
+    problems = []
+    for step in (*chart.transform, *(step for layer in chart.layers for step in layer.transform)):
+        if not isinstance(step, Density):
+            continue
+        kind = fields.before[step.path].get(step.density)
+        if kind is not None and kind != "quantitative":
+            problems.append(step.error(msg.density_not_numeric(step.density), "density", stage=STAGE,
+                                       hint=msg.density_not_numeric_hint(kind)))
+    return problems
 
 
 def _thrown(data: DataFlow) -> list[SpecError]:

@@ -26,6 +26,7 @@ from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, L
 from ..ir.source import Source
 from ..ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                              JoinAggregate, Pivot, Transform, Window, WindowOp)
+from ..ir.transforms import Density
 from .load import Document
 
 STAGE = "parse"
@@ -246,6 +247,14 @@ class _Parser:
                                 source=self.source) for index, op in enumerate(step["joinaggregate"]))
         return JoinAggregate(ops, tuple(step.get("groupby", ())), path=path, source=self.source)
 
+    def density(self, step: Mapping, path: SpecPath) -> Density:
+        extent = step.get("extent")
+        return Density(step["density"], tuple(step.get("groupby", ())), bool(step.get("cumulative", False)),
+                       bool(step.get("counts", False)), float(step.get("bandwidth", 0)),
+                       tuple(map(float, extent)) if extent is not None else None, step.get("minsteps"), step.get("maxsteps"),
+                       step.get("steps"), tuple(step.get("as", ("value", "density"))), step.get("resolve"),
+                       path=path, source=self.source)
+
 
 # The key that names a transform's kind -> how to parse it (one entry per `ir.transforms` class).
 TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] = {
@@ -257,6 +266,7 @@ TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] 
     "impute": _Parser.impute,
     "window": _Parser.window,
     "joinaggregate": _Parser.joinaggregate,
+    "density": _Parser.density,
 }
 
 

@@ -290,7 +290,34 @@ def _check_windows(data: dict, doc: Document) -> list[SpecError]:
                 (frame[0] is not None and frame[0] > 0) or (frame[1] is not None and frame[1] < 0)):
             problems.append(_error(msg.window_frame_order(frame), at + ("frame",), doc,
                                    hint=msg.window_frame_hint(frame)))
+    problems.extend(_check_densities(data, doc))
     return problems
+
+
+def _check_densities(data: dict, doc: Document) -> list[SpecError]:
+    """Each density transform's extent increases and its bandwidth is not negative."""
+    layers = data.get("layers") if isinstance(data.get("layers"), list) else []
+    owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
+    problems = []
+    for path, owner in owners:
+        steps = owner.get("transform")
+        for index, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, dict) or "density" not in step:
+                continue
+            at = path + ("transform", index)
+            extent = step.get("extent")
+            if isinstance(extent, list) and len(extent) == 2 and all(_is_number(value) for value in extent) \
+                    and not extent[0] < extent[1]:
+                problems.append(_error(msg.density_extent_empty(*extent), at + ("extent",), doc))
+            bandwidth = step.get("bandwidth")
+            if _is_number(bandwidth) and bandwidth < 0:
+                problems.append(_error(msg.density_bandwidth_negative(bandwidth), at + ("bandwidth",), doc,
+                                       hint=msg.density_bandwidth_negative_hint()))
+    return problems
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _declared_params(data: dict):

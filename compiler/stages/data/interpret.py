@@ -32,6 +32,7 @@ from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
 from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                               JoinAggregate, Pivot, Transform, Window)
+from ...ir.transforms import Density
 from . import vega, window
 
 
@@ -477,6 +478,34 @@ def _joined(state: _State, names: list[str], columns: list[list]) -> _State:
     return result
 
 
+def interpret_density(context: _Context, state: _State, step: Density) -> _State:
+    """``density``: per group of `groupby` values (in order of first appearance), Vega's sampled kernel density."""
+    from ...trends import kde  # numpy, imported where a density runs
+
+    keys_by_field = [state.view(name, step) for name in step.groupby]
+    values = state.view(step.density, step)
+    if any(value is not None and type(value) is not float for value in values):
+        raise _Stop(Unknowable(step, msg.density_not_numeric(step.density)))
+    groups: dict[str, list[int]] = {}
+    for row in range(len(state.table)):
+        groups.setdefault(vega.group_key([keys[row] for keys in keys_by_field]), []).append(row)
+    if not step.groupby:
+        groups = {"": list(range(len(state.table)))}
+    options = kde.step_options(step, kde.value_extent(values))
+    columns: dict[str, list] = {name: [] for name in (*step.groupby, *step.as_)}
+    js: dict[str, list] = {name: [] for name in step.groupby}
+    for rows in groups.values():
+        curve = kde.density_curve([values[row] for row in rows], **options) if rows else []
+        for name, keys in zip(step.groupby, keys_by_field):
+            columns[name].extend([state.table[name][rows[0]] if name in state.table else None] * len(curve))
+            js[name].extend([keys[rows[0]]] * len(curve))
+        columns[step.as_[0]].extend(vega.python_cell(x) for x, _ in curve)
+        columns[step.as_[1]].extend(vega.python_cell(y) for _, y in curve)
+    kinds = {name: state.table.kinds.get(name) for name in step.groupby}
+    kinds.update({name: vega.column_kind(columns[name]) for name in step.as_})
+    return _State(Table(columns, kinds), [None] * len(columns[step.as_[0]]), js, {}, {}, set())
+
+
 # Transform class -> how the data stage runs it (one entry per `ir.transforms` kind).
 INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Filter: interpret_filter,
@@ -487,6 +516,7 @@ INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Impute: interpret_impute,
     Window: interpret_window,
     JoinAggregate: interpret_joinaggregate,
+    Density: interpret_density,
 }
 
 

@@ -50,6 +50,7 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
                               Transform, Window)
+from ...ir.transforms import Density
 from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
@@ -474,6 +475,62 @@ class _Chain:
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), ("probe", out, spec[1]))
         self.fields = {name: fields[name] for name in out_fields}
+        self.extra = []
+
+    def density(self, step: Density) -> None:
+        """Vega's ``KDE``: the engine groups the rows (in order of first appearance) and lists each group's values
+        in row order; `trends.kde.density_curve` samples each group's curve, a list the query unnests into rows."""
+        state = self.fields.get(step.density)
+        if state is None or state.value.kind != NUM or state.value.undefined:
+            raise NotCompiled("a density of a field that is not a number")
+        previous = quote_identifier(self.current)
+        keys = [_group_key(self.fields[name].value, self) if name in self.fields else "NULL" for name in step.groupby]
+        if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
+                                 for name in step.groupby):
+            keys = [self.joined_key(step.groupby)]
+        key_names = [self.fresh("k") for _ in keys]
+        first, points, index = self.fresh("first"), self.fresh("points"), self.fresh("i")
+
+        from ...trends import kde  # numpy, imported where a density runs
+
+        def curve(values, low, high):  # low, high: the field's extent over every row (NULL for none)
+            shared = (math.nan if low is None else low, math.nan if high is None else high)
+            options = kde.step_options(step, shared)
+            return [number for point in kde.density_curve(values or [], **options) for number in point]
+
+        sample = self.function(curve, ["DOUBLE[]", "DOUBLE", "DOUBLE"], "DOUBLE[]")
+        x = state.value.sql
+        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {x}}})), lambda e: e.v)"
+        extent = [f"(SELECT {op}({x}) FILTER (WHERE NOT isnan({x})) FROM {previous})" for op in ("min", "max")]
+        key_exprs = ", ".join(f"{k} AS {quote_identifier(n)}" for k, n in zip(keys, key_names))
+        base = self.add(f"SELECT *, {key_exprs} FROM {previous}") if keys else self.current
+        group = f" GROUP BY {', '.join(quote_identifier(n) for n in key_names)}" if keys else ""
+        grouped = self.add(f"SELECT min({SEQ}) AS {first}, {sample([listed, *extent])} AS {points} "
+                           f"FROM {quote_identifier(base)}{group}")
+        unnested = self.add(f"SELECT {first}, {points}, unnest(range(CAST(len({points}) / 2 AS BIGINT))) AS {index} "
+                            f"FROM {quote_identifier(grouped)}")
+        value, density = Column(self.fresh(), NUM), Column(self.fresh(), NUM)
+        carry, fields = [], {}
+        for name in step.groupby:  # each point holds its group's values (the group's first row's cells)
+            held = self.fields.get(name)
+            if held is None:
+                column = Column(self.fresh(), ANY)
+                carry.append(f"{quote_text(self.codec.encode(ex.UNDEFINED))} AS {column.sql}")
+                fields[name] = FieldState(column, ("missing",), None)
+                continue
+            renamed = {}
+            for old in [held.value.name, *_cell_columns(held.cell)]:
+                if old not in renamed:
+                    renamed[old] = self.fresh()
+                    carry.append(f"p.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
+            fields[name] = FieldState(_renamed(held.value, renamed), _renamed_cell(held.cell, renamed), held.kind)
+        self.add(f"SELECT row_number() OVER (ORDER BY g.{first}, g.{index}) - 1 AS {SEQ}, "
+                 f"CAST(NULL AS BIGINT) AS {quote_identifier(ROW)}{''.join(', ' + part for part in carry)}, "
+                 f"g.{points}[2 * g.{index} + 1] AS {value.sql}, g.{points}[2 * g.{index} + 2] AS {density.sql} "
+                 f"FROM {quote_identifier(unnested)} AS g JOIN {previous} AS p ON p.{SEQ} = g.{first}")
+        fields[step.as_[0]] = FieldState(value, ("computed", value), NUMBER)
+        fields[step.as_[1]] = FieldState(density, ("computed", density), NUMBER)
+        self.fields = fields
         self.extra = []
 
     def joined_key(self, names) -> str:
@@ -1104,6 +1161,7 @@ STEPS: dict[type, Callable] = {
     Impute: lambda chain, step, emitted: _interpreted(step),
     Window: lambda chain, step, emitted: chain.window(step),
     JoinAggregate: lambda chain, step, emitted: chain.joinaggregate(step),
+    Density: lambda chain, step, emitted: chain.density(step),
 }
 
 

@@ -42,6 +42,7 @@ from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
 from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                               JoinAggregate, Pivot, Window)
+from ...ir.transforms import DENSITY_AS, Density
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from ..data.density import CELL_MARK_KEYS
@@ -600,6 +601,16 @@ def emit_joinaggregate(view, step: JoinAggregate, alt, types: dict):
         view.transform_joinaggregate(ops)
 
 
+def emit_density(view, step: Density, alt, types: dict):
+    """``density``: what the spec says, the defaults left to Vega-Lite (they are Vega's)."""
+    options = {"groupby": list(step.groupby) or None, "cumulative": step.cumulative or None,
+               "counts": step.counts or None, "bandwidth": step.bandwidth or None,
+               "extent": list(step.extent) if step.extent is not None else None, "minsteps": step.minsteps,
+               "maxsteps": step.maxsteps, "steps": step.steps,
+               "as_": list(step.as_) if step.as_ != DENSITY_AS else None, "resolve": step.resolve}
+    return view.transform_density(step.density, **{key: value for key, value in options.items() if value is not None})
+
+
 # Transform class -> how it is emitted (one entry per `ir.transforms` kind).
 TRANSFORMS: dict[type, Callable[..., object]] = {
     Filter: emit_filter,
@@ -610,6 +621,7 @@ TRANSFORMS: dict[type, Callable[..., object]] = {
     Impute: emit_impute,
     Window: emit_window,
     JoinAggregate: emit_joinaggregate,
+    Density: emit_density,
 }
 
 

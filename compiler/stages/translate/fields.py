@@ -138,6 +138,16 @@ def _window_transform(step: dict, path: tuple) -> Iterator:
     for index, item in enumerate(step.get("sort") or ()):
         if isinstance(item, dict) and isinstance(item.get("field"), str):
             yield path + ("sort", index, "field"), item, "field"
+    if isinstance(step.get("density"), str):
+        yield from _density(step, path)
+
+
+def _density(step: dict, path: tuple) -> Iterator:
+    """A density's field and groupby fields (Vega reads both as field references)."""
+    yield path + ("density",), step, "density"
+    for index, name in enumerate(step.get("groupby") or ()):
+        if isinstance(name, str):
+            yield path + ("groupby", index), step["groupby"], index
 
 
 def _predicate(predicate: dict, path: tuple) -> Iterator:
