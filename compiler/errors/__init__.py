@@ -171,6 +171,8 @@ from .validate import (  # noqa: E402  (after the types: the messages are re-exp
 )
 from .validate import (  # noqa: E402  (selections: params and the conditions on them)
     param_bind, param_duplicate, param_on_trend, param_undefined, param_undefined_hint,
+    condition_value_and_field, condition_value_and_field_hint, condition_field_without_value,
+    condition_field_without_value_hint,
 )
 from .parse import (  # noqa: E402  (after the types: the messages are re-exported)
     expression_arity, expression_array_hole, expression_assignment_hint, expression_bad_character,
@@ -380,6 +382,8 @@ __all__ = [
     "vega_lite_invalid_hint", "vega_lite_refused", "wrong_size", "wrong_type",
     "facet_wrap_two_fields", "facet_wrap_two_fields_hint", "pow10_linear", "pow10_linear_hint",
     "param_bind", "param_duplicate", "param_on_trend", "param_undefined", "param_undefined_hint",
+    "condition_value_and_field", "condition_value_and_field_hint", "condition_field_without_value",
+    "condition_field_without_value_hint",
     "extent_ci_unsupported", "extent_ci_unsupported_hint", "trend_extent_ci", "trend_extent_ci_hint",
     "data_path_outside_hint",
     "axis_labels_blank", "axis_labels_blank_hint", "axis_labels_overlap", "axis_labels_overlap_hint",
