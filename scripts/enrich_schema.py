@@ -118,6 +118,11 @@ EXAMPLES: dict[str, object] = {
     "channel.axis.labels": [True, False],
     "channel.axis.ticks": [True, False],
     "channel.axis.domain": [True, False],
+    "channel.axis.titleColor": ["tab:red", "#85C5A6"],
+    "channel.axis.labelColor": ["tab:red", "#1f77b4"],
+    "channel.axis.tickColor": ["gray", "tab:blue"],
+    "channel.axis.domainColor": ["black", "tab:blue"],
+    "channel.axis.gridColor": ["#ddd", "lightgray"],
     "channel.legend": [{"title": "Origin"}, {"orient": "bottom", "columns": 3}, None],
     "channel.legend.title": ["Origin", None],
     "channel.legend.format": FORMATS,
@@ -265,6 +270,8 @@ EXAMPLES: dict[str, object] = {
     "condition.param": ["hover", "brush"],
     "condition.test": ["datum.year == 1810", "datum.value < 0"],
     "condition.value": ["orange", 1, 0.2],
+    "condition.field": ["Cylinders", "Origin"],
+    "condition.type": ["ordinal", "nominal", "quantitative"],
 }
 
 # What happens when the key is left out (chartc's own defaults, then Vega-Lite's).

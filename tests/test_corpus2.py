@@ -299,3 +299,31 @@ def test_the_parallel_coordinates_draw_one_line_per_flower_through_its_four_meas
     a, b = pixel_map(points, [value for _, row in iris.iterrows() for value in row[measures]])
     drawn = np.array([[(item["y"] - b) / a for item in line] for line in lines])
     assert np.allclose(drawn, iris[measures].to_numpy(), atol=1e-9)
+
+
+def test_each_y_axis_is_drawn_in_the_colour_of_its_line():
+    graph = scene("mpl_two_scales")
+    titles = {item["text"]: item["fill"] for node in nodes(graph, "text", "axis-title") for item in node["items"]}
+    assert titles == {"time (s)": "#000", "exp": "#d62728", "sin": "#1f77b4"}  # matplotlib's tab:red, tab:blue
+    labels = [{item["fill"] for item in node["items"]} for node in nodes(graph, "text", "axis-label")]
+    assert sorted(map(sorted, labels)) == [["#000"], ["#1f77b4"], ["#d62728"]]
+    graph = scene("vl_layer_dual_axis")
+    titles = {item["text"]: item["fill"] for node in nodes(graph, "text", "axis-title") for item in node["items"]}
+    assert titles == {"Avg. Temperature (°C)": "#85C5A6", "Precipitation (inches)": "#85A9C5"}
+
+
+def test_the_barley_error_bars_are_scipys_t_interval_of_each_varietys_mean():
+    from scipy import stats
+
+    graph = scene("alt_errorbars_with_ci")
+    barley = dataset("barley")
+    by_variety = barley.groupby("variety")["yield"]
+    means = items(graph, "symbol", "layer_1_marks")
+    # the points sit at the means: their x fits the pixel map mean -> x
+    expected_means = by_variety.mean()
+    a, b = np.polyfit(sorted(expected_means), sorted(p["x"] for p in means), 1)
+    half = stats.t.ppf(0.975, by_variety.count() - 1) * by_variety.std(ddof=1) / np.sqrt(by_variety.count())
+    bars = items(graph, "rule", "layer_0_marks")
+    drawn = sorted((bar["x"], bar["x2"]) for bar in bars)
+    expected = sorted(zip(a * (expected_means - half) + b, a * (expected_means + half) + b))
+    assert np.allclose(drawn, expected, atol=1e-6)

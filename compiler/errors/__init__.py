@@ -171,6 +171,8 @@ from .validate import (  # noqa: E402  (after the types: the messages are re-exp
 )
 from .validate import (  # noqa: E402  (selections: params and the conditions on them)
     param_bind, param_duplicate, param_on_trend, param_undefined, param_undefined_hint,
+    condition_value_and_field, condition_value_and_field_hint, condition_field_without_value,
+    condition_field_without_value_hint,
 )
 from .validate import (  # noqa: E402  (reshaping transforms: impute's options)
     impute_frame_unused, impute_frame_unused_hint, impute_sequence_too_long, impute_sequence_too_long_hint,
@@ -398,6 +400,8 @@ __all__ = [
     "impute_frame_unused", "impute_frame_unused_hint", "impute_sequence_too_long", "impute_sequence_too_long_hint",
     "impute_value_unused", "impute_value_unused_hint",
     "window_frame_hint", "window_frame_order", "window_op_needs_field", "window_op_param",
+    "condition_value_and_field", "condition_value_and_field_hint", "condition_field_without_value",
+    "condition_field_without_value_hint",
     "extent_ci_unsupported", "extent_ci_unsupported_hint", "trend_extent_ci", "trend_extent_ci_hint",
     "data_path_outside_hint",
     "axis_labels_blank", "axis_labels_blank_hint", "axis_labels_overlap", "axis_labels_overlap_hint",

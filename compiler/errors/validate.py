@@ -901,3 +901,49 @@ def density_bandwidth_negative(bandwidth: float) -> str:
 
 def density_bandwidth_negative_hint() -> str:
     return "give the kernel's standard deviation in the field's units, or 0 to estimate it (Scott's rule)"
+@code("E275")
+def condition_value_and_field(channel: str) -> str:
+    """A condition with both a value and a field.
+
+    Where its selection holds a mark (or its test is true), a channel's condition draws either one
+    constant (`value`) or a field (`field`, as a channel does): not both.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        params: [{name: brush, select: interval}]
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+          color: {condition: {param: brush, field: Cylinders, value: red}, value: grey}
+    """
+    return f"{channel}'s condition takes a value or a field, not both"
+
+
+def condition_value_and_field_hint() -> str:
+    return "keep `field` to draw the field inside the selection, and put the constant outside: {condition: {param: ..., field: ...}, value: grey}"
+
+
+@code("E276")
+def condition_field_without_value(channel: str) -> str:
+    """A condition that draws a field on a channel that draws a field too.
+
+    A condition with a `field` draws that field where it holds; elsewhere the channel needs one
+    constant (`value`), not a field of its own: Vega-Lite takes one field per channel.
+
+    Example:
+        data: {dataset: cars}
+        mark: point
+        params: [{name: brush, select: interval}]
+        encoding:
+          x: Horsepower
+          y: Miles_per_Gallon
+          color: {field: Origin, condition: {param: brush, field: Cylinders}}
+    """
+    return f"{channel}'s condition draws a field, so the channel itself takes a value, not a field"
+
+
+def condition_field_without_value_hint() -> str:
+    return "write the constant drawn outside the selection: {condition: {param: ..., field: ...}, value: grey}"
+
+

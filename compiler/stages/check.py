@@ -99,6 +99,9 @@ def _check_pow10(chart: Chart) -> list[SpecError]:
 def _check_layer(layer: Layer, fields: dict, rows: Rows | None, data: DataFlow | None, source: DataSource,
                  need, problems) -> None:
     for channel in layer.encoding.each():
+        condition = channel.get("condition")
+        if condition is not None and isinstance(condition.get("field"), str):  # `{param: brush, field: F}`
+            need(condition.get("field"), fields, channel, "condition", "field")
         if channel.field is None:
             continue
         need(channel.field, fields, channel, *channel.field_at())

@@ -359,6 +359,14 @@ def _check_params(data: dict, doc: Document) -> list[SpecError]:
             if isinstance(name, str) and name not in names:
                 problems.append(_error(msg.param_undefined(name), path + ("encoding", channel, "condition", "param"),
                                        doc, hint=msg.param_undefined_hint(msg.did_you_mean(name, names), names)))
+            if isinstance(condition, dict) and "field" in condition:
+                where = path + ("encoding", channel, "condition")
+                if "value" in condition:
+                    problems.append(_error(msg.condition_value_and_field(channel), where + ("value",), doc, key=True,
+                                           hint=msg.condition_value_and_field_hint()))
+                elif "field" in definition:
+                    problems.append(_error(msg.condition_field_without_value(channel), where[:-1] + ("field",), doc,
+                                           key=True, hint=msg.condition_field_without_value_hint()))
     return problems
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import json
 
-from ...infra.colors import PALETTES, resolve_color
+from ...infra.colors import PALETTES, is_color_key, resolve_color
 from ...infra.shapes import resolve_shape
 from ..data import channel_type
 
@@ -76,7 +76,7 @@ def translate_channel(channel: str, definition, types: dict, alt):
     if channel == "shape":
         props = _resolve_channel_shapes(props)
     if isinstance(props.get("condition"), dict):
-        props["condition"] = _condition(channel, props["condition"])
+        props["condition"] = _condition(channel, props["condition"], types)
     if "value" in props:
         return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"], **_only(props, "condition"))
     if "datum" in props:
@@ -89,6 +89,8 @@ def translate_channel(channel: str, definition, types: dict, alt):
         props = _separate_log_labels(props)
     if "scale" in props:
         props["scale"] = _build(alt.Scale, "scale", props["scale"])
+    if isinstance(props.get("axis"), dict):
+        props["axis"] = _resolve_axis_colors(props["axis"])
     for key, params in (("axis", alt.Axis), ("legend", alt.Legend)):
         if key in props:
             props[key] = None if props[key] is None else _build(params, key, apply_format(dict(props[key])))
@@ -99,11 +101,17 @@ def translate_channel(channel: str, definition, types: dict, alt):
     return cls(**props)
 
 
-def _condition(channel: str, condition: dict) -> dict:
-    """A channel's condition as Vega-Lite reads it: a colour as the renderer draws it, `empty` only when written."""
+def _condition(channel: str, condition: dict, types: dict) -> dict:
+    """A channel's condition as Vega-Lite reads it: a colour as the renderer draws it, `empty` only when written.
+
+    A condition that draws a field (`{param: brush, field: Cylinders}`) gets
+    the field's type from the data when none is written, as a channel does.
+    """
     condition = dict(condition)
     if channel == "color" and isinstance(condition.get("value"), str):
         condition["value"] = resolve_color(condition["value"])
+    if "field" in condition and "type" not in condition:
+        condition["type"] = channel_type(condition, types)
     return condition
 
 
@@ -145,6 +153,12 @@ def _resolve_channel_colors(props: dict) -> dict:
     if isinstance(scale, dict) and isinstance(scale.get("range"), list):
         props["scale"] = {**scale, "range": [resolve_color(c) if isinstance(c, str) else c for c in scale["range"]]}
     return props
+
+
+def _resolve_axis_colors(axis: dict) -> dict:
+    """An axis's colours (`titleColor`, `labelColor`, ...) as the renderer draws them (`tab:red` is hex)."""
+    return {key: resolve_color(value) if is_color_key(key) and isinstance(value, str) else value
+            for key, value in axis.items()}
 
 
 def _resolve_channel_shapes(props: dict) -> dict:
