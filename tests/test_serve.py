@@ -321,9 +321,76 @@ def test_diagnostics_page_escapes_everything():
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'\">") in page
 
 
-def test_reload_script_polls_the_version_endpoint():
+def test_reload_script_holds_a_request_for_the_next_version():
     script = RELOAD_SCRIPT.format(version=7, path=VERSION_PATH)
-    assert "var version = 7;" in script and f'fetch("{VERSION_PATH}"' in script and "location.reload()" in script
+    assert "var version = 7;" in script and f'fetch("{VERSION_PATH}?after=" + version' in script
+    assert 'data-version="7"' in script and "location.reload()" in script
+
+
+def get_version(port: int, query: str = "") -> tuple[int, bytes]:
+    """(status code, body) of a GET of the version endpoint with `query`."""
+    raw = raw_request(port, f"GET {VERSION_PATH}{query} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode(),
+                      timeout=30)
+    status, _, body = split_response(raw)
+    return status, body
+
+
+def timed(call) -> tuple[object, float]:
+    started = time.monotonic()
+    return call(), time.monotonic() - started
+
+
+def test_a_version_request_after_the_current_one_is_held_until_a_build_finishes(tmp_path):
+    with local_server(tmp_path / "out") as server:
+        port, state = server.server_address[1], server.state
+        assert timed(lambda: get_version(port))[0] == (200, b"0")            # no ?after: at once
+        assert timed(lambda: get_version(port, "?after=5"))[0] == (200, b"0")  # another version: at once
+        threading.Timer(0.3, state.publish).start()
+        answer, took = timed(lambda: get_version(port, "?after=0"))
+        assert answer == (200, b"1") and 0.3 <= took < 5
+
+
+@pytest.mark.parametrize("query", ["?after=", "?after=x1", "?after=-1", "?after=1e3", "?after=" + "9" * 13])
+def test_a_version_request_naming_no_plain_version_is_answered_at_once(query, tmp_path):
+    with local_server(tmp_path / "out") as server:
+        answer, took = timed(lambda: get_version(server.server_address[1], query))
+        assert answer == (200, b"0") and took < 2
+
+
+@pytest.mark.slow
+def test_held_version_requests_are_capped_and_the_rest_answered_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(serve_module, "MAX_HELD", 2)
+    monkeypatch.setattr(serve_module, "HOLD_SECONDS", 1.0)
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        answers: list[tuple[tuple[int, bytes], float]] = []
+        askers = [threading.Thread(target=lambda: answers.append(timed(lambda: get_version(port, "?after=0"))))
+                  for _ in range(2)]
+        for asker in askers:
+            asker.start()
+        deadline = time.monotonic() + 5
+        while server.state.held._value > 0 and time.monotonic() < deadline:  # both held
+            time.sleep(0.01)
+        third, took = timed(lambda: get_version(port, "?after=0"))
+        assert third == (200, b"0") and took < 0.5                 # not held: the page asks again later
+        assert get_status(port) == 200                             # pages are still served
+        for asker in askers:
+            asker.join()
+        assert sorted(answer for answer, _ in answers) == [(200, b"0")] * 2
+        assert all(1.0 <= took < 5 for _, took in answers)         # held to HOLD_SECONDS, no newer build
+
+
+def test_stopping_the_server_answers_held_requests_at_once(tmp_path):
+    answers: list[tuple[tuple[int, bytes], float]] = []
+    with local_server(tmp_path / "out") as server:
+        port = server.server_address[1]
+        asker = threading.Thread(target=lambda: answers.append(timed(lambda: get_version(port, "?after=0"))))
+        asker.start()
+        deadline = time.monotonic() + 5
+        while server.state.held._value == serve_module.MAX_HELD and time.monotonic() < deadline:
+            time.sleep(0.01)
+    asker.join(timeout=10)
+    assert answers and answers[0][0] == (200, b"0") and answers[0][1] < serve_module.HOLD_SECONDS / 2
 
 
 # ------------------------------------------------- requests: Host, targets, limits

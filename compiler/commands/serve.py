@@ -1,15 +1,22 @@
-"""`chartc serve`: the gallery on a local web server, rebuilt and reloaded on save.
+"""`chartc serve`: the gallery on a local web server, rebuilt and shown again on save.
 
-    spec files ──poll (200 ms)──▶ changed? ──build_gallery──▶ out folder
-    browser ◀── pages + a small script that polls /__chartc/version ──┘
+    spec files ──stat (25 ms)──▶ changed? ──build_gallery──▶ out folder
+    browser ◀── pages + a script holding /__chartc/version?after=N ──┘
 
 Built only on `gallery` (and so on `pipeline`): a served chart is exactly what
-``chartc build`` writes. The server listens on the loopback interface only.
-Every served HTML page gets a script that asks for the build version every
-200 ms and reloads the page when it changed, so a saved spec shows up in the
-browser well within a second. A spec with problems is served as a page of its
-diagnostics (file, line, column, spec path, message, hint) instead of its
-chart; the last good chart stays on disk and is served at ``STEM.html?previous``.
+``chartc build`` writes, rendered by the worker processes the gallery keeps
+warm between builds (only the charts whose inputs changed are rendered
+again). The server listens on the loopback interface only.
+
+Every served HTML page gets a script that asks for the version after its own;
+the server holds that request until a build finishes (at most HOLD_SECONDS,
+at most MAX_HELD at once; the others are answered at once and the page asks
+again later). A chart page then fetches itself and swaps its body in place,
+so the browser keeps its parsed Vega bundle and the chart is drawn again in a
+few milliseconds; any other page (the index, a page of diagnostics) reloads.
+A spec with problems is served as a page of its diagnostics (file, line,
+column, spec path, message, hint) instead of its chart; the last good chart
+stays on disk and is served at ``STEM.html?previous``.
 
 It always converges to the last save: before each build the watcher records
 every watched file as it is (stat, and a content hash while a timestamp could
@@ -54,12 +61,20 @@ from .. import errors as msg
 from ..errors import SpecError
 from ..infra.html import page
 from . import gallery  # as `gallery.build_gallery`, looked up at each build
-from .manifest import read_manifest
+from .manifest import MANIFEST_NAME, read_manifest
 from .specs import UsageError, spec_files
 
 HOST = "127.0.0.1"
-POLL_SECONDS = 0.2          # how often spec and data files are checked
-SETTLE_SECONDS = 0.05       # wait after a change so a half-written file is not built
+# How often spec and data files are checked: a stat of the few watched files
+# (the folder listing and the manifest are read again only when they change),
+# about 0.3% of a core at idle (benchmarks/bench_editor.py measures it).
+POLL_SECONDS = 0.025
+# A changed file is built once its stat stayed the same for this long (a file
+# still being written keeps changing), or after SETTLE_MAX_SECONDS at most.
+SETTLE_SECONDS = 0.02
+SETTLE_MAX_SECONDS = 0.5
+# The watched files are listed again (folders scanned, manifest read) at least this often.
+RELIST_SECONDS = 1.0
 # A file changed this recently can change again without its mtime, ctime or size
 # moving (timestamps tick every 2 s on FAT, 1 s on HFS+ and some network file
 # systems, a few ms on ext4): its content is hashed too, so that save is seen.
@@ -86,20 +101,64 @@ HEAD_BYTES = 64 * 1024
 MAX_TARGET = 4096
 # Characters of an error explanation echoed in a response body.
 MAX_REASON = 200
+# Seconds a version request with ?after=N is held waiting for a newer build;
+# the page then asks again. Below the browser's and proxies' idle timeouts.
+HOLD_SECONDS = 25.0
+# Version requests held at once: each holds a handler thread, so most of the
+# MAX_HANDLERS stay free for pages. More are answered at once.
+MAX_HELD = 8
+# Digits of the ?after= version a held request may name.
+AFTER = re.compile(r"(?:^|&)after=([0-9]{1,12})(?:&|$)")
 
-# Injected before </body> of every served HTML page: reload when a build finished.
-RELOAD_SCRIPT = """<script>
+# Injected before </body> of every served HTML page. It holds a request for the
+# version after its own; when a build finished, a chart page (one #chart, the
+# same external scripts) swaps in the new body and runs its inline scripts
+# again, keeping the loaded Vega bundle; any other page reloads. A request
+# answered at once with the same version (the server holds no more) is asked
+# again after a second.
+RELOAD_SCRIPT = """<script id="chartc-reload" data-version="{version}">
 (function () {{
   var version = {version};
-  function poll() {{
-    fetch("{path}", {{cache: "no-store"}})
-      .then(function (response) {{ return response.text(); }})
-      .then(function (text) {{
-        if (text.trim() !== String(version)) {{ location.reload(); }} else {{ setTimeout(poll, 200); }}
-      }})
-      .catch(function () {{ setTimeout(poll, 1000); }});
+  function sources(doc) {{
+    return Array.prototype.map.call(doc.querySelectorAll("script[src]"), function (s) {{
+      return s.getAttribute("src"); }}).join(" ");
   }}
-  setTimeout(poll, 200);
+  var shown = null;  // the page last swapped in, without this script: a build that changed nothing is not drawn again
+  function swap(text) {{
+    var same = text.replace(/<script id="chartc-reload"[\\s\\S]*?<\\/script>/, "");
+    var next = new DOMParser().parseFromString(text, "text/html");
+    var mark = next.getElementById("chartc-reload");
+    if (!document.getElementById("chart") || !next.getElementById("chart") || !mark
+        || sources(next) !== sources(document)) {{ location.reload(); return; }}
+    version = Number(mark.getAttribute("data-version"));
+    if (same === shown) {{ wait(0); return; }}
+    shown = same;
+    document.title = next.title;
+    var scripts = next.body.querySelectorAll("script:not([src]):not(#chartc-reload)");
+    document.body.replaceWith(document.adoptNode(next.body));
+    Array.prototype.forEach.call(scripts, function (old) {{
+      var run = document.createElement("script");
+      run.textContent = old.textContent;
+      old.replaceWith(run);
+    }});
+    window.chartcSwaps = (window.chartcSwaps || 0) + 1;
+    wait(0);
+  }}
+  function wait(delay) {{
+    setTimeout(function () {{
+      var asked = Date.now();
+      fetch("{path}?after=" + version, {{cache: "no-store"}})
+        .then(function (response) {{ return response.text(); }})
+        .then(function (text) {{
+          if (text.trim() === String(version)) {{ wait(Date.now() - asked < 100 ? 1000 : 0); return; }}
+          return fetch(location.href, {{cache: "no-store"}})
+            .then(function (response) {{ return response.text(); }})
+            .then(swap);
+        }})
+        .catch(function () {{ wait(1000); }});
+    }}, delay);
+  }}
+  wait(0);
 }})();
 </script>
 """
@@ -140,6 +199,32 @@ class ServeState:
     failures: dict[str, SpecError] = field(default_factory=dict)  # stem -> problems
     spec_of: dict[str, str] = field(default_factory=dict)          # stem -> spec path (for pages)
     problems: list[str] = field(default_factory=list)               # build problems not tied to a chart
+    previews: dict[str, str] = field(default_factory=dict)          # stem -> chart page of a saved spec, not yet built
+    changed: threading.Condition = field(default_factory=threading.Condition, repr=False)  # a build finished
+    held: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(MAX_HELD), repr=False)
+    closing: bool = False
+
+    def publish(self) -> None:
+        """A build finished: bump the version and answer every held version request."""
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
+
+    def close(self) -> None:
+        """The server stops: held requests are answered now, not at their deadline."""
+        with self.changed:
+            self.closing = True
+            self.changed.notify_all()
+
+    def wait_newer(self, after: int, seconds: float) -> None:
+        """Return once the version is not `after`, after `seconds`, or at once when MAX_HELD requests wait."""
+        if not self.held.acquire(blocking=False):
+            return
+        try:
+            with self.changed:
+                self.changed.wait_for(lambda: self.version != after or self.closing, timeout=seconds)
+        finally:
+            self.held.release()
 
 
 # ------------------------------------------------------------------ watching
@@ -217,6 +302,14 @@ def look(path: Path, before: Seen | None, now_ns: int) -> Seen:
         return GONE
 
 
+def look_stat(path: Path) -> tuple | None:
+    """`stat_key` of `path`, None when it is missing."""
+    try:
+        return stat_key(path.stat())
+    except OSError:
+        return None
+
+
 def differs(before: Seen, now: Seen) -> bool:
     """Whether the file changed between two looks."""
     if before.stat != now.stat:
@@ -242,9 +335,13 @@ class Watcher(threading.Thread):
         self.seen: dict[str, Seen] = {}
         self.failure: str | None = None  # the last watch failure reported (each is reported once)
         self.waiting = False  # the last build found another build holding the folder
+        self.listed: list[Path] | None = None  # `watched`'s last listing, and the stats it was made at
+        self.listed_key: tuple = ()
+        self.listed_at = 0.0
 
     def run(self) -> None:
         self.guarded(self.build)
+        self.guarded(self.warm)
         while not self.stop.wait(POLL_SECONDS):
             self.guarded(self.check)
 
@@ -261,16 +358,85 @@ class Watcher(threading.Thread):
             self.failure = None
 
     def check(self) -> None:
-        """Build when a watched file differs from the record."""
+        """Build when a watched file differs from the record, once it stopped changing."""
         changed = self.poll()
         if changed:
-            time.sleep(SETTLE_SECONDS)
+            self.settle(changed)
             self.log(msg.serve_changed([os.path.relpath(name) for name in changed]))
+            if not self.waiting:  # another build holds the folder: nothing is shown until it is ours
+                self.preview(changed)
             self.build()
+
+    def warm(self) -> None:
+        """Compile one spec once, so the first save's `preview` does not wait for the compiler's imports."""
+        from ..pipeline import compile_spec
+
+        for spec in find_specs(self.paths)[:1]:
+            try:
+                compile_spec(spec, full=False)
+            except Exception:  # noqa: BLE001 (the build reported it)
+                pass
+
+    def preview(self, changed: list[str]) -> None:
+        """Serve the page of every changed spec that compiles, before the build renders its files.
+
+        A chart page draws its chart in the browser from the Vega-Lite it
+        holds, so it is the same page the build writes next (same bytes) but
+        needs no render: compiled here, in this process, without the renderer
+        (``full=False``: a chart Vega-Lite refuses is found by the build that
+        follows, which then serves its diagnostics). A spec with problems gets
+        no preview; its diagnostics come with the build.
+        """
+        from ..pipeline import compile_spec  # the compiler: loaded on the first save, not at start
+
+        specs = {str(Path(os.path.abspath(spec))) for spec in find_specs(self.paths)}
+        previews = {}
+        for name in changed:
+            if name not in specs:
+                continue  # a data file: which charts read it is the build's business
+            try:
+                previews[gallery.output_stem(Path(name))] = gallery.chart_page(compile_spec(name, full=False))
+            except Exception:  # noqa: BLE001 (any failure is the build's to report, positioned)
+                continue
+        if previews:
+            self.state.previews = {**self.state.previews, **previews}
+            self.state.publish()
+
+    def settle(self, changed: list[str]) -> None:
+        """Wait until the changed files' stats stayed the same for SETTLE_SECONDS (SETTLE_MAX_SECONDS at most).
+
+        A file still being written (an editor writing in several calls, a
+        copy under way) changes its size or mtime between two looks.
+        """
+        def stats() -> list:
+            return [look_stat(Path(name)) for name in changed]
+        deadline = time.monotonic() + SETTLE_MAX_SECONDS
+        last = stats()
+        while time.monotonic() < deadline and not self.stop.wait(SETTLE_SECONDS):
+            now = stats()
+            if now == last:
+                return
+            last = now
+
+    def watched(self) -> list[Path]:
+        """`watched_files` of `find_specs`, listed again only when a watched path or the manifest changed.
+
+        Every poll stats the watched paths and the manifest (what a new spec
+        or a removed one changes: a folder's mtime, a file's stat); listing
+        folders and parsing the manifest at every poll would cost more. A
+        spec in a subfolder moves no mtime that is checked: the listing is
+        made again every RELIST_SECONDS anyway.
+        """
+        key = tuple(look_stat(Path(name)) for name in self.paths) + (look_stat(self.state.out / MANIFEST_NAME),)
+        now = time.monotonic()
+        if key != self.listed_key or self.listed is None or now - self.listed_at >= RELIST_SECONDS:
+            self.listed = watched_files(find_specs(self.paths), self.state.out)
+            self.listed_key, self.listed_at = key, now
+        return self.listed
 
     def poll(self) -> list[str]:
         """The watched files that differ from the record, sorted; refreshes the record of the others."""
-        files = watched_files(find_specs(self.paths), self.state.out)
+        files = self.watched()
         now_ns = time.time_ns()
         changed = []
         for name in sorted({str(path) for path in files} | set(self.seen)):
@@ -318,7 +484,9 @@ class Watcher(threading.Thread):
                     now = look(path, None, started_ns)
                     met[str(path)] = UNSURE if now.digest is not None else now
             self.seen = {**met, **before}
-            state.version += 1
+            self.listed = None  # the build may have written a new manifest within one timestamp tick
+            state.previews = {}
+            state.publish()
         finally:
             state.building = False
         self.log(msg.serve_built(len(specs), len(state.failures), time.perf_counter() - started))
@@ -484,6 +652,9 @@ class Handler(SimpleHTTPRequestHandler):
         url = urlsplit(self.path)
         path = unquote(url.path)
         if path == VERSION_PATH:
+            after = AFTER.search(url.query)
+            if after is not None:
+                self.state.wait_newer(int(after.group(1)), HOLD_SECONDS)
             return self.send_text(str(self.state.version), "text/plain")
         if path == STATUS_PATH:
             return self.send_text(json.dumps(self.status(), sort_keys=True), "application/json")
@@ -495,6 +666,9 @@ class Handler(SimpleHTTPRequestHandler):
         name = path.lstrip("/")
         if "/" not in name and name.endswith(".html"):
             stem = name[:-len(".html")]
+            preview = self.state.previews.get(stem)
+            if preview is not None and "previous" not in parse_qs(url.query, keep_blank_values=True):
+                return self.send_page(preview)
             failure = self.state.failures.get(stem)
             if failure is not None and "previous" not in parse_qs(url.query, keep_blank_values=True):
                 return self.send_page(self.problems_page(stem, failure))
@@ -607,7 +781,8 @@ class Server(HTTPServer):
 
     request_queue_size = LISTEN_BACKLOG
 
-    def __init__(self, address, handler):
+    def __init__(self, address, handler, state: ServeState | None = None):
+        self.state = state  # closed at shutdown: its held requests are answered
         self.free = threading.Semaphore(MAX_HANDLERS)
         self.stopping = threading.Event()
         self.pool: ThreadPoolExecutor | None = None  # stays None when the port cannot be bound
@@ -644,6 +819,8 @@ class Server(HTTPServer):
 
     def shutdown(self) -> None:
         self.stopping.set()
+        if self.state is not None:
+            self.state.close()
         super().shutdown()
 
     def server_close(self) -> None:
@@ -659,7 +836,7 @@ def make_server(state: ServeState, port: int) -> Server:
         OSError: the port cannot be bound.
     """
     handler = type("ChartcHandler", (Handler,), {"state": state})
-    return Server((HOST, port), functools.partial(handler, directory=str(state.out)))
+    return Server((HOST, port), functools.partial(handler, directory=str(state.out)), state)
 
 
 def say(*args, file=None, **kwargs) -> None:
