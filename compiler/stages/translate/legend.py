@@ -460,7 +460,7 @@ def fit_legend_columns(vega_lite: dict, legend: Legend, table, style: TextStyle,
     if not legends:
         return
     limit = LABEL_WRAP_WIDTH if not style.label_limit else float("inf")  # a longer label is wrapped
-    columns = min(_columns_that_fit([min(text_width(label, style.size), limit) for label in labels], plot_width)
+    columns = min(_columns_that_fit([min(text_width(label, style.size, style.font), limit) for label in labels], plot_width)
                   for labels in legends)
     if columns < max(len(labels) for labels in legends):
         vega_lite.setdefault("config", {}).setdefault("legend", {})["columns"] = columns

@@ -10,8 +10,9 @@ digit), so the widths below are Arial's advance widths, per 1000 em. An
 accented letter counts as its base letter; any other character not in the
 table as `OTHER_WIDTH`, a full em (a CJK character's width, wider than most),
 so an estimate errs towards wrapping a little early, never towards overflowing.
-Text drawn in chartc's own font (`infra.fonts`, a paper preset's) is measured
-with that font's advance widths instead, read from the font file itself.
+Text drawn in chartc's own font (`infra.fonts`, every chart's unless a theme
+or the config names another) is measured with that font's advance widths
+instead, read from the font file itself.
 """
 
 from __future__ import annotations
