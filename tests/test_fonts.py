@@ -160,7 +160,7 @@ def test_a_screen_chart_draws_every_text_in_chartc_sans(tmp_path):
     root = ElementTree.fromstring(svg)
     texts = [element for element in root.iter("{http://www.w3.org/2000/svg}text")]
     drawn = {"".join(element.itertext()) for element in texts}
-    assert {"10−³", "Loss by learning rate", "a"} <= drawn  # a pow10 tick label, the title, a legend label
+    assert {"10⁻³", "Loss by learning rate", "a"} <= drawn  # a pow10 tick label (a superscript minus), the title, a legend label
     assert any(text.startswith("α = 10⁻³, R² =") for text in drawn)  # the annotation
     assert {element.get("font-family") for element in texts} == {FAMILY}
 
