@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import xml.etree.ElementTree as ElementTree
 
 import pypdf
 import pytest
@@ -128,3 +129,51 @@ def test_text_is_measured_in_the_font_that_draws_it(text):
 def test_the_same_chart_gives_the_same_pdf():
     chart = {**text_chart("10⁻³ × α"), "usermeta": {"chartc_paper": {"dpi": 300}}}
     assert render(chart, "pdf") == render(chart, "pdf")
+
+
+SCREEN_SPEC = """\
+title: Loss by learning rate
+data:
+  values:
+    - {lr: 1, loss: 0.0008, run: a}
+    - {lr: 2, loss: 0.004, run: b}
+    - {lr: 3, loss: 0.03, run: a}
+    - {lr: 4, loss: 0.2, run: b}
+encoding:
+  x: {field: lr, title: Learning rate}
+  y: {field: loss, title: Loss, scale: {type: log, domain: [0.0001, 1]}, axis: {format: pow10}}
+layers:
+  - mark: point
+    encoding: {color: {field: run}}
+  - trend: {method: linear, label: "Fit (R²={r2:.2f})", annotate: {position: bottom-right, text: "α = 10⁻³, R² = {r2:.2f}"}}
+"""
+
+
+@pytest.mark.slow
+def test_a_screen_chart_draws_every_text_in_chartc_sans(tmp_path):
+    """No preset: 10⁻ⁿ tick labels, the title, the legend and the annotation all name chartc Sans alone."""
+    from chartc import compile_spec, export_chart
+
+    spec = tmp_path / "screen.yaml"
+    spec.write_text(SCREEN_SPEC, encoding="utf-8")
+    svg = export_chart(compile_spec(spec), tmp_path / "screen.svg").read_text(encoding="utf-8")
+    root = ElementTree.fromstring(svg)
+    texts = [element for element in root.iter("{http://www.w3.org/2000/svg}text")]
+    drawn = {"".join(element.itertext()) for element in texts}
+    assert {"10⁻³", "Loss by learning rate", "a"} <= drawn  # a pow10 tick label (a superscript minus), the title, a legend label
+    assert any(text.startswith("α = 10⁻³, R² =") for text in drawn)  # the annotation
+    assert {element.get("font-family") for element in texts} == {FAMILY}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra, fonts", [
+    ("config: {font: Georgia}\n", {"Georgia"}),  # the spec's font wins
+    ("theme: googlecharts\n", {"Arial, sans-serif"}),  # so do a theme's (annotations take the legend's font)
+])
+def test_a_font_the_spec_or_its_theme_names_wins(tmp_path, extra, fonts):
+    from chartc import compile_spec, export_chart
+
+    spec = tmp_path / "screen.yaml"
+    spec.write_text(extra + SCREEN_SPEC, encoding="utf-8")
+    svg = export_chart(compile_spec(spec), tmp_path / "screen.svg").read_text(encoding="utf-8")
+    assert {element.get("font-family") for element in ElementTree.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")} == fonts

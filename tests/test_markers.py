@@ -470,6 +470,19 @@ def test_pow10_labels_decades_only(tmp_path):
     assert x_labels.count("") >= 20  # the ticks between decades are there, unlabelled
 
 
+def test_pow10_labels_of_negative_exponents_take_a_superscript_minus(tmp_path):
+    """d3's format writes a minus sign (U+2212), not a hyphen: both become ⁻, never a full-size −."""
+    compiled = compile_text(tmp_path, textwrap.dedent("""\
+        data: {values: [{x: 0.001, y: 1}, {x: 1, y: 2}]}
+        mark: point
+        encoding:
+          x: {field: x, scale: {type: log}, axis: {format: pow10}}
+          y: y
+        """), "pow10.yaml")
+    labels = axis_labels(vlc.vegalite_to_svg(compiled.vega_lite))
+    assert [t for t in labels if t.startswith("10")] == ["10⁻³", "10⁻²", "10⁻¹", "10⁰"]
+
+
 def test_pow10_spec_covers_many_decades():
     compiled = example("axis_pow10")
     labels = axis_labels(vlc.vegalite_to_svg(compiled.vega_lite))

@@ -15,12 +15,15 @@ import re
 import textwrap
 
 import pytest
+from fontTools.ttLib import TTFont
 
 from chartc import errors as msg
 from chartc.commands import cli
 from chartc.errors import SpecError, SpecWarning
 from chartc.pipeline import check_drawn, compile_spec, export_bytes, export_checked
-from chartc.stages.scene import Box, check_scene, read_scene, scene_from_svg, text_box, text_width, vega_lite_path
+from chartc.infra.fonts import FAMILY, FONT_DIRECTORY
+from chartc.stages.scene import Box, check_scene, read_scene, scene_from_svg, text_box, vega_lite_path
+from chartc.stages.translate.text import drawn_width
 
 from conftest import example_specs
 
@@ -210,9 +213,12 @@ def test_axis_labels_forced_to_overlap(tmp_path):
     x_labels = marks(scene, role="axis-label")[0]["items"]
     ten, fifteen = x_labels[2], x_labels[3]
     assert (ten["text"], fifteen["text"], fifteen["x"] - ten["x"], ten["fontSize"]) == ("10", "15", 50, 60)
-    # Two digits at 60 px are wider than the 50 px between the ticks, in any sans-serif font.
+    # Two digits at 60 px are wider than the 50 px between the ticks, in any sans-serif font; in chartc Sans
+    # (0.636 em a digit) the first label, flush with the axis's start, already runs 7 px into the second.
+    zero, five = x_labels[:2]
+    assert (zero["text"], five["text"], zero["align"], five["x"] - zero["x"]) == ("0", "5", "left", 50)
     assert [(w.message, w.hint, *where(w)) for w in warnings] == [
-        (msg.axis_labels_overlap("x", "10", "15"), msg.axis_labels_overlap_hint(), "W764",
+        (msg.axis_labels_overlap("x", "0", "5"), msg.axis_labels_overlap_hint(), "W764",
          ("vega_lite", "encoding", "x", "axis"), (9, 15), "scene")]
 
 
@@ -418,6 +424,8 @@ def test_the_svg_read_back_holds_what_vegas_scenegraph_holds(spec):
 
     assert items(mine) == items(vegas) and items(mine)
     assert [(side, texts(labels)) for side, labels in mine.axes] == [(side, texts(labels)) for side, labels in vegas.axes]
+    assert [[label.get("font") for label in labels] for _, labels in mine.axes] == \
+        [[label.get("font") for label in labels] for _, labels in vegas.axes]
     assert [texts(label for label, _ in legend) for legend in mine.legends] == \
         [texts(label for label, _ in legend) for legend in vegas.legends]
     assert (mine.cells, mine.headers) == (vegas.cells, vegas.headers)
@@ -435,7 +443,7 @@ def test_a_vega_mark_name_is_read_as_the_vega_lite_view_that_made_it(name, path)
 
 def test_text_boxes_follow_alignment_baseline_and_rotation():
     item = {"text": "ab", "fontSize": 10, "x": 100, "y": 50}
-    width = text_width("ab", 10)
+    width = drawn_width("ab", 10)
     assert text_box({**item, "align": "right", "baseline": "top"}) == Box(100 - width, 50, 100, 60)
     assert text_box({**item, "align": "center", "baseline": "middle"}) == Box(100 - width / 2, 45, 100 + width / 2, 55)
     assert text_box({**item, "angle": 270}) == Box(95, 50 - width / 2, 105, 50 + width / 2)
@@ -453,7 +461,38 @@ def test_a_checked_export_is_the_same_bytes_from_one_render(tmp_path, fmt):
     content, warnings = export_checked(compiled, fmt)
     assert content == export_bytes(compiled, fmt)
     assert [w.message for w in warnings] == [msg.layer_drew_fewer(0, 2)]
-    assert text_width("10", 10) == pytest.approx(11) and text_width("il", 10) < text_width("MW", 10)
+
+
+def _advance(text: str, size: float, style: str) -> float:
+    """The width of a line of text from the font file's own advance widths (fontTools)."""
+    font = TTFont(FONT_DIRECTORY / f"chartcSans-{style}.ttf")
+    cmap, metrics = font.getBestCmap(), font["hmtx"].metrics
+    return sum(metrics[cmap[ord(char)]][0] for char in text) / font["head"].unitsPerEm * size
+
+
+def test_text_is_measured_in_the_font_and_weight_it_was_drawn_in(tmp_path):
+    """The SVG's texts are read with their font and weight: the bold title, the 10⁻ⁿ labels, in chartc Sans."""
+    compiled = compile_spec(write(tmp_path, """\
+        title: Loss ⁻ WWW
+        data:
+          values: [{x: 1, y: 0.001}, {x: 2, y: 0.1}]
+        mark: point
+        encoding:
+          x: {field: x, type: quantitative}
+          y: {field: y, type: quantitative, scale: {type: log}, axis: {format: pow10}}
+        """))
+    scene = scene_from_svg(export_bytes(compiled, "svg"))
+    texts = [item for node in marks(scene, marktype="text") for item in node["items"]]
+    title = next(item for item in texts if item["text"] == "Loss ⁻ WWW")
+    labels = [item for item in texts if str(item["text"]).startswith("10")]
+    assert labels and {item["font"] for item in texts} == {FAMILY}
+    assert (title["fontWeight"], {item["fontWeight"] for item in labels}) == ("bold", {"normal"})
+    for item, style in [(title, "Bold"), *[(label, "Regular") for label in labels]]:
+        box = text_box(item)
+        assert box.x1 - box.x0 == pytest.approx(_advance(item["text"], item["fontSize"], style), rel=1e-4)
+    # Another font is measured with Arial's widths (the renderer's sans-serif has Arial's metrics: 556/1000 em a digit).
+    assert drawn_width("10", 10, "sans-serif") == pytest.approx(11.12) and drawn_width("il", 10) < drawn_width("MW", 10)
+    assert drawn_width("ЖЖ", 10) == pytest.approx(10)  # a character in no table: half an em, short of any script's
 
 
 # ---------------------------------------------------------------- --strict

@@ -22,8 +22,10 @@ the render (benchmarks/bench_scene.py). Vega names each mark after the
 Vega-Lite view that made it (``layer_1_marks``, ``child_layer_0_marks``
 inside a facet); that name read as a Vega-Lite path (``("spec", "layer", 0)``)
 finds the IR node through the origins, as the verify stage places the
-renderer's refusals. Text widths are estimated from the characters
-(`text_width`): an SVG carries no text bounds.
+renderer's refusals. An SVG carries no text bounds: a text's width is
+measured from its characters in the font and weight it was drawn in, with
+the translator's widths (`translate.text.drawn_width`: chartc Sans's own,
+Arial's for another font), so the check and the layout agree.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from .data import DataFlow
 from .data.density import wants_density
 from .data.vega import COMPOSITE_MARKS
 from .translate import Origins
+from .translate.text import drawn_width
 
 STAGE = "scene"
 
@@ -54,28 +57,9 @@ POSITION_KEYS = ("x", "y", "x2", "y2", "width", "height")
 AXIS_CHANNEL = {"bottom": "x", "top": "x", "left": "y", "right": "y"}
 # How far two labels may run into each other, or text past an edge, before it shows (pixels).
 TOLERANCE = 1.0
-# Character widths in em of a sans-serif font (Helvetica's metrics, rounded down a little: an
-# estimate that errs short reports only text that really overlaps or is really cut).
-NARROW, DIGIT, WIDE = "ijl.,:;|!'`Iift r()[]", "0123456789", "mwMW@%"
 DEFAULT_FONT_SIZE = 11  # Vega's, for a text item without one
+DEFAULT_FONT = "sans-serif"  # Vega's, for a text item without one
 VEGA_MARK_NAME = re.compile(r"layer_(\d+)_")
-
-
-def text_width(text: str, font_size: float) -> float:
-    """The width of one line of text in pixels, estimated per character (the scenegraph has no bounds)."""
-    em = 0.0
-    for char in text:
-        if char in NARROW:
-            em += 0.28
-        elif char in DIGIT:
-            em += 0.55
-        elif char in WIDE:
-            em += 0.8
-        elif char.isupper():
-            em += 0.64
-        else:
-            em += 0.5
-    return em * font_size
 
 
 @dataclass
@@ -94,7 +78,7 @@ def text_box(item: dict, dx: float = 0.0, dy: float = 0.0) -> Box | None:
     if not any(lines):
         return None
     size = _number(item.get("fontSize")) or DEFAULT_FONT_SIZE
-    width = max(text_width(line, size) for line in lines)
+    width = max(_width(item, line, size) for line in lines)
     # Each line after the first starts one line height below the one before it.
     height = size + (len(lines) - 1) * (_number(item.get("lineHeight")) or size)
     x = (_number(item.get("x")) or 0.0) + (_number(item.get("dx")) or 0.0) + dx
@@ -108,6 +92,13 @@ def text_box(item: dict, dx: float = 0.0, dy: float = 0.0) -> Box | None:
     y0 = (y if baseline == "top" else y - height / 2 if baseline == "middle" else y - size if baseline == "alphabetic"
           else y - height)
     return Box(x0, y0, x0 + width, y0 + height)
+
+
+def _width(item: dict, text: str, size: float) -> float:
+    """A line of a text item as wide as it was drawn: in its font and weight (the translator's widths)."""
+    weight = str(item.get("fontWeight") or "normal")
+    bold = weight in ("bold", "bolder") or (weight.isdigit() and int(weight) >= 600)
+    return drawn_width(text, size, item.get("font") or DEFAULT_FONT, bold=bold)
 
 
 # ------------------------------------------------------------------ reading the scenegraph
@@ -240,7 +231,7 @@ def scene_from_svg(svg: bytes | str) -> dict:
 
     Marks come back as ``{marktype, role, name, items}``; group items as
     ``{x, y, width, height, items}``; other items with what the checks read:
-    position (``x``, ``y``), text (its font size, anchor as ``align``, the
+    position (``x``, ``y``), text (its font, weight and size, anchor as ``align``, the
     alphabetic ``baseline`` its first line is written at, the ``lineHeight``
     its further lines move down by, rotation as ``angle``),
     ``opacity``, and for symbols and lines their path as ``shape``, ``fill``,
@@ -311,6 +302,8 @@ def _svg_item(element) -> dict:
         if len(spans) > 1:  # each line after the first is a tspan moved down by the line height
             item["lineHeight"] = _float(spans[1].get("dy"))
         item["fontSize"] = _float((element.get("font-size") or "").removesuffix("px"))
+        item["font"] = element.get("font-family") or DEFAULT_FONT
+        item["fontWeight"] = element.get("font-weight") or "normal"
         item["align"] = ANCHORS.get(element.get("text-anchor", "start"), "left")
         item["baseline"] = "alphabetic"
         angle = ROTATE.search(transform)
@@ -525,7 +518,7 @@ def _slanted_overlap(labels: list[dict], *, horizontal: bool) -> tuple[dict, dic
         if not horizontal:
             across, along = along, across
         size = _number(a.get("fontSize")) or DEFAULT_FONT_SIZE
-        length = min(text_width(" ".join(_lines(label.get("text"))), size) for label in (a, b))
+        length = min(_width(label, " ".join(_lines(label.get("text"))), size) for label in (a, b))
         if gap * across < size - TOLERANCE and gap * along < length - TOLERANCE:
             return a, b
     return None

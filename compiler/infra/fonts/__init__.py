@@ -3,8 +3,9 @@
 The font is DejaVu Sans 2.37 cut to the blocks chartc draws and renamed
 (scripts/build_fonts.py writes the files here, LICENSE.txt beside them). The
 renderer registers this folder when it starts (`render.export`), so a chart
-whose config names `FAMILY` is drawn with it on any machine; a paper preset
-(`infra.paper`) names it for every text: titles, axes, legends, annotations.
+whose config names `FAMILY` is drawn with it on any machine; the translator
+names it for every chart (`config.font`: titles, axes, legends, annotations)
+unless a theme or the spec names another.
 `widths` gives the translator the font's own advance widths, so the text it
 wraps is measured in the font that draws it.
 

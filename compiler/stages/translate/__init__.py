@@ -35,6 +35,7 @@ from pathlib import Path
 from ... import errors as msg
 from ...errors import SpecPath
 from ...infra.colors import resolve_color, resolve_free_form
+from ...infra.fonts import FAMILY
 from ...infra.paper import Paper, paper_layout, screen_pixels
 from ...infra.shapes import resolve_shape, shape_filled
 from ...infra.table import Table
@@ -808,9 +809,15 @@ def _plot_width(chart: Chart, config: dict, paper: Paper | None = None) -> float
 
 
 def _config(chart: Chart, altair_config: dict, paper: Paper | None = None) -> dict:
-    """Theme, then a paper preset's fonts, then the chart's legend settings, then the user's config."""
+    """chartc's font, then the theme, then a paper preset's fonts, then the chart's legend settings, then the user's config.
+
+    Every text is drawn in chartc's font (it has every glyph chartc writes, `10⁻³` too) unless a
+    theme or the spec's config names another: a theme's fonts are part of the look it was chosen for.
+    """
     # The themes come from a disk cache: no renderer engine is started to compile.
-    config = copy.deepcopy(vega_themes()[chart.theme]) if chart.theme != "default" else {}
+    config = {"font": FAMILY}
+    if chart.theme != "default":
+        config = deep_merge(config, copy.deepcopy(vega_themes()[chart.theme]))
     for key, target in VEGA_THEME_KEYS.items():  # keep the output valid Vega-Lite
         value = config.pop(key, None)
         if target and value:

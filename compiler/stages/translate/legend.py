@@ -26,6 +26,7 @@ output; a point mark's own `opacity: 1` also sets the legend symbols' opacity
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field as dataclass_field
 
 from ...infra.colors import PALETTES, resolve_color
@@ -417,8 +418,9 @@ CENTRED_POSITIONS = ("top", "bottom")
 VEGA_LEGEND_OFFSET = 18
 CENTRED_LAYOUT = ("{" + ", ".join(f"{side}: {{anchor: 'middle', offset: {VEGA_LEGEND_OFFSET}}}"
                                   for side in CENTRED_POSITIONS) + "}")
-# Vega's symbol legend: a symbol's default area (px²), the gap to its label, and between columns.
+# Vega's symbol legend: a symbol's default area (px²) and stroke width, the gap to its label, and between columns.
 VEGA_SYMBOL_SIZE = 100
+VEGA_SYMBOL_STROKE_WIDTH = 1.5
 VEGA_LABEL_OFFSET = 4
 VEGA_COLUMN_PADDING = 10
 
@@ -461,21 +463,25 @@ def fit_legend_columns(vega_lite: dict, legend: Legend, table, style: TextStyle,
     if not legends:
         return
     limit = LABEL_WRAP_WIDTH if not style.label_limit else float("inf")  # a longer label is wrapped
-    columns = min(_columns_that_fit([min(text_width(label, style.size), limit) for label in labels], plot_width)
-                  for labels in legends)
+    columns = min(_columns_that_fit([min(text_width(label, style.size, style.font), limit) for label in labels],
+                                    plot_width, style.size) for labels in legends)
     if columns < max(len(labels) for labels in legends):
         vega_lite.setdefault("config", {}).setdefault("legend", {})["columns"] = columns
 
 
-def _columns_that_fit(label_widths: list[float], plot_width: float) -> int:
+def _columns_that_fit(label_widths: list[float], plot_width: float, font_size: float) -> int:
     """The most columns whose entries, laid out row by row, stay within the plot (at least one).
 
     Vega aligns each column on its own (`gridAlign: each`): a column is as
-    wide as its widest entry (symbol, gap, label), columns apart by the padding.
+    wide as its widest entry, rounded up to a whole pixel, columns apart by
+    the padding. An entry's label starts past its symbol's box (the symbol's
+    side and stroke, rounded up, or the label's font size if larger) and the
+    label offset (vega-parser's legend `sizeExpression`, vega's `gridLayout`).
     """
-    entries = [VEGA_SYMBOL_SIZE ** 0.5 + VEGA_LABEL_OFFSET + width for width in label_widths]
+    symbol = max(math.ceil(VEGA_SYMBOL_SIZE ** 0.5 + VEGA_SYMBOL_STROKE_WIDTH), font_size)
+    entries = [symbol + VEGA_LABEL_OFFSET + width for width in label_widths]
     for columns in range(len(entries), 1, -1):
-        widths = [max(entries[start::columns]) for start in range(columns)]
+        widths = [math.ceil(max(entries[start::columns])) for start in range(columns)]
         if sum(widths) + VEGA_COLUMN_PADDING * (columns - 1) <= plot_width:
             return columns
     return 1

@@ -10,8 +10,9 @@ digit), so the widths below are Arial's advance widths, per 1000 em. An
 accented letter counts as its base letter; any other character not in the
 table as `OTHER_WIDTH`, a full em (a CJK character's width, wider than most),
 so an estimate errs towards wrapping a little early, never towards overflowing.
-Text drawn in chartc's own font (`infra.fonts`, a paper preset's) is measured
-with that font's advance widths instead, read from the font file itself.
+Text drawn in chartc's own font (`infra.fonts`, every chart's unless a theme
+or the config names another) is measured with that font's advance widths
+instead, read from the font file itself.
 """
 
 from __future__ import annotations
@@ -47,30 +48,55 @@ CHARACTER_WIDTHS = {
     "–": 556, "—": 1000, "…": 1000, "≈": 584, "≤": 584, "≥": 584, "\u00a0": 278,
 }
 OTHER_WIDTH = 1000
+# A drawn text is checked with an estimate that errs short: a character in
+# neither table counts as half an em (most scripts' letters are wider).
+OTHER_DRAWN_WIDTH = 500
 # The font's own widths are in 1/2048 em (`a` is 1139/2048 = 556.15/1000): 1%
 # more covers that rounding over any length of text.
 MARGIN = 1.01
 
 
-def text_width(text: str, font_size: float, font: str = "sans-serif") -> float:
+def text_width(text: str, font_size: float, font: str = "sans-serif", *, bold: bool = False) -> float:
     """The width in px of one line of text (an estimate that errs wide).
 
     Args:
         text: one line.
         font_size: the font size in px.
         font: the font family: chartc's own is measured with its widths, any other with Arial's.
+        bold: chartc's font in its bold face (any other font is measured in its regular one).
 
     Returns:
         The width Vega measures for it, or a little more.
     """
-    table = fonts.widths(font) or CHARACTER_WIDTHS
-    return sum(_character_width(char, table) for char in text) * font_size / 1000 * MARGIN
+    table = fonts.widths(font, bold) or CHARACTER_WIDTHS
+    return sum(_character_width(char, table, OTHER_WIDTH) for char in text) * font_size / 1000 * MARGIN
 
 
-def _character_width(char: str, table: dict) -> float:
+def drawn_width(text: str, font_size: float, font: str = "sans-serif", *, bold: bool = False) -> float:
+    """The width in px of one line of text as the renderer drew it, for checking a render (errs short).
+
+    The same widths as `text_width` (chartc's font's own, Arial's for any other
+    font), without its margin, and a character in neither table counted as
+    half an em: a check that reads it reports only text that really overlaps
+    or really runs past an edge.
+
+    Args:
+        text: one line.
+        font_size: the font size in px.
+        font: the font family the text was drawn in.
+        bold: whether it was drawn bold.
+
+    Returns:
+        The width Vega measured for it, or a little less.
+    """
+    table = fonts.widths(font, bold) or CHARACTER_WIDTHS
+    return sum(_character_width(char, table, OTHER_DRAWN_WIDTH) for char in text) * font_size / 1000
+
+
+def _character_width(char: str, table: dict, other: float) -> float:
     width = table.get(char)
-    if width is None:  # é as e; anything else a full em
-        width = table.get(unicodedata.normalize("NFD", char)[:1], OTHER_WIDTH)
+    if width is None:  # é as e; anything else `other`
+        width = table.get(unicodedata.normalize("NFD", char)[:1], other)
     return width
 
 

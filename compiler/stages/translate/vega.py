@@ -29,7 +29,7 @@ POW10_EXPR = (
     "'10' + replace(replace(replace(replace(replace(replace(replace(replace(replace(replace(replace("
     "format(round(log(datum.value) / LN10), 'd'),"
     " /0/g, '⁰'), /1/g, '¹'), /2/g, '²'), /3/g, '³'), /4/g, '⁴'), /5/g, '⁵'),"
-    " /6/g, '⁶'), /7/g, '⁷'), /8/g, '⁸'), /9/g, '⁹'), /-/g, '⁻') : ''"
+    " /6/g, '⁶'), /7/g, '⁷'), /8/g, '⁸'), /9/g, '⁹'), /[-−]/g, '⁻') : ''"
 )
 # preset -> (d3 format for text and tooltip channels, label expression for axes
 # and legends). A label expression formats each label on its own: `si` gives
