@@ -20,7 +20,7 @@ import pytest
 from test_evaluated import both_forms, svg_of
 
 from chartc.pipeline import compile_spec
-from chartc.stages.data.boxes import quantile_sorted
+from chartc.stages.data.vega import quantile_sorted
 
 
 def generated(seed: int, groups: int = 4, rows: int = 300) -> list[dict]:

@@ -55,18 +55,6 @@ def wants_box(layer: Layer) -> bool:
     return layer.trend is None and layer.mark is not None and layer.mark.type == "boxplot" and not layer.markers
 
 
-def quantile_sorted(values: list[float], p: float) -> float:
-    """d3-array's ``quantileSorted`` (R's type 7) of ascending numbers, in JavaScript's arithmetic."""
-    count = len(values)
-    if p <= 0 or count < 2:
-        return values[0]
-    if p >= 1:
-        return values[-1]
-    index = (count - 1) * p
-    low = math.floor(index)
-    return values[low] + (values[low + 1] - values[low]) * (index - low)
-
-
 def box_layout(chart: Chart, layer: Layer, table: Table, types: dict) -> tuple[str, list[str], float | None] | None:
     """The box plot's measured field, its groups and its extent; None where Vega-Lite keeps computing it.
 

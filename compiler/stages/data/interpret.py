@@ -316,33 +316,12 @@ def _unknown_measure(state: _State, step: Aggregate, op) -> Unknowable | None:
 
 # ------------------------------------------------------------------ reshaping: pivot, impute
 
-def _ascending(a, b) -> int:
-    """vega-util's ``ascending`` comparator (nulls first, NaN after numbers, Dates by their time)."""
-    a_null, b_null = a is None or a is ex.UNDEFINED, b is None or b is ex.UNDEFINED
-    if (a_null or vega.js_less(a, b)) and not b_null:
-        return -1
-    if (b_null or vega.js_less(b, a)) and not a_null:
-        return 1
-    a = a.time if type(a) is ex.JSDate else a
-    b = b.time if type(b) is ex.JSDate else b
-    if _nan(a) and not _nan(b):
-        return -1
-    if _nan(b) and not _nan(a):
-        return 1
-    return 0
-
-
-def _nan(value) -> bool:
-    """JavaScript's ``x !== x``."""
-    return type(value) is float and value != value
-
-
 def pivot_keys(keys: list, limit: int) -> list:
     """Vega's pivot keys: each distinct value (by its text, the first kept), sorted ascending, the first `limit`."""
     seen: dict = {}
     for key in keys:
         seen.setdefault(ex.to_js_string(key), key)
-    ordered = sorted(seen.values(), key=functools.cmp_to_key(_ascending))
+    ordered = sorted(seen.values(), key=functools.cmp_to_key(window.ascending))
     return ordered[:limit] if limit else ordered
 
 
@@ -359,7 +338,7 @@ def interpret_pivot(context: _Context, state: _State, step: Pivot) -> _State:
         hidden = f"\0pivot{index}"
         matched = [value if ex.strict_equals(key, name) else math.nan for key, value in zip(keys, values)]
         if step.op == "count":  # Vega's ``__count__`` counts the values that are not NaN: the key's rows
-            matched = [math.nan if _nan(value) else 1.0 for value in matched]
+            matched = [math.nan if vega.is_nan(value) else 1.0 for value in matched]
         work.js[hidden] = matched
         ops.append(AggregateOp("valid" if step.op == "count" else step.op, column, hidden,
                                path=step.path, source=step.source))

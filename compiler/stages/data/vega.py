@@ -421,7 +421,8 @@ def _missing(value) -> bool:
     return value is None or value is ex.UNDEFINED or (type(value) is str and value == "")
 
 
-def _nan(value) -> bool:
+def is_nan(value) -> bool:
+    """JavaScript's ``x !== x``."""
     return type(value) is float and value != value
 
 
@@ -431,7 +432,7 @@ def _nan(value) -> bool:
 RANDOM_OPS = frozenset({"ci0", "ci1"})
 
 
-def _quantile(numbers: list[float], p: float):
+def quantile_sorted(numbers: list[float], p: float):
     """d3-array's ``quantileSorted`` of sorted numbers (undefined for none)."""
     n = len(numbers)
     if not n:
@@ -459,7 +460,7 @@ class _Measures:
         if _missing(value):
             self.missing += 1
             return
-        if _nan(value):
+        if is_nan(value):
             return
         self.valid += 1
         number = ex.to_number(value)
@@ -480,7 +481,7 @@ class _Measures:
 
 def _extent_index(values: list) -> tuple[int, int]:
     """vega-util's ``extentIndex``: the first minimum and maximum among the non-null values (-1 for none)."""
-    start = next((i for i, b in enumerate(values) if b is not None and b is not ex.UNDEFINED and not _nan(b)), None)
+    start = next((i for i, b in enumerate(values) if b is not None and b is not ex.UNDEFINED and not is_nan(b)), None)
     if start is None:
         return -1, -1
     low = high = values[start]
@@ -536,7 +537,7 @@ def measure(op: str, values: list, rows: list[int], records: Callable[[int], dic
         numbers = sorted(number for number in (ex.to_number(v) for v in values if v is not None
                                                and v is not ex.UNDEFINED and not (type(v) is str and v == ""))
                          if number == number)
-        return _quantile(numbers, {"q1": 0.25, "median": 0.5, "q3": 0.75}[op])
+        return quantile_sorted(numbers, {"q1": 0.25, "median": 0.5, "q3": 0.75}[op])
     if op in ("min", "max"):
         return getattr(state, op)
     if op in ("argmin", "argmax"):

@@ -29,17 +29,13 @@ import functools
 import math
 
 from ...ir import expressions as ex
-from .vega import group_key, js_less, measure
+from .vega import group_key, is_nan, js_less, measure
 
 
 
 def _missing(value) -> bool:
     """Vega's measures count a value as missing when it is null, undefined or ''."""
     return value is None or value is ex.UNDEFINED or (type(value) is str and value == "")
-
-
-def _nan(value) -> bool:
-    return type(value) is float and value != value
 
 
 # Ops read from the frame's values (Vega's `cell.data`), not streamed through add/remove.
@@ -57,9 +53,9 @@ def ascending(u, v) -> int:
         return 1
     u = u.time if type(u) is ex.JSDate else u
     v = v.time if type(v) is ex.JSDate else v
-    if _nan(u) and not _nan(v):
+    if is_nan(u) and not is_nan(v):
         return -1
-    if _nan(v) and not _nan(u):
+    if is_nan(v) and not is_nan(u):
         return 1
     return 0
 
@@ -110,7 +106,7 @@ class _Cell:
         if _missing(value):
             self.missing += 1
             return
-        if _nan(value):
+        if is_nan(value):
             return
         self.valid += 1
         number = ex.to_number(value)
@@ -124,7 +120,7 @@ class _Cell:
         if _missing(value):
             self.missing -= 1
             return
-        if _nan(value):
+        if is_nan(value):
             return
         self.valid -= 1
         number = ex.to_number(value)
