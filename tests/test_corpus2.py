@@ -165,7 +165,7 @@ DRAWN: dict[str, Drawn] = {
     "alt_parallel_coordinates": Drawn("line", lambda: 4 * len(dataset("iris")),
                                       legend=tuple(sorted(dataset("iris").species.unique()))),
     "sns_boxplot_iris_wide": Drawn("rect", lambda: 4, layer="layer_1_layer_0_marks"),
-    "sns_kdeplot_iris": Drawn("line", lambda: 101 * dataset("iris").species.nunique(),
+    "sns_kdeplot_iris": Drawn("line", lambda: 200 * dataset("iris").species.nunique(), layer=r"layer_\d_marks",
                               legend=tuple(dataset("iris").species.unique())),
     "sns_regplot_ci_none": Drawn("symbol", lambda: valid(dataset("cars"), "Weight_in_lbs", "Horsepower"),
                                  layer="layer_0_marks"),
@@ -327,3 +327,71 @@ def test_the_barley_error_bars_are_scipys_t_interval_of_each_varietys_mean():
     drawn = sorted((bar["x"], bar["x2"]) for bar in bars)
     expected = sorted(zip(a * (expected_means - half) + b, a * (expected_means + half) + b))
     assert np.allclose(drawn, expected, atol=1e-6)
+
+
+def axis_map(graph, orient_title: str) -> np.ndarray:
+    """The pixel map of the axis titled `orient_title`, from its labels: pixel = a·value + b (independent of the marks)."""
+    for axis in nodes(graph, "group", "axis"):
+        titles = [item["text"] for node in nodes(axis, "text", "axis-title") for item in node["items"]]
+        if titles == [orient_title]:
+            labels = [item for node in nodes(axis, "text", "axis-label") for item in node["items"]]
+            key = "y" if abs(labels[0]["y"] - labels[-1]["y"]) > abs(labels[0]["x"] - labels[-1]["x"]) else "x"
+            return np.polyfit([float(item["text"]) for item in labels], [item[key] for item in labels], 1)
+    raise AssertionError(f"no axis titled {orient_title!r}")
+
+
+def test_the_iris_densities_are_seaborns_scipy_gaussian_kde_per_species():
+    """seaborn's kdeplot(hue=species): scipy's Scott bandwidth per species, 200 points from 3 bandwidths below the
+    species' data to 3 above, densities times the species' share of the rows (common_norm). The drawn points, read
+    back through the axes' labels, match gaussian_kde's to 1e-9 (in the data's units; the scene's coordinates are
+    not rounded)."""
+    from scipy import stats
+
+    graph = scene("sns_kdeplot_iris")
+    iris = dataset("iris")
+    ax, bx = axis_map(graph, "petal_length")
+    ay, by = axis_map(graph, "Density")
+    curves = [node["items"] for node in nodes(graph, "line", "mark")]
+    assert len(curves) == iris.species.nunique()
+    for curve, (species, values) in zip(curves, iris.groupby("species", sort=False).petalLength):
+        kde = stats.gaussian_kde(values)
+        bandwidth = math.sqrt(kde.covariance[0, 0])
+        grid = np.linspace(values.min() - 3 * bandwidth, values.max() + 3 * bandwidth, 200)
+        drawn_x = (np.array([item["x"] for item in curve]) - bx) / ax
+        drawn_y = (np.array([item["y"] for item in curve]) - by) / ay
+        assert np.allclose(drawn_x, grid, rtol=0, atol=1e-9), species
+        assert np.allclose(drawn_y, kde(grid) * len(values) / len(iris), rtol=0, atol=1e-9), species
+
+
+def test_the_dodged_error_bars_have_ggplots_caps_at_their_bounds():
+    """Each error bar's rule runs from `lower` to `upper` at its dodged bar's centre, with a black cap of 11 pixels
+    (0.25 / 0.45 of the 20-pixel bar) centred on it at each end."""
+    graph = scene("gg_geom_errorbar_dodge")
+    frame = inline("gg_geom_errorbar_dodge")
+    a, b = axis_map(graph, "resp")
+    bars = sorted(items(graph, "rect", "layer_0_marks"), key=lambda bar: bar["x"])
+    rules = sorted(items(graph, "rule", r"layer_1_layer_\d_marks"), key=lambda rule: rule["x"])
+    caps = [cap for cap in items(graph, "rect", r"layer_1_layer_\d_marks")]
+    assert len(rules) == len(bars) == len(frame) and len(caps) == 2 * len(frame)
+    ordered = frame.sort_values(["trt", "group"])
+    for bar, rule, (_, row) in zip(bars, rules, ordered.iterrows()):
+        assert bar["width"] == 20 and rule["x"] == pytest.approx(bar["x"] + 10, abs=1e-9)
+        assert sorted((rule["y"], rule["y2"])) == pytest.approx(sorted((a * row.lower + b, a * row.upper + b)), abs=1e-6)
+        ends = sorted(cap["y"] + cap["height"] / 2 for cap in caps if cap["x"] == pytest.approx(rule["x"] - 5.5))
+        assert ends == pytest.approx(sorted((a * row.lower + b, a * row.upper + b)), abs=1e-6)
+    assert {(cap["width"], cap["fill"]) for cap in caps} == {(11, "black")}
+
+
+def test_the_interactive_average_filters_the_rule_by_the_brush_and_draws_the_overall_mean_unbrushed():
+    """The rule layer keeps the rows the brush holds (Vega-Lite's filter by a selection, in the rule's own view);
+    the static export's empty brush holds every row, so the rule sits at the mean precipitation of all of them."""
+    vega_lite = compiled("alt_selection_layer_bar_month").vega_lite
+    assert vega_lite["layer"][1]["transform"] == [{"filter": {"param": "brush"}}]
+    assert "transform" not in vega_lite["layer"][0]
+    graph = scene("alt_selection_layer_bar_month")
+    a, b = axis_map(graph, "Mean of precipitation")
+    (rule,) = items(graph, "rule", "layer_1_marks")
+    assert rule["y"] == pytest.approx(a * weather().precipitation.mean() + b, abs=1e-6)
+    bars = sorted(items(graph, "rect", "layer_0_marks"), key=lambda bar: bar["x"])
+    assert [bar["y"] for bar in bars] == pytest.approx(list(a * weather().groupby("month").precipitation.mean() + b),
+                                                       abs=1e-6)

@@ -429,3 +429,9 @@ __all__ += [
     "density_bandwidth_negative", "density_bandwidth_negative_hint", "density_extent_empty", "density_not_numeric",
     "density_not_numeric_hint",
 ]
+
+# The grammar the second corpus needs (issue 20): filters by a selection, error bar caps.
+from .data import rows_unknowable_selection  # noqa: E402
+from .validate import filter_param_undefined  # noqa: E402
+
+__all__ += ["filter_param_undefined", "rows_unknowable_selection"]

@@ -391,6 +391,10 @@ def rows_unknowable_unparsed() -> str:
     return "the expression does not parse"
 
 
+def rows_unknowable_selection(param: str) -> str:
+    return f"the filter keeps the rows the reader selects in {param!r}"
+
+
 @code("E412", hint="expression_throws_hint")
 def expression_throws(error: str) -> str:
     """An expression that throws on the data.

@@ -947,3 +947,25 @@ def condition_field_without_value_hint() -> str:
     return "write the constant drawn outside the selection: {condition: {param: ..., field: ...}, value: grey}"
 
 
+
+
+@code("E277", hint="param_undefined_hint")
+def filter_param_undefined(name: str) -> str:
+    """A filter by a selection no layer declares.
+
+    `filter: {param: NAME}` keeps the rows the reader's selection NAME holds (every row while it is
+    empty); NAME must be declared in the chart's `params` or a layer's.
+
+    Example:
+        data: {dataset: seattle-weather}
+        encoding:
+          y: {field: precipitation, aggregate: mean}
+        layers:
+          - mark: bar
+            params: [{name: brush, select: {type: interval, encodings: [x]}}]
+            encoding:
+              x: {field: date, timeUnit: month, type: ordinal}
+          - mark: rule
+            transform: [{filter: {param: bursh}}]
+    """
+    return f"the filter names no declared selection: {name!r}"

@@ -119,12 +119,26 @@ class FieldPredicate(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Filter(Transform):
-    """``filter``: keep the rows that pass a field predicate or a Vega expression."""
+class SelectionPredicate(Node):
+    """A filter by a selection (``{param: NAME}``): the rows the reader's selection holds.
 
-    predicate: FieldPredicate | Expression
+    Only the renderer knows them (the reader makes the selection); an empty
+    selection keeps every row unless `empty` is false.
+    """
+
+    param: str
+    empty: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Filter(Transform):
+    """``filter``: keep the rows that pass a field predicate, a Vega expression or a selection."""
+
+    predicate: FieldPredicate | Expression | SelectionPredicate
 
     def reads(self) -> tuple[FieldRead, ...]:
+        if isinstance(self.predicate, SelectionPredicate):
+            return ()
         if isinstance(self.predicate, FieldPredicate):
             return (FieldRead(self.predicate.field, ("filter", "field")),)
         return tuple(FieldRead(read.name, ("filter",), read.offset) for read in self.predicate.reads())

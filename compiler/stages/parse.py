@@ -27,6 +27,7 @@ from ..ir.source import Source
 from ..ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                              JoinAggregate, Pivot, Transform, Window, WindowOp)
 from ..ir.transforms import Density
+from ..ir.transforms import SelectionPredicate
 from .load import Document
 
 STAGE = "parse"
@@ -201,6 +202,9 @@ class _Parser:
         predicate = step["filter"]
         if isinstance(predicate, str):
             node = self.expression(predicate, path + ("filter",))
+        elif "param" in predicate:
+            node = SelectionPredicate(predicate["param"], bool(predicate.get("empty", True)),
+                                      path=path + ("filter",), source=self.source)
         else:
             node = FieldPredicate(predicate["field"], tuple((key, freeze(value)) for key, value in predicate.items()
                                                             if key != "field"),

@@ -352,6 +352,13 @@ def _check_params(data: dict, doc: Document) -> list[SpecError]:
                                    path + ("bind",), doc))
     owners = [((), data)] + [(("layers", i), layer) for i, layer in enumerate(layers) if isinstance(layer, dict)]
     for path, owner in owners:
+        steps = owner.get("transform")
+        for index, step in enumerate(steps if isinstance(steps, list) else ()):
+            predicate = step.get("filter") if isinstance(step, dict) else None
+            name = predicate.get("param") if isinstance(predicate, dict) else None
+            if isinstance(name, str) and name not in names:
+                problems.append(_error(msg.filter_param_undefined(name), path + ("transform", index, "filter", "param"),
+                                       doc, hint=msg.param_undefined_hint(msg.did_you_mean(name, names), names)))
         encoding = owner.get("encoding")
         for channel, definition in (encoding.items() if isinstance(encoding, dict) else ()):
             condition = definition.get("condition") if isinstance(definition, dict) else None
@@ -374,11 +381,11 @@ def _check_params(data: dict, doc: Document) -> list[SpecError]:
 # ErrorBandDef); every other mark takes all of the mark object's keys but these
 # composite-only ones.
 COMPOSITE_MARK_PROPERTIES = {
-    "boxplot": ("type", "color", "opacity", "size", "extent", "orient", "clip"),
-    "errorbar": ("type", "color", "opacity", "size", "thickness", "extent", "orient", "clip"),
+    "boxplot": ("type", "color", "opacity", "size", "extent", "orient", "clip", "ticks"),
+    "errorbar": ("type", "color", "opacity", "size", "thickness", "extent", "orient", "clip", "ticks"),
     "errorband": ("type", "color", "opacity", "interpolate", "extent", "orient", "clip"),
 }
-COMPOSITE_ONLY_PROPERTIES = ("extent",)
+COMPOSITE_ONLY_PROPERTIES = ("extent", "ticks")
 # chartc's own mark properties (no Vega-Lite key; the translator consumes them): the marks that take each.
 OWN_MARK_PROPERTIES = {"density": ("point", "circle", "square")}
 FACET_CHANNELS = ("row", "column", "facet")
@@ -399,7 +406,7 @@ def _check_mark(mark, path, doc: Document) -> list[SpecError]:
         if allowed is not None and prop not in allowed:
             hint = msg.allowed_keys(allowed)
         elif allowed is None and prop in COMPOSITE_ONLY_PROPERTIES:
-            hint = msg.mark_property_hint(list(COMPOSITE_MARK_PROPERTIES))
+            hint = msg.mark_property_hint([other for other, keys in COMPOSITE_MARK_PROPERTIES.items() if prop in keys])
         elif allowed is None and prop in OWN_MARK_PROPERTIES and kind not in OWN_MARK_PROPERTIES[prop]:
             hint = msg.mark_property_hint(list(OWN_MARK_PROPERTIES[prop]))
         else:

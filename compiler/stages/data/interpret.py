@@ -33,6 +33,7 @@ from ...ir.source import Node
 from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                               JoinAggregate, Pivot, Transform, Window)
 from ...ir.transforms import Density
+from ...ir.transforms import SelectionPredicate
 from . import vega, window
 
 
@@ -190,6 +191,8 @@ def _evaluate(tree, rows: list[dict], node: Node):
 def interpret_filter(context: _Context, state: _State, step: Filter) -> _State:
     """``filter``: keep the rows whose predicate (a Vega-Lite field predicate, or an expression) is truthy."""
     predicate = step.predicate
+    if isinstance(predicate, SelectionPredicate):
+        raise _Stop(Unknowable(predicate, msg.rows_unknowable_selection(predicate.param)))
     if isinstance(predicate, FieldPredicate):
         if not predicate.field:
             raise _Stop(Unknowable(predicate, msg.rows_unknowable_unsupported("a field predicate on no field")))

@@ -51,6 +51,7 @@ from ...ir.nodes import Chart
 from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
                               Transform, Window)
 from ...ir.transforms import Density
+from ...ir.transforms import SelectionPredicate
 from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
@@ -327,6 +328,8 @@ class _Chain:
     # one function per kind of transform
     def filter(self, step: Filter, emitted: dict | None) -> None:
         predicate = step.predicate
+        if isinstance(predicate, SelectionPredicate):
+            raise NotCompiled("a filter by a selection")
         if isinstance(predicate, FieldPredicate):
             if not predicate.field or emitted is None:
                 raise NotCompiled("a field predicate on no field")

@@ -44,6 +44,7 @@ from ...ir.source import Node
 from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                               JoinAggregate, Pivot, Window)
 from ...ir.transforms import DENSITY_AS, Density
+from ...ir.transforms import SelectionPredicate
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from ..data.density import CELL_MARK_KEYS
@@ -344,8 +345,8 @@ def _facet_filters(chart: Chart, layer_types: tuple) -> tuple:
         return ()
     lifted = []
     for step in chart.transform:
-        if not isinstance(step, Filter):
-            break
+        if not isinstance(step, Filter) or isinstance(step.predicate, SelectionPredicate):
+            break  # a selection is the panels' own: it filters inside them
         if isinstance(step.predicate, FieldPredicate):
             if len({types.get(step.predicate.field) == "temporal" for types in layer_types}) != 1:
                 break
@@ -480,6 +481,10 @@ def _channel_definition(value):
     return [item.definition() for item in value] if isinstance(value, tuple) else value.definition()
 
 
+# The colour Vega-Lite draws an error bar's rule in unless told (its `rule` mark's default stroke).
+ERRORBAR_COLOR = "black"
+
+
 def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, skip: int = 0, transforms: bool = True,
                     encoded: Encoded | None = None):
     """One mark layer: mark, encodings, marker styles and transforms.
@@ -513,6 +518,10 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
         mark["strokeDash"] = list(mark["strokeDash"])
     if "color" in mark:
         mark["color"] = resolve_color(mark["color"])
+    if mark.get("ticks"):  # an error bar's caps, drawn like its bar: Vega-Lite draws the bar black, the caps blue
+        ticks = {} if mark["ticks"] is True else dict(mark["ticks"])
+        ticks["color"] = resolve_color(ticks["color"]) if "color" in ticks else mark.get("color", ERRORBAR_COLOR)
+        mark["ticks"] = ticks
     constant = layer.encoding.get("shape")
     shape = mark.get("shape", constant.properties.get("value") if isinstance(constant, Channel) else None)
     if kind == "point" and isinstance(shape, str) and not shape_filled(shape):
@@ -541,8 +550,11 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
 # ------------------------------------------------------------------ one function per transform kind
 
 def emit_filter(view, step: Filter, alt, types: dict):
-    """``filter``: the expression text unchanged, or the field predicate (dates as DateTime on a temporal field)."""
+    """``filter``: the expression text unchanged, the field predicate (dates as DateTime on a temporal field), or
+    the selection's name (``empty`` only when false, as Vega-Lite's default is true)."""
     predicate = step.predicate
+    if isinstance(predicate, SelectionPredicate):
+        return view.transform_filter({"param": predicate.param, **({} if predicate.empty else {"empty": False})})
     if isinstance(predicate, Expression):
         return view.transform_filter(predicate.text)
     return view.transform_filter(emitted_predicate(predicate, types.get(predicate.field) == "temporal"))
