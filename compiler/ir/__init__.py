@@ -6,7 +6,7 @@ path, the source, and `error`/`warning`/`locate` built from them);
 `Channel`, `Encoding`, `Markers`, `MarkerStyle`, `Trend`, `Legend`,
 `Facet`, `FreeForm`); `ir.transforms` one class per transform kind
 (`Filter` with a `FieldPredicate` or an `Expression`, `Calculate`, `Fold`, `Pivot`, `Impute`,
-`Aggregate`, `Window`, `JoinAggregate`, `Density`), each declaring the fields it reads and `fields_after`;
+`Aggregate`, `Window`, `JoinAggregate`, `Density`, `Lookup`), each declaring the fields it reads and `fields_after`;
 `ir.expressions` the Vega expression language (parse, evaluate). The parse
 stage (`stages.parse`) builds the model; every later stage reads it.
 
@@ -19,6 +19,7 @@ from .source import Node, Source
 from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, FieldRead, Fields, Filter,
                          Fold, Impute, JoinAggregate, Pivot, Transform, Window, WindowOp)
 from .transforms import Density
+from .transforms import Lookup
 
 __all__ = [
     "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
@@ -27,3 +28,4 @@ __all__ = [
     "JoinAggregate", "Window", "WindowOp",
 ]
 __all__ += ["Density"]
+__all__ += ["Lookup"]

@@ -31,9 +31,10 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
 from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
-                              JoinAggregate, Pivot, Transform, Window)
+                              JoinAggregate, Lookup, Pivot, Transform, Window)
 from ...ir.transforms import Density
 from . import vega, window
+from .lookup import default_value, key_text, lookup_index, lookup_table
 
 
 @dataclass(frozen=True)
@@ -478,6 +479,20 @@ def _joined(state: _State, names: list[str], columns: list[list]) -> _State:
     return result
 
 
+def interpret_lookup(context: _Context, state: _State, step: Lookup) -> _State:
+    """``lookup``: every row kept, in order, with `fields` of the second source's row holding its key (the last
+    such row, as Vega's index keeps it), or `default` where none does (`lookup.lookup_index`)."""
+    table = lookup_table(step)
+    index = lookup_index(step, table)
+    rows = [index.get(key_text(key)) for key in state.view(step.lookup, step)]
+    default = default_value(step)
+    columns = []
+    for name in step.fields:
+        values = [vega.js_cell(cell) for cell in table[name]]
+        columns.append([default if row is None else values[row] for row in rows])
+    return _joined(state, list(step.as_), columns)
+
+
 def interpret_density(context: _Context, state: _State, step: Density) -> _State:
     """``density``: per group of `groupby` values (in order of first appearance), Vega's sampled kernel density."""
     from ...trends import kde  # numpy, imported where a density runs
@@ -517,6 +532,7 @@ INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Window: interpret_window,
     JoinAggregate: interpret_joinaggregate,
     Density: interpret_density,
+    Lookup: interpret_lookup,
 }
 
 

@@ -50,10 +50,11 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
                               Transform, Window)
-from ...ir.transforms import Density
+from ...ir.transforms import Density, Lookup
 from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
+from .lookup import default_value, key_text, lookup_index, lookup_table
 from .sources import EngineTable, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
@@ -171,6 +172,7 @@ class Query:
     changes_rows: bool
     codec: Codec
     errors: list = field(default_factory=list)
+    relations: list = field(default_factory=list)  # (name, arrays) registered before the query runs (lookups)
 
 
 # ------------------------------------------------------------------ the compiler
@@ -184,6 +186,7 @@ class _Chain:
         self.prefix = prefix
         self.ctes: list[tuple[str, str]] = []
         self.functions: list = []
+        self.relations: list = []
         self.errors: list = []
         self.count = 0
         self.fields: dict[str, FieldState] = {}
@@ -694,6 +697,41 @@ class _Chain:
                         + f" FROM {quote_identifier(exploded)}")
         self.joined(base, outs, [], columns, [op.as_ for op in step.ops], on=f"b.{SEQ} = g.{seqs}")
 
+    def lookup(self, step: Lookup) -> None:
+        """Each row with the looked-up fields: Vega's index of the second source (`lookup.lookup_index`: key
+        text -> its last row) as a relation of key text and each field's JavaScript value, left-joined on the
+        row's key as text; a row without a match gets the default."""
+        table = lookup_table(step)
+        index = lookup_index(step, table)
+        encode = self.codec.encode
+        key, names = self.fresh("lk"), [self.fresh("lv") for _ in step.fields]
+        columns = {key: list(index)}
+        for name, looked in zip(names, step.fields):
+            cells = table[looked]
+            columns[name] = [encode(vega.js_cell(cells[row])) for row in index.values()]
+        # Named after the step: two layers' queries alike but for their lookup's source differ in their text.
+        relation = f"{self.prefix}_lookup_{'_'.join(map(str, step.path))}"
+        self.relations.append((relation, scannable(columns, set())))
+        state = self.fields.get(step.lookup)
+        if state is None:
+            key_sql = quote_text(key_text(ex.UNDEFINED))
+        elif state.value.kind == STR:
+            key_sql = f"coalesce({state.value.sql}, 'null')"
+        else:
+            decode = _decoder(state.value, self.codec)
+            function = self.function(lambda cell: key_text(decode(cell)), [SQL_TYPES[state.value.kind]], "VARCHAR")
+            key_sql = function([state.value.sql])
+        keyed = self.add(f"SELECT *, {key_sql} AS {quote_identifier(key)} FROM {quote_identifier(self.current)}")
+        default = quote_text(encode(default_value(step)))
+        made = [Column(self.fresh(), ANY) for _ in step.fields]
+        carried = ", ".join(f"b.{quote_identifier(name)}" for name in self.columns())
+        values = "".join(f", coalesce(g.{quote_identifier(name)}, {default}) AS {column.sql}"
+                         for name, column in zip(names, made))
+        out = self.add(f"SELECT {carried}{values} FROM {quote_identifier(keyed)} AS b "
+                       f"LEFT JOIN {quote_identifier(relation)} AS g ON b.{quote_identifier(key)} = g.{quote_identifier(key)}")
+        for name, column in zip(step.as_, made):
+            self.fields[name] = FieldState(column, ("computed", column), ("probe", out, column))
+
     def finish(self, changes_rows: bool) -> Query:
         """The whole query: the rows in order, and beside them what each computed column's kind needs.
 
@@ -727,7 +765,7 @@ class _Chain:
         else:
             sql = f"WITH {ctes}\nSELECT {select} FROM {last} AS r ORDER BY r.{SEQ}"
         return Query(sql, shown, self.functions, {key: value[:2] for key, value in probes.items()}, changes_rows,
-                     self.codec, self.errors)
+                     self.codec, self.errors, self.relations)
 
     def tag(self, column: Column) -> str:
         """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
@@ -1162,6 +1200,7 @@ STEPS: dict[type, Callable] = {
     Window: lambda chain, step, emitted: chain.window(step),
     JoinAggregate: lambda chain, step, emitted: chain.joinaggregate(step),
     Density: lambda chain, step, emitted: chain.density(step),
+    Lookup: lambda chain, step, emitted: chain.lookup(step),
 }
 
 
@@ -1195,7 +1234,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         if index and gaps[index]:
             state.parse(gaps[index])
         STEPS[type(step)](state, step, emitted[index])
-    return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate)) for step in chain))
+    return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate, Lookup)) for step in chain))
 
 
 def _exact_in_engine(table: EngineTable, name: str) -> bool:
@@ -1249,6 +1288,8 @@ def run_query(connection, query: Query, table: Table):
     """
     import duckdb
 
+    for name, arrays in query.relations:
+        register_arrays(connection, name, arrays)
     for name, function, params, returns in query.functions:
         connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
     try:

@@ -44,8 +44,10 @@ from ...ir.source import Node
 from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                               JoinAggregate, Pivot, Window)
 from ...ir.transforms import DENSITY_AS, Density
+from ...ir.transforms import Lookup
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
+from ..data.lookup import lookup_table
 from ..data.density import CELL_MARK_KEYS
 from .fields import escape_fields
 from .facet_sort import hold_facet_sorts, order_facets
@@ -612,6 +614,16 @@ def emit_density(view, step: Density, alt, types: dict):
     return view.transform_density(step.density, **{key: value for key, value in options.items() if value is not None})
 
 
+def emit_lookup(view, step: Lookup, alt, types: dict):
+    """``lookup``: the second source's rows inlined (chartc never has Vega fetch anything), its key, the fields
+    and their names, and the default (Vega-Lite 6 drops a default that is 0, '' or false: null instead)."""
+    source = alt.LookupData(data=inline_data(alt, lookup_table(step).records()), key=step.key,
+                            fields=list(step.fields))
+    options = {"as_": list(step.as_) if step.as_ != step.fields else alt.Undefined,
+               "default": step.default if step.default is not None else alt.Undefined}
+    return view.transform_lookup(lookup=step.lookup, from_=source, **options)
+
+
 # Transform class -> how it is emitted (one entry per `ir.transforms` kind).
 TRANSFORMS: dict[type, Callable[..., object]] = {
     Filter: emit_filter,
@@ -623,6 +635,7 @@ TRANSFORMS: dict[type, Callable[..., object]] = {
     Window: emit_window,
     JoinAggregate: emit_joinaggregate,
     Density: emit_density,
+    Lookup: emit_lookup,
 }
 
 
