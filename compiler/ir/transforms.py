@@ -191,10 +191,31 @@ class Aggregate(Transform):
 
     def fields_after(self, fields: Fields) -> Fields:
         kept = {name: fields.get(name, "nominal") for name in self.groupby}
-        return {**kept, **{op.as_: AGGREGATED_TYPE for op in self.ops}}
+        made: dict = {}
+        for op in self.ops:
+            if op.op in ARG_OPS:  # the picked row's every field, flat: `best.year` (`arg_fields`)
+                made.update({arg_field(op.as_, name): kind for name, kind in fields.items()})
+            else:
+                made[op.as_] = AGGREGATED_TYPE
+        return {**kept, **made}
 
     def makes(self) -> tuple[str, ...]:
         return tuple(op.as_ for op in self.ops)
+
+
+# The ops that pick a row (the first of equal extremes, as Vega picks it) rather than compute a value.
+ARG_OPS = ("argmin", "argmax")
+
+
+def arg_field(as_: str, name: str) -> str:
+    """The flat field holding field `name` of the row an ``argmin``/``argmax`` named `as_` picks.
+
+    Vega holds the row as an object under `as_`, and Vega-Lite reads
+    ``best.year`` as its field ``year``; chartc's columns are flat, so the
+    row's fields are columns named that way, and ``field: best.year`` reads
+    the same in both.
+    """
+    return f"{as_}.{name}"
 
 
 # ------------------------------------------------------------------ reshaping: pivot, impute
@@ -425,7 +446,7 @@ class Lookup(Transform):
     """
 
     lookup: str
-    data: Any
+    data: Any = field(hash=False)  # its inline values are mappings; the rest of the node identifies it
     key: str
     fields: tuple[str, ...]
     as_: tuple[str, ...]

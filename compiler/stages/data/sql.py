@@ -50,7 +50,7 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
                               Transform, Window)
-from ...ir.transforms import Density, Lookup
+from ...ir.transforms import ARG_OPS, Density, Lookup, arg_field
 from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
@@ -422,7 +422,7 @@ class _Chain:
 
     def aggregate(self, step: Aggregate) -> None:
         for op in step.ops:
-            if op.op in vega.RANDOM_OPS or op.op in ("argmin", "argmax"):
+            if op.op in vega.RANDOM_OPS:
                 raise NotCompiled(f"the {op.op} op")
         previous = quote_identifier(self.current)
         keys = []
@@ -437,8 +437,17 @@ class _Chain:
         first = self.fresh("first")
         for name in step.groupby:
             out_fields[name] = None  # filled below, in order
+        picks = []  # (op, the column of the row it picks)
         for op in step.ops:
             state = self.fields.get(op.field) if op.field is not None else None
+            if op.op in ARG_OPS:
+                sql, column = self.arg_measure(op.op, state)
+                measures.append(f"{sql} AS {column.sql}")
+                picks.append((op, column))
+                for name, held in self.fields.items():
+                    if not held.hidden:
+                        out_fields[arg_field(op.as_, name)] = None  # filled below, in order
+                continue
             sql, column = self.measure(op.op, state, op.field is not None)
             measures.append(f"{sql} AS {column.sql}")
             out_fields[op.as_] = ("measure", column)
@@ -465,6 +474,21 @@ class _Chain:
                     renamed[old] = self.fresh()
                     carry.append(f"p.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
             fields[name] = FieldState(_renamed(state.value, renamed), _renamed_cell(state.cell, renamed), state.kind)
+        # An argmin/argmax's row gives every field (value and cell) under `arg_field` names; none where it picks none.
+        joins = []
+        for index, (op, column) in enumerate(picks):
+            alias = f"a{index}"
+            joins.append(f" LEFT JOIN {previous} AS {alias} ON {alias}.{SEQ} = g.{column.sql}")
+            for name, held in self.fields.items():
+                if held.hidden:
+                    continue
+                renamed = {}
+                for old in [held.value.name, *_cell_columns(held.cell)]:
+                    if old not in renamed:
+                        renamed[old] = self.fresh()
+                        carry.append(f"{alias}.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
+                fields[arg_field(op.as_, name)] = FieldState(_renamed(held.value, renamed),
+                                                             _renamed_cell(held.cell, renamed), held.kind)
         for name, spec in out_fields.items():
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), None)
@@ -473,7 +497,7 @@ class _Chain:
                        f"{''.join(', ' + part for part in carry)}"
                        f"{''.join(', g.' + column.sql for column in measure_columns)} "
                        f"FROM {quote_identifier(grouped)} AS g JOIN {self.first_rows(previous, grouped, first)} AS p "
-                       f"ON p.{SEQ} = g.{first}")
+                       f"ON p.{SEQ} = g.{first}{''.join(joins)}")
         for name, spec in out_fields.items():
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), ("probe", out, spec[1]))
@@ -550,6 +574,21 @@ class _Chain:
         params = [SQL_TYPES[state.value.kind] for state in states if state is not None]
         function = self.function(key, params, "VARCHAR")
         return function([state.value.sql for state in states if state is not None])
+
+    def arg_measure(self, op: str, state: FieldState | None) -> tuple[str, Column]:
+        """``argmin``/``argmax`` over a group: the sequence number of the row Vega picks (`vega.arg_row`), NULL
+        where it picks none; computed on the group's values in row order."""
+        if state is None:  # every value undefined: Vega picks no row
+            return "CAST(NULL AS BIGINT)", Column(self.fresh(), NUM)
+        decode = _decoder(state.value, self.codec)
+
+        def run(cells, seqs):
+            row = vega.arg_row(op, [decode(cell) for cell in cells], list(range(len(cells))))
+            return None if row is None else seqs[row]
+
+        function = self.function(run, [f"{SQL_TYPES[state.value.kind]}[]", "BIGINT[]"], "BIGINT")
+        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {state.value.sql}}})), lambda e: e.v)"
+        return function([listed, f"list_sort(list({SEQ}))"]), Column(self.fresh(), NUM)
 
     def measure(self, op: str, state: FieldState | None, named: bool) -> tuple[str, Column]:
         """One aggregate op over a group: its SQL and the column it makes."""
@@ -1342,12 +1381,13 @@ def _kind_of_tags(count: int, tags: set) -> str | None:
 def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) -> list:
     """One field's cells: the data's own where the value is a data row's, else the computed value's."""
     cell = state.cell
-    if cell[0] == "source":
+    if cell[0] == "source":  # (no data row: the row an argmin/argmax picks in a group where it picks none)
         index = at[cell[2]]
         if isinstance(table, EngineTable):  # only the rows the query kept are fetched
-            return table.cells(cell[1], [row[index] for row in rows])
+            found = iter(table.cells(cell[1], [row[index] for row in rows if row[index] is not None]))
+            return [None if row[index] is None else next(found) for row in rows]
         source = table[cell[1]]
-        return [source[row[index]] for row in rows]
+        return [None if row[index] is None else source[row[index]] for row in rows]
     if cell[0] == "computed":
         decode, index = _decoder(cell[1], codec), at[cell[1].name]
         return [vega.python_cell(decode(row[index])) for row in rows]
@@ -1355,7 +1395,7 @@ def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) 
         key, value, origin, mapping = at[cell[1].name], at[cell[2].name], at[cell[3]], cell[4]
         out = []
         for row in rows:
-            how = mapping[row[key]]
+            how = mapping[row[key]] if row[key] is not None else "missing"
             if how == "source":
                 out.append(table[row[key]][row[origin]])
             elif how == "computed":

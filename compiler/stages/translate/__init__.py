@@ -44,7 +44,7 @@ from ...ir.source import Node
 from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
                               JoinAggregate, Pivot, Window)
 from ...ir.transforms import DENSITY_AS, Density
-from ...ir.transforms import Lookup
+from ...ir.transforms import ARG_OPS, Lookup, arg_field
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from ..data.lookup import lookup_table
@@ -561,10 +561,22 @@ def emit_fold(view, step: Fold, alt, types: dict):
 
 
 def emit_aggregate(view, step: Aggregate, alt, types: dict):
-    """``aggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields."""
+    """``aggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields.
+
+    Vega holds the row an ``argmin``/``argmax`` picks as an object; chartc's
+    rows hold its fields flat (`transforms.arg_field`): each such field the
+    layer has is copied out of the object by a calculate, so the raw form
+    draws what the computed rows draw.
+    """
     ops = [alt.AggregatedFieldDef(**{"op": op.op, **({"field": op.field} if op.field is not None else {}),
                                      "as": op.as_}) for op in step.ops]
-    return view.transform_aggregate(ops, groupby=list(step.groupby))
+    view = view.transform_aggregate(ops, groupby=list(step.groupby))
+    for op in step.ops:
+        if op.op in ARG_OPS:
+            for name in (name for name in types if name.startswith(arg_field(op.as_, ""))):
+                picked = f"datum[{expression_string(op.as_)}][{expression_string(name[len(op.as_) + 1:])}]"
+                view = view.transform_calculate(**{name: picked})
+    return view
 
 
 def emit_pivot(view, step: Pivot, alt, types: dict):
