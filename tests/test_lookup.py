@@ -283,3 +283,65 @@ def test_a_key_several_rows_hold_is_a_warning_and_the_last_row_is_used(tmp_path)
     assert (warning.location.line, warning.location.column) == (6, 12)
     [rows] = compiled.flow.layers
     assert rows.table["bred"] == ["Ontario", None]
+
+
+# ------------------------------------------------------------------ 5. an encoding's argmax, computed in the engine
+
+def test_the_best_variety_chart_labels_each_sites_highest_yield_with_the_variety_pandas_idxmax_finds():
+    barley = vega_dataset("barley")
+    best = barley.loc[barley.groupby("site")["yield"].idxmax()].set_index("site")
+    best = best.sort_index()  # the y axis sorts the sites ascending
+    graph = drawn_scene("barley_best_variety")
+    labels = sorted((item for node in scene_nodes(graph, "text", "mark") for item in node["items"]),
+                    key=lambda item: item["y"])
+    bars = sorted((item for node in scene_nodes(graph, "rect", "mark") for item in node["items"]),
+                  key=lambda item: item["y"])
+    assert len(labels) == len(bars) == len(best) == 6
+    assert [label["text"] for label in labels] == best.variety.tolist()
+    widths = np.array([bar["width"] for bar in bars])
+    assert np.allclose(widths / widths.max(), best["yield"] / best["yield"].max(), rtol=1e-9)
+
+
+TIES = """\
+data:
+  values:
+    - {g: a, n: 1, t: first low}
+    - {g: a, n: 3, t: first high}
+    - {g: a, n: 3, t: second high}
+    - {g: a, n: 1, t: second low}
+    - {g: b, n: null, t: nothing}
+    - {g: b, n: 2, t: only}
+    - {g: c, n: -1, t: alone}
+mark: text
+encoding:
+  y: {field: g, type: nominal}
+  text: {field: t, aggregate: {%s: n}}
+"""
+
+
+@pytest.mark.parametrize("op, expected", [("argmax", ["first high", "only", "alone"]),
+                                          ("argmin", ["first low", "only", "alone"])])
+def test_an_encodings_argmax_is_computed_by_the_engine_and_draws_what_vega_lite_draws(tmp_path, op, expected):
+    import vl_convert
+
+    compiled = compile_text(tmp_path, TIES % op)
+    [encoded] = compiled.flow.encoded
+    assert encoded is not None, "Vega-Lite was left to aggregate the encoding"
+    assert encoded.table[f"{op}_n.t"] == expected
+    spec = {"data": {"values": [dict(row) for row in compiled.chart.data.records()]}, "mark": "text",
+            "encoding": {"y": {"field": "g", "type": "nominal"},
+                         "text": {"field": "t", "type": "nominal", "aggregate": {op: "n"}}}}
+    theirs = sorted(item["text"] for node in scene_nodes(vl_convert.vegalite_to_scenegraph(spec), "text", "mark")
+                    for item in node["items"])
+    ours = sorted(item["text"] for node in scene_nodes(vl_convert.vegalite_to_scenegraph(compiled.vega_lite),
+                                                       "text", "mark") for item in node["items"])
+    assert ours == theirs == sorted(expected)
+
+
+def test_an_encodings_argmax_of_a_misspelt_field_is_a_positioned_diagnostic(tmp_path):
+    with pytest.raises(SpecError) as raised:
+        compile_text(tmp_path, (TIES % "argmax").replace("{argmax: n}", "{argmax: m}"))
+    error = raised.value.errors[0]
+    assert error.message == msg.field_not_found("m", ()) and tuple(error.path) == ("encoding", "text", "aggregate",
+                                                                                  "argmax")
+    assert (error.location.line, error.location.column) == (13, 40)
