@@ -739,37 +739,70 @@ class _Chain:
     def lookup(self, step: Lookup) -> None:
         """Each row with the looked-up fields: Vega's index of the second source (`lookup.lookup_index`: key
         text -> its last row) as a relation of key text and each field's JavaScript value, left-joined on the
-        row's key as text; a row without a match gets the default."""
+        row's key as text; a row without a match gets the default.
+
+        A field of numbers, text or booleans (and a default of its kind, or none) is held in its SQL type;
+        any other as tagged text (`Codec`). A key of numbers is written as JavaScript writes it in SQL where
+        that is exact (whole numbers below 10^15), by chartc's `to_js_string` elsewhere.
+        """
         table = lookup_table(step)
         index = lookup_index(step, table)
-        encode = self.codec.encode
+        rows = list(index.values())
+        default = default_value(step)
         key, names = self.fresh("lk"), [self.fresh("lv") for _ in step.fields]
-        columns = {key: list(index)}
+        columns, numbers, made, fills = {key: list(index)}, set(), [], []
         for name, looked in zip(names, step.fields):
-            cells = table[looked]
-            columns[name] = [encode(vega.js_cell(cells[row])) for row in index.values()]
+            kind = registered_kind(table, looked)
+            fits = default is None or type(default) is {NUM: float, STR: str, BOOL: bool}.get(kind)
+            if kind in (NUM, STR, BOOL) and fits:
+                cells, _ = registered_column(table, looked)
+                columns[name] = [cells[row] for row in rows]
+                if kind == NUM:
+                    numbers.add(name)
+                literal = _literal(default)[0] if default is not None else "NULL"
+                made.append(Column(self.fresh(), kind))
+            else:
+                cells = table[looked]
+                columns[name] = [self.codec.encode(vega.js_cell(cells[row])) for row in rows]
+                literal = quote_text(self.codec.encode(default))
+                made.append(Column(self.fresh(), ANY))
+            fills.append(f"CAST({literal} AS {SQL_TYPES[made[-1].kind]})")
         # Named after the step: two layers' queries alike but for their lookup's source differ in their text.
         relation = f"{self.prefix}_lookup_{'_'.join(map(str, step.path))}"
-        self.relations.append((relation, scannable(columns, set())))
-        state = self.fields.get(step.lookup)
-        if state is None:
-            key_sql = quote_text(key_text(ex.UNDEFINED))
-        elif state.value.kind == STR:
-            key_sql = f"coalesce({state.value.sql}, 'null')"
-        else:
-            decode = _decoder(state.value, self.codec)
-            function = self.function(lambda cell: key_text(decode(cell)), [SQL_TYPES[state.value.kind]], "VARCHAR")
-            key_sql = function([state.value.sql])
-        keyed = self.add(f"SELECT *, {key_sql} AS {quote_identifier(key)} FROM {quote_identifier(self.current)}")
-        default = quote_text(encode(default_value(step)))
-        made = [Column(self.fresh(), ANY) for _ in step.fields]
+        arrays = scannable(columns, numbers)
+        self.relations.append((relation, arrays))
+        # (numbers enter as floats, null as NaN: JavaScript's null again here, as `_source_value` does for the rows)
+        selects = [f"CAST({quote_identifier(key)} AS VARCHAR) AS {quote_identifier(key)}", *(
+            f"{_source_value(f'CAST({quote_identifier(name)} AS DOUBLE)', None, NUM)} AS {quote_identifier(name)}"
+            if column.kind == NUM else f"CAST({quote_identifier(name)} AS {SQL_TYPES[column.kind]}) AS "
+            f"{quote_identifier(name)}" for name, column in zip(names, made))]
+        keyed = self.add(f"SELECT *, {self.key_text(step.lookup)} AS {quote_identifier(key)} "
+                         f"FROM {quote_identifier(self.current)}")
+        typed = self.add(f"SELECT {', '.join(selects)} FROM {quote_identifier(relation)}")
         carried = ", ".join(f"b.{quote_identifier(name)}" for name in self.columns())
-        values = "".join(f", coalesce(g.{quote_identifier(name)}, {default}) AS {column.sql}"
-                         for name, column in zip(names, made))
+        # A match's null stays null: only a row without a match (no key on the right) gets the default.
+        values = "".join(f", CASE WHEN g.{quote_identifier(key)} IS NULL THEN {fill} ELSE g.{quote_identifier(name)} "
+                         f"END AS {column.sql}" for name, column, fill in zip(names, made, fills))
         out = self.add(f"SELECT {carried}{values} FROM {quote_identifier(keyed)} AS b "
-                       f"LEFT JOIN {quote_identifier(relation)} AS g ON b.{quote_identifier(key)} = g.{quote_identifier(key)}")
+                       f"LEFT JOIN {quote_identifier(typed)} AS g ON b.{quote_identifier(key)} = g.{quote_identifier(key)}")
         for name, column in zip(step.as_, made):
             self.fields[name] = FieldState(column, ("computed", column), ("probe", out, column))
+
+    def key_text(self, name: str) -> str:
+        """SQL of a field's value as the text Vega's index keys it by (`lookup.key_text`)."""
+        state = self.fields.get(name)
+        if state is None:
+            return quote_text(key_text(ex.UNDEFINED))
+        sql, kind = state.value.sql, state.value.kind
+        if kind == STR:
+            return f"coalesce({sql}, 'null')"
+        decode = _decoder(state.value, self.codec)
+        function = self.function(lambda cell: key_text(decode(cell)), [SQL_TYPES[kind]], "VARCHAR")
+        if kind == NUM and not state.value.undefined:
+            whole = f"abs({sql}) < CAST('1e15' AS DOUBLE) AND {sql} = trunc({sql})"
+            return (f"CASE WHEN {sql} IS NULL THEN 'null' WHEN {whole} THEN CAST(CAST({sql} AS BIGINT) AS VARCHAR) "
+                    f"ELSE {function([sql])} END")
+        return function([sql])
 
     def finish(self, changes_rows: bool) -> Query:
         """The whole query: the rows in order, and beside them what each computed column's kind needs.
