@@ -31,8 +31,8 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import (bind_table, data_identity, flow_data, follow_fields, project_root, read_columns, read_rows,
-                          scrub_table)
+from .stages.data import (bind_table, data_identity, flow_data, follow_fields, lookup_identities, lookup_warnings,
+                          project_root, read_columns, read_rows, scrub_table)
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -205,13 +205,15 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     from .stages.verify import check_vega_lite
 
     data = data_identity(chart.data)  # hashed before the rows are read: a save meanwhile leaves it stale
+    lookups = lookup_identities(chart)  # each lookup's second source too, before its rows are read
     # Parquet and Arrow are read by the engine; text and inline rows by chartc's readers, so a chart
     # without transforms over them never imports it (the transforms' query registers what it reads).
     table, scrubbed = scrub_table(read_rows(chart.data), chart.data)  # text that aborts the renderer
     # `data.sample` draws some of the rows; the checks and the fits see them all.
     drawn = sample_rows(table, chart.data.sample) if chart.data.sample is not None else table
     flow = flow_data(chart, table, drawn)  # every layer's rows through its transforms, as Vega computes them
-    problems = check_schema_reference(document) + scrubbed + check_chart(chart, flow.fields, flow)
+    problems = check_schema_reference(document) + scrubbed + lookup_warnings(chart) + check_chart(chart, flow.fields,
+                                                                                                    flow)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)
@@ -224,7 +226,8 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     invalid = check_vega_lite(translation, chart, drawn, full=full)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
-    vega_lite = add_provenance(translation.vega_lite, input_hash(source), data)  # usermeta.chartc: versions, hashes
+    vega_lite = add_provenance(translation.vega_lite, input_hash(source), data,  # usermeta.chartc: versions, hashes
+                               lookups)
     warnings = (*(p for p in problems if isinstance(p, SpecWarning)), *translation.warnings)
     return Compiled(chart, document, vega_lite, fits, warnings, source, flow, translation.origins)
 

@@ -67,7 +67,17 @@ def test_every_gallery_and_corpus_chart_draws_the_same_svg_from_its_computed_row
     evaluated, raw = both_forms(monkeypatch, lambda: compile_spec(spec_file))
     if evaluated == raw:  # no transform: the rows read are the rows drawn, emitted as before
         return
+    if re.search(r"\baggregate: \{arg(min|max):", spec_file.read_text(encoding="utf-8")):
+        # Vega-Lite's own ARIA label of an encoding's argmax reads the field outside the picked row
+        # ("variety: undefined"); the computed rows label it with the value drawn. The rest is alike.
+        assert ": undefined" in svg_of(raw) and ": undefined" not in svg_of(evaluated)
+        assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+        return
     assert svg_of(evaluated) == svg_of(raw)
+
+
+def without_aria_labels(svg: str) -> str:
+    return re.sub(r' aria-label="[^"]*"', "", svg)
 
 
 def test_a_chart_level_aggregate_is_emitted_as_its_rows_once_not_as_a_transform():

@@ -34,6 +34,7 @@ from chartc.infra.table import NUMBER, Table
 from chartc.ir import (Aggregate, AggregateOp, Calculate, Channel, Expression, Facet, FieldPredicate, Filter, Fold, Impute, Pivot,
                        FreeForm, JoinAggregate, Layer, Legend, Mark, Markers, MarkerStyle, Trend, Window)
 from chartc.ir import Density
+from chartc.ir import Lookup
 from chartc.ir import expressions as ex
 from chartc.ir.expressions.types import measurement
 from chartc.stages.check import check_chart
@@ -794,7 +795,7 @@ def test_every_transform_kind_is_parsed_interpreted_and_emitted_by_one_entry_eac
 
     kinds = {kind for kind in vars(transforms).values()
              if isinstance(kind, type) and issubclass(kind, Transform) and kind is not Transform}
-    assert kinds == {Filter, Calculate, Fold, Aggregate, Pivot, Impute, Window, JoinAggregate, Density}
+    assert kinds == {Filter, Calculate, Fold, Aggregate, Pivot, Impute, Window, JoinAggregate, Density, Lookup}
     assert set(INTERPRETERS) == set(TRANSFORMS) == kinds
     assert len(TRANSFORM_PARSERS) == len(kinds)
     for key in TRANSFORM_PARSERS:  # each parser makes its own kind
@@ -803,7 +804,9 @@ def test_every_transform_kind_is_parsed_interpreted_and_emitted_by_one_entry_eac
                                 "window": "[{window: [{op: rank, as: r}]}]",
                                 "joinaggregate": "[{joinaggregate: [{op: count, as: c}]}]",
                                 "pivot": "[{pivot: t, value: n}]", "impute": "[{impute: n, key: t}]",
-                                "density": "[{density: n}]"}[key])
+                                "density": "[{density: n}]",
+                                "lookup": "[{lookup: t, from: {data: {values: [{t: a, x: 1}]}, key: t, fields: [x]}}]",
+                                }[key])
         assert type(chart.transform[0]).__name__.lower() == key
 
 

@@ -346,7 +346,7 @@ def test_transform_missing_a_required_key():
 def test_unknown_transform():
     error = only("data: {dataset: cars}\nmark: point\ntransform:\n  - stack: a\n")
     assert error.message == msg.needs_one_of_keys(["filter", "calculate", "aggregate", "fold", "pivot", "impute",
-                                                   "window", "joinaggregate", "density"])
+                                                   "window", "joinaggregate", "density", "lookup"])
 
 
 # ------------------------------------------------------------------ reporting

@@ -401,7 +401,8 @@ def relative_to(path: Path, folder: Path) -> str:
 
 
 def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Path | None, data_hash: str,
-                 folder: Path, project: tuple = (), preset: str | None = None) -> dict[str, str]:
+                 folder: Path, project: tuple = (), preset: str | None = None,
+                 lookups: tuple = ()) -> dict[str, str]:
     """The inputs a manifest records for one chart, keyed relative to `folder`.
 
     The hashes are those of the bytes the chart was compiled from (see
@@ -409,7 +410,10 @@ def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Pa
     the chart rendered leaves the chart stale. Inline values are part of the
     spec file, so they add no entry. The project's defaults file (`project`:
     its path and hash) is an input when there is one, and so is a build's
-    ``--preset`` (``preset:NAME``).
+    ``--preset`` (``preset:NAME``). So is each lookup's second source
+    (`lookups`: ``(label, hash, file or None)``), recorded as the chart's
+    own data is: a file by its path, a dataset by ``dataset:NAME``; a chart
+    without lookups records what it did before.
     """
     inputs = {relative_to(spec_file, folder): spec_hash}
     if project:
@@ -420,6 +424,11 @@ def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Pa
         inputs[relative_to(data_file, folder)] = data_hash
     elif data_label.startswith("dataset:"):
         inputs[data_label] = data_hash
+    for label, digest, file in lookups:
+        if file is not None:
+            inputs[relative_to(Path(file), folder)] = digest
+        elif label.startswith("dataset:"):
+            inputs[label] = digest
     return inputs
 
 

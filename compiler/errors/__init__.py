@@ -178,6 +178,10 @@ from .validate import (  # noqa: E402  (reshaping transforms: impute's options)
     impute_frame_unused, impute_frame_unused_hint, impute_sequence_too_long, impute_sequence_too_long_hint,
     impute_value_unused, impute_value_unused_hint,
 )
+from .validate import (  # noqa: E402  (lookup: a second source joined, its columns and keys)
+    lookup_as_count, lookup_as_count_hint, lookup_columns_hint, lookup_duplicate_key, lookup_duplicate_key_hint,
+    lookup_field_not_found, lookup_key_not_found, lookup_source,
+)
 from .validate import (  # noqa: E402  (window transforms)
     window_frame_hint, window_frame_order, window_op_needs_field, window_op_param,
 )
@@ -435,3 +439,8 @@ from .data import rows_unknowable_selection  # noqa: E402
 from .validate import filter_param_undefined  # noqa: E402
 
 __all__ += ["filter_param_undefined", "rows_unknowable_selection"]
+# The lookup transform's messages (issue 20).
+__all__ += [
+    "lookup_as_count", "lookup_as_count_hint", "lookup_columns_hint", "lookup_duplicate_key",
+    "lookup_duplicate_key_hint", "lookup_field_not_found", "lookup_key_not_found", "lookup_source",
+]

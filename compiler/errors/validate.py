@@ -10,7 +10,7 @@ import json
 from typing import Sequence
 
 from .registry import code
-from .text import or_list, quoted_list
+from .text import did_you_mean, or_list, quoted_list
 
 
 @code("E201")
@@ -969,3 +969,110 @@ def filter_param_undefined(name: str) -> str:
             transform: [{filter: {param: bursh}}]
     """
     return f"the filter names no declared selection: {name!r}"
+# ------------------------------------------------------------------ lookup
+
+@code("E280", hint="lookup_as_count_hint")
+def lookup_as_count(fields: int, names: int) -> str:
+    """A lookup whose `as` names a different number of fields than `from.fields`.
+
+    `as` renames the looked-up fields one by one: it needs one name per entry of `from.fields` (a
+    string for a single field). Vega refuses any other count.
+
+    Example:
+        data: {values: [{variety: Manchuria, yield: 27}]}
+        transform:
+          - lookup: variety
+            from:
+              data: {values: [{name: Manchuria, bred: Minnesota, year: 1880}]}
+              key: name
+              fields: [bred, year]
+            as: origin
+        mark: bar
+        encoding: {x: variety, y: yield}
+    """
+    return f"lookup: `as` gives {names} name{'s' if names != 1 else ''} for {fields} looked-up field" \
+           f"{'s' if fields != 1 else ''}"
+
+
+def lookup_as_count_hint() -> str:
+    return "give one name per entry of from.fields, in the same order, or leave `as` out to keep their names"
+
+
+# ------------------------------------------------------------------ lookup: the second source
+
+@code("E281")
+def lookup_key_not_found(key: str, source: str) -> str:
+    """A lookup's `from.key` that is not a column of its second source.
+
+    `from.key` names the field of `from.data` matched against the chart's `lookup` field; the hint
+    lists the second source's columns.
+
+    Example:
+        data: {values: [{variety: Manchuria, yield: 27}]}
+        transform:
+          - lookup: variety
+            from:
+              data: {values: [{name: Manchuria, bred: Minnesota}]}
+              key: variety
+              fields: [bred]
+        mark: bar
+        encoding: {x: variety, y: yield}
+    """
+    return f"lookup key {key!r} is not a column of {source}"
+
+
+@code("E282")
+def lookup_field_not_found(name: str, source: str) -> str:
+    """A looked-up field that is not a column of the lookup's second source.
+
+    Each entry of `from.fields` names a column of `from.data` that every row gains; the hint lists the
+    second source's columns.
+
+    Example:
+        data: {values: [{variety: Manchuria, yield: 27}]}
+        transform:
+          - lookup: variety
+            from:
+              data: {values: [{name: Manchuria, bred: Minnesota}]}
+              key: name
+              fields: [bread]
+        mark: bar
+        encoding: {x: variety, y: yield}
+    """
+    return f"looked-up field {name!r} is not a column of {source}"
+
+
+def lookup_columns_hint(name: str, columns: Sequence[str]) -> str:
+    """A near miss among the second source's columns, else the columns themselves."""
+    return did_you_mean(name, columns) or f"its columns: {quoted_list(columns)}"
+
+
+def lookup_source(label: str) -> str:
+    """How a message names a lookup's second source: its file, dataset or inline values."""
+    return "the inline lookup values" if label == "values" else f"the lookup data {label!r}"
+
+
+@code("W281")
+def lookup_duplicate_key(key: str, count: int, source: str) -> str:
+    """A key that more than one row of a lookup's second source holds.
+
+    Vega's lookup indexes the second source by its key, each row replacing the one before: a key held
+    by several rows gets the values of the last of them (as chartc computes it, too). Usually the
+    second source was meant to hold one row per key.
+
+    Example:
+        data: {values: [{variety: Manchuria, yield: 27}]}
+        transform:
+          - lookup: variety
+            from:
+              data: {values: [{name: Manchuria, bred: Minnesota}, {name: Manchuria, bred: Ontario}]}
+              key: name
+              fields: [bred]
+        mark: bar
+        encoding: {x: variety, y: bred}
+    """
+    return f"lookup key {key!r} is held by {count} rows of {source}: the last of them is used, as Vega does"
+
+
+def lookup_duplicate_key_hint() -> str:
+    return "keep one row per key in the lookup data (or aggregate it first)"

@@ -87,7 +87,7 @@ def vega_lite_version(vega_lite: dict) -> str | None:
     return match.group(1) if match else None
 
 
-def add_provenance(vega_lite: dict, spec_hash: str, data: tuple) -> dict:
+def add_provenance(vega_lite: dict, spec_hash: str, data: tuple, lookups: tuple = ()) -> dict:
     """The chart with ``usermeta.chartc`` = versions and input hashes (no timestamps).
 
     Args:
@@ -95,6 +95,10 @@ def add_provenance(vega_lite: dict, spec_hash: str, data: tuple) -> dict:
         spec_hash: `input_hash` of the spec bytes that were compiled.
         data: ``(label, hash, path)`` of its rows (`stages.data.data_identity`),
             taken before they were read.
+        lookups: ``(label, hash, path)`` of each lookup's second source
+            (`stages.data.lookup_identities`), listed under ``lookups`` in
+            spec order; a chart without lookups has no such key, so its
+            block reads as before.
 
     Returns:
         A new dict; any ``usermeta`` the spec declares is kept beside ``chartc``.
@@ -107,6 +111,8 @@ def add_provenance(vega_lite: dict, spec_hash: str, data: tuple) -> dict:
         "data": label,
         "data_hash": data_hash,
     }
+    if lookups:
+        block["lookups"] = [{"data": label, "data_hash": digest} for label, digest, _ in lookups]
     usermeta = dict(vega_lite.get("usermeta") or {})
     usermeta[PROVENANCE_KEY] = block
     return {**vega_lite, "usermeta": usermeta}

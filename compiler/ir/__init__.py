@@ -6,7 +6,7 @@ path, the source, and `error`/`warning`/`locate` built from them);
 `Channel`, `Encoding`, `Markers`, `MarkerStyle`, `Trend`, `Legend`,
 `Facet`, `FreeForm`); `ir.transforms` one class per transform kind
 (`Filter` with a `FieldPredicate`, an `Expression` or a `SelectionPredicate`, `Calculate`, `Fold`, `Pivot`, `Impute`,
-`Aggregate`, `Window`, `JoinAggregate`, `Density`), each declaring the fields it reads and `fields_after`;
+`Aggregate`, `Window`, `JoinAggregate`, `Density`, `Lookup`), each declaring the fields it reads and `fields_after`;
 `ir.expressions` the Vega expression language (parse, evaluate). The parse
 stage (`stages.parse`) builds the model; every later stage reads it.
 
@@ -20,6 +20,7 @@ from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPre
                          Fold, Impute, JoinAggregate, Pivot, Transform, Window, WindowOp)
 from .transforms import Density
 from .transforms import SelectionPredicate
+from .transforms import Lookup
 
 __all__ = [
     "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
@@ -29,3 +30,4 @@ __all__ = [
 ]
 __all__ += ["Density"]
 __all__ += ["SelectionPredicate"]
+__all__ += ["Lookup"]

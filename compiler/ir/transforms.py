@@ -20,7 +20,7 @@ the parse stage into an `Expression` node holding the `expressions` tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import expressions
@@ -205,10 +205,31 @@ class Aggregate(Transform):
 
     def fields_after(self, fields: Fields) -> Fields:
         kept = {name: fields.get(name, "nominal") for name in self.groupby}
-        return {**kept, **{op.as_: AGGREGATED_TYPE for op in self.ops}}
+        made: dict = {}
+        for op in self.ops:
+            if op.op in ARG_OPS:  # the picked row's every field, flat: `best.year` (`arg_fields`)
+                made.update({arg_field(op.as_, name): kind for name, kind in fields.items()})
+            else:
+                made[op.as_] = AGGREGATED_TYPE
+        return {**kept, **made}
 
     def makes(self) -> tuple[str, ...]:
         return tuple(op.as_ for op in self.ops)
+
+
+# The ops that pick a row (the first of equal extremes, as Vega picks it) rather than compute a value.
+ARG_OPS = ("argmin", "argmax")
+
+
+def arg_field(as_: str, name: str) -> str:
+    """The flat field holding field `name` of the row an ``argmin``/``argmax`` named `as_` picks.
+
+    Vega holds the row as an object under `as_`, and Vega-Lite reads
+    ``best.year`` as its field ``year``; chartc's columns are flat, so the
+    row's fields are columns named that way, and ``field: best.year`` reads
+    the same in both.
+    """
+    return f"{as_}.{name}"
 
 
 # ------------------------------------------------------------------ reshaping: pivot, impute
@@ -398,6 +419,61 @@ class Density(Transform):
     def fields_after(self, fields: Fields) -> Fields:
         kept = {name: fields.get(name, "nominal") for name in self.groupby}
         return {**kept, **{name: "quantitative" for name in self.as_}}
+
+    def makes(self) -> tuple[str, ...]:
+        return self.as_
+
+
+# ------------------------------------------------------------------ lookup (a second data source joined)
+
+# A looked-up field's type while the second source's rows are not read (`chartc validate`).
+LOOKUP_TYPE = "nominal"
+
+
+class Loaded:
+    """The rows of a lookup's second source, once the data stage has read them (once per compile)."""
+
+    __slots__ = ("table", "warnings")
+
+    def __init__(self) -> None:
+        self.table = None       # an `infra.table.Table`, scrubbed
+        self.warnings: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup(Transform):
+    """``lookup``: each row gains `fields` of the row of `data` whose `key` equals its `lookup` field (a left join).
+
+    Keys are compared as Vega compares them, as JavaScript text (1 and "1"
+    match, null matches a null key); of several rows with one key the last
+    wins. A row without a match gets `default` in each field.
+
+    Attributes:
+        lookup: the field of the chart's rows looked up.
+        data: the second source (`nodes.DataSource`, placed at ``from.data``).
+        key: its field matched against `lookup`.
+        fields: its fields each row gains, named `as_` (their own names when not given).
+        default: the value of a row without a match (None: null).
+        types: (field, measurement type) of each looked-up field, once its rows are read
+            (`stages.data.follow_fields`); None before.
+        loaded: the second source's rows, once read (`stages.data.lookup_table`).
+    """
+
+    lookup: str
+    data: Any = field(hash=False)  # its inline values are mappings; the rest of the node identifies it
+    key: str
+    fields: tuple[str, ...]
+    as_: tuple[str, ...]
+    default: Any = None
+    types: Any = None
+    loaded: Loaded = field(default_factory=Loaded, compare=False, repr=False)
+
+    def reads(self) -> tuple[FieldRead, ...]:
+        return (FieldRead(self.lookup, ("lookup",)),)
+
+    def fields_after(self, fields: Fields) -> Fields:
+        types = dict(self.types or ())
+        return {**fields, **{name: types.get(looked, LOOKUP_TYPE) for looked, name in zip(self.fields, self.as_)}}
 
     def makes(self) -> tuple[str, ...]:
         return self.as_

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from .. import errors as msg
 from ..errors import SpecError
@@ -102,6 +103,10 @@ def _check_layer(layer: Layer, fields: dict, rows: Rows | None, data: DataFlow |
         condition = channel.get("condition")
         if condition is not None and isinstance(condition.get("field"), str):  # `{param: brush, field: F}`
             need(condition.get("field"), fields, channel, "condition", "field")
+        picked = channel.aggregate
+        if isinstance(picked, Mapping):  # `{argmax: F}`: the row where F is largest
+            for op, name in picked.items():
+                need(name, fields, channel, "aggregate", op)
         if channel.field is None:
             continue
         need(channel.field, fields, channel, *channel.field_at())

@@ -25,7 +25,7 @@ from ..ir.nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, L
                         Markers, Param, Trend, freeze)
 from ..ir.source import Source
 from ..ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
-                             JoinAggregate, Pivot, Transform, Window, WindowOp)
+                             JoinAggregate, Lookup, Pivot, Transform, Window, WindowOp)
 from ..ir.transforms import Density
 from ..ir.transforms import SelectionPredicate
 from .load import Document
@@ -87,12 +87,12 @@ class _Parser:
             path=(), source=self.source,
         )
 
-    def data_source(self, data: Mapping) -> DataSource:
+    def data_source(self, data: Mapping, path: SpecPath = ("data",)) -> DataSource:
         return DataSource(
             values=freeze(data["values"]) if "values" in data else None,
             file=data.get("path"), dataset=data.get("dataset"), format=data.get("format"), sample=data.get("sample"),
             frame=data.get("frame"),
-            path=("data",), source=self.source)
+            path=path, source=self.source)
 
     def facet(self, facet: Mapping) -> Facet:
         channels = {name: self.channel(name, facet[name], ("facet", name)) for name in ("row", "column")
@@ -259,6 +259,14 @@ class _Parser:
                        step.get("steps"), tuple(step.get("as", ("value", "density"))), step.get("resolve"),
                        path=path, source=self.source)
 
+    def lookup(self, step: Mapping, path: SpecPath) -> Lookup:
+        where = step["from"]
+        fields = tuple(where["fields"])
+        names = step.get("as", fields)
+        names = (names,) if isinstance(names, str) else tuple(names)
+        return Lookup(step["lookup"], self.data_source(where["data"], path + ("from", "data")), where["key"], fields,
+                      names, freeze(step.get("default")), path=path, source=self.source)
+
 
 # The key that names a transform's kind -> how to parse it (one entry per `ir.transforms` class).
 TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] = {
@@ -271,6 +279,7 @@ TRANSFORM_PARSERS: dict[str, Callable[[_Parser, Mapping, SpecPath], Transform]] 
     "window": _Parser.window,
     "joinaggregate": _Parser.joinaggregate,
     "density": _Parser.density,
+    "lookup": _Parser.lookup,
 }
 
 

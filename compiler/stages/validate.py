@@ -218,6 +218,7 @@ def _check_structure(doc: Document) -> list[SpecError]:
     problems.extend(_check_params(data, doc))
     problems.extend(_check_imputes(data, doc))
     problems.extend(_check_windows(data, doc))
+    problems.extend(_check_lookups(data, doc))
     return problems
 
 
@@ -291,6 +292,21 @@ def _check_windows(data: dict, doc: Document) -> list[SpecError]:
             problems.append(_error(msg.window_frame_order(frame), at + ("frame",), doc,
                                    hint=msg.window_frame_hint(frame)))
     problems.extend(_check_densities(data, doc))
+    return problems
+
+
+def _check_lookups(data: dict, doc: Document) -> list[SpecError]:
+    """Each lookup's `as` names as many fields as `from.fields` lists (Vega refuses any other count)."""
+    problems = []
+    for at, step in _transform_steps(data):
+        if not isinstance(step, dict) or "lookup" not in step or "as" not in step:
+            continue
+        fields = step.get("from", {}).get("fields") if isinstance(step.get("from"), dict) else None
+        names = step["as"]
+        count = 1 if isinstance(names, str) else len(names) if isinstance(names, list) else None
+        if isinstance(fields, list) and count is not None and count != len(fields):
+            problems.append(_error(msg.lookup_as_count(len(fields), count), at + ("as",), doc,
+                                   hint=msg.lookup_as_count_hint()))
     return problems
 
 

@@ -189,6 +189,7 @@ class RenderedChart:
     title: str | None = None
     spec_hash: str = ""                     # of the spec bytes compiled
     data: tuple = ()                        # (label, hash of the data bytes read, data file or None)
+    lookups: tuple = ()                     # the same of each lookup's second source
     vega_lite: str | None = None            # the Vega-Lite version the chart was compiled for
     warnings: tuple[str, ...] = ()          # diagnostic lines
     project: tuple = ()                     # (the project's chartc.toml, its hash) when the chart read one
@@ -213,7 +214,8 @@ def render_chart(spec: str, strict: bool = False, preset: str | None = None) -> 
     """
     # The compiler (YAML, numpy, Altair): loaded in the workers (`RENDER_MODULES`), never by a no-op build.
     from ...pipeline import as_errors, check_drawn, compile_spec, refusals_as_errors
-    from ...stages.data import data_source
+    from ...stages.data import chart_lookups, data_source
+    from ...stages.data.lookup import source_label
 
     try:
         compiled = compile_spec(spec, preset, full=False)  # what Vega-Lite's compiler refuses, the render finds
@@ -226,11 +228,16 @@ def render_chart(spec: str, strict: bool = False, preset: str | None = None) -> 
         return RenderedChart(problems=tuple(error.errors))
     block = provenance(compiled.vega_lite)
     kind, where = data_source(compiled.chart.data)
+    files: dict = {}  # a lookup's label -> its file, as the chart's own data file is recorded
+    for step in chart_lookups(compiled.chart):
+        looked, found = data_source(step.data)
+        files.setdefault(source_label(step), str(found) if looked == "path" else None)
     return RenderedChart(
         outputs=outputs,
         title=compiled.chart.title,
         spec_hash=block["spec_hash"],
         data=(block["data"], block["data_hash"], str(where) if kind == "path" else None),
+        lookups=tuple((entry["data"], entry["data_hash"], files.get(entry["data"])) for entry in block.get("lookups", ())),
         vega_lite=block.get("vega_lite"),
         warnings=tuple(warning.diagnostic() for warning in warnings),
         project=_project_input(spec),
@@ -310,7 +317,7 @@ def _record_chart(chart: PlannedChart, outcome, bundle, out: Path, report: Build
         spec=relative_to(chart.spec, out),
         title=(result.title or chart.stem)[:MAX_TITLE_CHARS],
         inputs=chart_inputs(chart.spec, result.spec_hash, label, None if data_file is None else Path(data_file),
-                            data_hash, out, result.project, preset),
+                            data_hash, out, result.project, preset, result.lookups),
         outputs={name: output_hash(content) for name, content in sorted(outputs.items())},
     )
     return record, outputs, result.vega_lite

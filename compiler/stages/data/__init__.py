@@ -26,13 +26,14 @@ from dataclasses import dataclass
 
 from ...infra.table import Table
 from ...ir.nodes import Chart
-from ...ir.transforms import Pivot
+from ...ir.transforms import Lookup, Pivot
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, data_file, data_files, data_identity,
                    data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
                    row_place)
 from .encoded import Encoded, aggregate_encoding, binnable, line_columns, reduce_line, vega_bins
 from .intervals import interval_encoding, wants_interval
+from .lookup import chart_lookups, lookup_identities, lookup_table, lookup_types, lookup_warnings
 from .engine import connect
 from .sql import evaluate_layers
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
@@ -47,6 +48,7 @@ __all__ = [
     "load_dataset", "materialise", "pivot_columns", "project_root", "read_columns", "read_rows", "register_source",
     "row_place", "vega_bins",
     "scrub_table", "scrub_text",
+    "chart_lookups", "lookup_identities", "lookup_table", "lookup_types", "lookup_warnings",
 ]
 
 
@@ -82,7 +84,8 @@ class FieldFlow:
     before: dict
 
 
-def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None) -> FieldFlow:
+def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None,
+                  lookups: dict | None = None) -> FieldFlow:
     """Follow the fields through every transform of a chart.
 
     A pivot's columns are its rows' values: `pivots` (pivot path -> its
@@ -94,6 +97,8 @@ def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None
         chart: the chart.
         base: the data's columns and their measurement types.
         pivots: each pivot's columns, when the rows are known.
+        lookups: each lookup's field types (lookup path -> field -> type, `lookup_types`), when its
+            second source is read; without them its fields are nominal.
 
     Returns:
         The fields before each transform and after each layer's.
@@ -105,6 +110,8 @@ def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None
             before[step.path] = fields
             if isinstance(step, Pivot) and pivots is not None and step.path in pivots:
                 step = dataclasses.replace(step, columns=pivots[step.path])
+            if isinstance(step, Lookup) and lookups is not None and step.path in lookups:
+                step = dataclasses.replace(step, types=tuple(lookups[step.path].items()))
             after = step.fields_after(fields)
             open_ = isinstance(fields, OpenFields) or (isinstance(step, Pivot) and step.columns is None)
             fields = OpenFields(after) if open_ else after
@@ -169,7 +176,7 @@ def flow_data(chart: Chart, table: Table, drawn: Table | None = None) -> DataFlo
         cannot be known).
     """
     drawn = table if drawn is None else drawn
-    fields = follow_fields(chart, field_types(table), pivot_columns(chart, drawn))
+    fields = follow_fields(chart, field_types(table), pivot_columns(chart, drawn), lookup_types(chart))
     if (not any(chart.transforms(layer) for layer in chart.layers) and not any(map(binnable, chart.layers))
             and not _long_line(chart, drawn, fields) and not any(map(wants_interval, chart.layers))):
         # Nothing to compute: the rows are the data's (only the fields the layers' parses leave unknowable

@@ -22,7 +22,7 @@ cell of a grid over x and y (`density.py`) and drawn as rects.
 
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
 returns None): error bars (but `intervals.py`), ``timeUnit``,
-``argmin``/``argmax`` and random ops, bins with parameters beyond
+random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
 is binned.
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from ...infra.paper import screen_pixels
 from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
-from ...ir.transforms import Aggregate, AggregateOp
+from ...ir.transforms import ARG_OPS, Aggregate, AggregateOp, arg_field
 from .boxes import box_rows, wants_box
 from .density import density_rows, wants_density
 from .engine import quote_identifier
@@ -122,11 +122,14 @@ def binnable(layer: Layer) -> bool:
         return False
     for channel in channels:
         props = channel.definition()
-        if "timeUnit" in props or isinstance(props.get("sort"), dict) or isinstance(props.get("aggregate"), dict):
+        picked = props.get("aggregate")
+        if isinstance(picked, dict) and (len(picked) != 1 or not set(picked) <= set(ARG_OPS)):
+            return False
+        if "timeUnit" in props or isinstance(props.get("sort"), dict):
             return False
         if isinstance(props.get("sort"), str) and props["sort"] not in ("ascending", "descending"):
             return False  # sorted by another channel: Vega-Lite measures the rows before they are aggregated
-        if props.get("aggregate") in RANDOM_OPS or "condition" in props:
+        if (not isinstance(picked, dict) and picked in RANDOM_OPS) or "condition" in props:
             return False
         binning = props.get("bin")
         if binning:
@@ -204,6 +207,18 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
             # The end's title is the start's: Vega-Lite would join two default titles ("x (binned), x (binned)_end").
             rewritten[SECONDARY[channel.name]] = {"field": f"{name}_end", "title": props.get("title", name)}
             return out
+        if isinstance(op, dict):  # `{argmax: F}`: the field in the row Vega picks (`vega.arg_row`)
+            [(pick, by)] = op.items()
+            if field is None or table.kinds.get(by) != NUMBER:
+                raise NotCompiled("a row picked by values that are not numbers")
+            name = f"{pick}_{by}"  # Vega-Lite's name for it, and its title: "price for max date"
+            if name not in [made.as_ for made in ops]:
+                ops.append(AggregateOp(pick, name, by))
+            out = {**{k: v for k, v in props.items() if k != "aggregate"}, "field": arg_field(name, field),
+                   "type": kind, "title": props.get("title", f"{field} for {pick[3:]} {by}")}
+            if channel.name in SECONDARY and not stacked and "stack" not in props:
+                out["stack"] = None
+            return out
         if op:
             if op != "count" and (field is None or table.kinds.get(field) != NUMBER):
                 raise NotCompiled("a measure of values that are not numbers")
@@ -243,6 +258,11 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         rows, _ = run_query(connection, query, table)
     except NotCompiled:
         return None
+    picks = [op.as_ for op in ops if op.op in ARG_OPS]
+    if picks:  # of a picked row's fields (`arg_field`), only those a channel draws are carried
+        drawn = {item.get("field") for new in rewritten.values() for item in (new if isinstance(new, list) else [new])}
+        kept = [name for name in rows.names if name in drawn or not any(name.startswith(f"{pick}.") for pick in picks)]
+        rows = Table({name: rows[name] for name in kept}, {name: rows.kinds[name] for name in kept})
     mark = {}
     if (layer.mark.type in TRANSLUCENT and "opacity" not in layer.mark.definition()
             and layer.encoding.get("opacity") is None and not _configures_opacity(chart, layer.mark.type)):

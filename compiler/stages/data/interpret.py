@@ -31,10 +31,11 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
 from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
-                              JoinAggregate, Pivot, Transform, Window)
-from ...ir.transforms import Density
+                              JoinAggregate, Lookup, Pivot, Transform, Window)
+from ...ir.transforms import ARG_OPS, Density, arg_field
 from ...ir.transforms import SelectionPredicate
 from . import vega, window
+from .lookup import default_value, key_text, lookup_index, lookup_table
 
 
 @dataclass(frozen=True)
@@ -282,27 +283,45 @@ def interpret_aggregate(context: _Context, state: _State, step: Aggregate) -> _S
         columns[name] = [state.table[name][row] if name in state.table else None for row in firsts]
         kinds[name] = state.table.kinds.get(name) if name in state.table else None
         js[name] = [values[row] for row in firsts]
-    records = None
     for op in step.ops:
         why = _unknown_measure(state, step, op)
         try:
             values = state.view(op.field, step) if op.field is not None else [None] * len(state.table)
-            if why is None and op.op in ("argmin", "argmax") and records is None:
-                views = {name: state.view(name, step) for name in state.names()}
-                records = lambda row, views=views: {name: column[row] for name, column in views.items()}  # noqa: E731
+            if why is None and op.op in ARG_OPS:
+                _arg_columns(state, step, op, values, groups, (columns, kinds, js))
+                continue
         except _Stop as stop:
             why = why or stop.unknowable
+        if why is not None and op.op in ARG_OPS:
+            for name in state.names():
+                unknown[arg_field(op.as_, name)] = why
+                columns[arg_field(op.as_, name)], kinds[arg_field(op.as_, name)] = [None] * len(groups), None
+            continue
         if why is not None:
             unknown[op.as_] = why
             columns[op.as_], kinds[op.as_] = [None] * len(groups), None
             js.pop(op.as_, None)
             continue
-        results = [vega.measure(op.op, [values[row] for row in rows], rows, records) for rows in groups.values()]
+        results = [vega.measure(op.op, [values[row] for row in rows], rows, None) for rows in groups.values()]
         unknown.pop(op.as_, None)
         js[op.as_] = results
         columns[op.as_] = [vega.python_cell(value) for value in results]
         kinds[op.as_] = vega.column_kind(columns[op.as_])
     return _State(Table(columns, kinds), [None] * len(groups), js, unknown, {}, set())
+
+
+def _arg_columns(state: _State, step: Aggregate, op, values: list, groups: dict, out: tuple) -> None:
+    """``argmin``/``argmax``: per group, every field of the row Vega picks (`vega.arg_row`), as flat columns named
+    `arg_field` (undefined in each where it picks none: a group without a valid value)."""
+    columns, kinds, js = out
+    picked = [vega.arg_row(op.op, [values[row] for row in rows], rows) for rows in groups.values()]
+    for name in state.names():
+        view = state.view(name, step)
+        cells = state.table[name] if name in state.table else None
+        target = arg_field(op.as_, name)
+        js[target] = [ex.UNDEFINED if row is None else view[row] for row in picked]
+        columns[target] = [None if row is None or cells is None else cells[row] for row in picked]
+        kinds[target] = state.table.kinds.get(name) if name in state.table else None
 
 
 def _unknown_measure(state: _State, step: Aggregate, op) -> Unknowable | None:
@@ -460,6 +479,20 @@ def _joined(state: _State, names: list[str], columns: list[list]) -> _State:
     return result
 
 
+def interpret_lookup(context: _Context, state: _State, step: Lookup) -> _State:
+    """``lookup``: every row kept, in order, with `fields` of the second source's row holding its key (the last
+    such row, as Vega's index keeps it), or `default` where none does (`lookup.lookup_index`)."""
+    table = lookup_table(step)
+    index = lookup_index(step, table)
+    rows = [index.get(key_text(key)) for key in state.view(step.lookup, step)]
+    default = default_value(step)
+    columns = []
+    for name in step.fields:
+        values = [vega.js_cell(cell) for cell in table[name]]
+        columns.append([default if row is None else values[row] for row in rows])
+    return _joined(state, list(step.as_), columns)
+
+
 def interpret_density(context: _Context, state: _State, step: Density) -> _State:
     """``density``: per group of `groupby` values (in order of first appearance), Vega's sampled kernel density."""
     from ...trends import kde  # numpy, imported where a density runs
@@ -499,6 +532,7 @@ INTERPRETERS: dict[type, Callable[[_Context, _State, Transform], _State]] = {
     Window: interpret_window,
     JoinAggregate: interpret_joinaggregate,
     Density: interpret_density,
+    Lookup: interpret_lookup,
 }
 
 

@@ -50,11 +50,12 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
                               Transform, Window)
-from ...ir.transforms import Density
+from ...ir.transforms import ARG_OPS, Density, Lookup, arg_field
 from ...ir.transforms import SelectionPredicate
 from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows
+from .lookup import default_value, key_text, lookup_index, lookup_table
 from .sources import EngineTable, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
@@ -172,6 +173,7 @@ class Query:
     changes_rows: bool
     codec: Codec
     errors: list = field(default_factory=list)
+    relations: list = field(default_factory=list)  # (name, arrays) registered before the query runs (lookups)
 
 
 # ------------------------------------------------------------------ the compiler
@@ -185,6 +187,7 @@ class _Chain:
         self.prefix = prefix
         self.ctes: list[tuple[str, str]] = []
         self.functions: list = []
+        self.relations: list = []
         self.errors: list = []
         self.count = 0
         self.fields: dict[str, FieldState] = {}
@@ -422,7 +425,7 @@ class _Chain:
 
     def aggregate(self, step: Aggregate) -> None:
         for op in step.ops:
-            if op.op in vega.RANDOM_OPS or op.op in ("argmin", "argmax"):
+            if op.op in vega.RANDOM_OPS:
                 raise NotCompiled(f"the {op.op} op")
         previous = quote_identifier(self.current)
         keys = []
@@ -437,8 +440,17 @@ class _Chain:
         first = self.fresh("first")
         for name in step.groupby:
             out_fields[name] = None  # filled below, in order
+        picks = []  # (op, the column of the row it picks)
         for op in step.ops:
             state = self.fields.get(op.field) if op.field is not None else None
+            if op.op in ARG_OPS:
+                sql, column = self.arg_measure(op.op, state)
+                measures.append(f"{sql} AS {column.sql}")
+                picks.append((op, column))
+                for name, held in self.fields.items():
+                    if not held.hidden:
+                        out_fields[arg_field(op.as_, name)] = None  # filled below, in order
+                continue
             sql, column = self.measure(op.op, state, op.field is not None)
             measures.append(f"{sql} AS {column.sql}")
             out_fields[op.as_] = ("measure", column)
@@ -465,6 +477,21 @@ class _Chain:
                     renamed[old] = self.fresh()
                     carry.append(f"p.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
             fields[name] = FieldState(_renamed(state.value, renamed), _renamed_cell(state.cell, renamed), state.kind)
+        # An argmin/argmax's row gives every field (value and cell) under `arg_field` names; none where it picks none.
+        joins = []
+        for index, (op, column) in enumerate(picks):
+            alias = f"a{index}"
+            joins.append(f" LEFT JOIN {previous} AS {alias} ON {alias}.{SEQ} = g.{column.sql}")
+            for name, held in self.fields.items():
+                if held.hidden:
+                    continue
+                renamed = {}
+                for old in [held.value.name, *_cell_columns(held.cell)]:
+                    if old not in renamed:
+                        renamed[old] = self.fresh()
+                        carry.append(f"{alias}.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
+                fields[arg_field(op.as_, name)] = FieldState(_renamed(held.value, renamed),
+                                                             _renamed_cell(held.cell, renamed), held.kind)
         for name, spec in out_fields.items():
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), None)
@@ -473,7 +500,7 @@ class _Chain:
                        f"{''.join(', ' + part for part in carry)}"
                        f"{''.join(', g.' + column.sql for column in measure_columns)} "
                        f"FROM {quote_identifier(grouped)} AS g JOIN {self.first_rows(previous, grouped, first)} AS p "
-                       f"ON p.{SEQ} = g.{first}")
+                       f"ON p.{SEQ} = g.{first}{''.join(joins)}")
         for name, spec in out_fields.items():
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), ("probe", out, spec[1]))
@@ -550,6 +577,21 @@ class _Chain:
         params = [SQL_TYPES[state.value.kind] for state in states if state is not None]
         function = self.function(key, params, "VARCHAR")
         return function([state.value.sql for state in states if state is not None])
+
+    def arg_measure(self, op: str, state: FieldState | None) -> tuple[str, Column]:
+        """``argmin``/``argmax`` over a group: the sequence number of the row Vega picks (`vega.arg_row`), NULL
+        where it picks none; computed on the group's values in row order."""
+        if state is None:  # every value undefined: Vega picks no row
+            return "CAST(NULL AS BIGINT)", Column(self.fresh(), NUM)
+        decode = _decoder(state.value, self.codec)
+
+        def run(cells, seqs):
+            row = vega.arg_row(op, [decode(cell) for cell in cells], list(range(len(cells))))
+            return None if row is None else seqs[row]
+
+        function = self.function(run, [f"{SQL_TYPES[state.value.kind]}[]", "BIGINT[]"], "BIGINT")
+        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {state.value.sql}}})), lambda e: e.v)"
+        return function([listed, f"list_sort(list({SEQ}))"]), Column(self.fresh(), NUM)
 
     def measure(self, op: str, state: FieldState | None, named: bool) -> tuple[str, Column]:
         """One aggregate op over a group: its SQL and the column it makes."""
@@ -697,6 +739,74 @@ class _Chain:
                         + f" FROM {quote_identifier(exploded)}")
         self.joined(base, outs, [], columns, [op.as_ for op in step.ops], on=f"b.{SEQ} = g.{seqs}")
 
+    def lookup(self, step: Lookup) -> None:
+        """Each row with the looked-up fields: Vega's index of the second source (`lookup.lookup_index`: key
+        text -> its last row) as a relation of key text and each field's JavaScript value, left-joined on the
+        row's key as text; a row without a match gets the default.
+
+        A field of numbers, text or booleans (and a default of its kind, or none) is held in its SQL type;
+        any other as tagged text (`Codec`). A key of numbers is written as JavaScript writes it in SQL where
+        that is exact (whole numbers below 10^15), by chartc's `to_js_string` elsewhere.
+        """
+        table = lookup_table(step)
+        index = lookup_index(step, table)
+        rows = list(index.values())
+        default = default_value(step)
+        key, names = self.fresh("lk"), [self.fresh("lv") for _ in step.fields]
+        columns, numbers, made, fills = {key: list(index)}, set(), [], []
+        for name, looked in zip(names, step.fields):
+            kind = registered_kind(table, looked)
+            fits = default is None or type(default) is {NUM: float, STR: str, BOOL: bool}.get(kind)
+            if kind in (NUM, STR, BOOL) and fits:
+                cells, _ = registered_column(table, looked)
+                columns[name] = [cells[row] for row in rows]
+                if kind == NUM:
+                    numbers.add(name)
+                literal = _literal(default)[0] if default is not None else "NULL"
+                made.append(Column(self.fresh(), kind))
+            else:
+                cells = table[looked]
+                columns[name] = [self.codec.encode(vega.js_cell(cells[row])) for row in rows]
+                literal = quote_text(self.codec.encode(default))
+                made.append(Column(self.fresh(), ANY))
+            fills.append(f"CAST({literal} AS {SQL_TYPES[made[-1].kind]})")
+        # Named after the step: two layers' queries alike but for their lookup's source differ in their text.
+        relation = f"{self.prefix}_lookup_{'_'.join(map(str, step.path))}"
+        arrays = scannable(columns, numbers)
+        self.relations.append((relation, arrays))
+        # (numbers enter as floats, null as NaN: JavaScript's null again here, as `_source_value` does for the rows)
+        selects = [f"CAST({quote_identifier(key)} AS VARCHAR) AS {quote_identifier(key)}", *(
+            f"{_source_value(f'CAST({quote_identifier(name)} AS DOUBLE)', None, NUM)} AS {quote_identifier(name)}"
+            if column.kind == NUM else f"CAST({quote_identifier(name)} AS {SQL_TYPES[column.kind]}) AS "
+            f"{quote_identifier(name)}" for name, column in zip(names, made))]
+        keyed = self.add(f"SELECT *, {self.key_text(step.lookup)} AS {quote_identifier(key)} "
+                         f"FROM {quote_identifier(self.current)}")
+        typed = self.add(f"SELECT {', '.join(selects)} FROM {quote_identifier(relation)}")
+        carried = ", ".join(f"b.{quote_identifier(name)}" for name in self.columns())
+        # A match's null stays null: only a row without a match (no key on the right) gets the default.
+        values = "".join(f", CASE WHEN g.{quote_identifier(key)} IS NULL THEN {fill} ELSE g.{quote_identifier(name)} "
+                         f"END AS {column.sql}" for name, column, fill in zip(names, made, fills))
+        out = self.add(f"SELECT {carried}{values} FROM {quote_identifier(keyed)} AS b "
+                       f"LEFT JOIN {quote_identifier(typed)} AS g ON b.{quote_identifier(key)} = g.{quote_identifier(key)}")
+        for name, column in zip(step.as_, made):
+            self.fields[name] = FieldState(column, ("computed", column), ("probe", out, column))
+
+    def key_text(self, name: str) -> str:
+        """SQL of a field's value as the text Vega's index keys it by (`lookup.key_text`)."""
+        state = self.fields.get(name)
+        if state is None:
+            return quote_text(key_text(ex.UNDEFINED))
+        sql, kind = state.value.sql, state.value.kind
+        if kind == STR:
+            return f"coalesce({sql}, 'null')"
+        decode = _decoder(state.value, self.codec)
+        function = self.function(lambda cell: key_text(decode(cell)), [SQL_TYPES[kind]], "VARCHAR")
+        if kind == NUM and not state.value.undefined:
+            whole = f"abs({sql}) < CAST('1e15' AS DOUBLE) AND {sql} = trunc({sql})"
+            return (f"CASE WHEN {sql} IS NULL THEN 'null' WHEN {whole} THEN CAST(CAST({sql} AS BIGINT) AS VARCHAR) "
+                    f"ELSE {function([sql])} END")
+        return function([sql])
+
     def finish(self, changes_rows: bool) -> Query:
         """The whole query: the rows in order, and beside them what each computed column's kind needs.
 
@@ -730,7 +840,7 @@ class _Chain:
         else:
             sql = f"WITH {ctes}\nSELECT {select} FROM {last} AS r ORDER BY r.{SEQ}"
         return Query(sql, shown, self.functions, {key: value[:2] for key, value in probes.items()}, changes_rows,
-                     self.codec, self.errors)
+                     self.codec, self.errors, self.relations)
 
     def tag(self, column: Column) -> str:
         """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
@@ -1165,6 +1275,7 @@ STEPS: dict[type, Callable] = {
     Window: lambda chain, step, emitted: chain.window(step),
     JoinAggregate: lambda chain, step, emitted: chain.joinaggregate(step),
     Density: lambda chain, step, emitted: chain.density(step),
+    Lookup: lambda chain, step, emitted: chain.lookup(step),
 }
 
 
@@ -1198,7 +1309,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         if index and gaps[index]:
             state.parse(gaps[index])
         STEPS[type(step)](state, step, emitted[index])
-    return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate)) for step in chain))
+    return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate, Lookup)) for step in chain))
 
 
 def _exact_in_engine(table: EngineTable, name: str) -> bool:
@@ -1252,6 +1363,8 @@ def run_query(connection, query: Query, table: Table):
     """
     import duckdb
 
+    for name, arrays in query.relations:
+        register_arrays(connection, name, arrays)
     for name, function, params, returns in query.functions:
         connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
     try:
@@ -1304,12 +1417,13 @@ def _kind_of_tags(count: int, tags: set) -> str | None:
 def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) -> list:
     """One field's cells: the data's own where the value is a data row's, else the computed value's."""
     cell = state.cell
-    if cell[0] == "source":
+    if cell[0] == "source":  # (no data row: the row an argmin/argmax picks in a group where it picks none)
         index = at[cell[2]]
         if isinstance(table, EngineTable):  # only the rows the query kept are fetched
-            return table.cells(cell[1], [row[index] for row in rows])
+            found = iter(table.cells(cell[1], [row[index] for row in rows if row[index] is not None]))
+            return [None if row[index] is None else next(found) for row in rows]
         source = table[cell[1]]
-        return [source[row[index]] for row in rows]
+        return [None if row[index] is None else source[row[index]] for row in rows]
     if cell[0] == "computed":
         decode, index = _decoder(cell[1], codec), at[cell[1].name]
         return [vega.python_cell(decode(row[index])) for row in rows]
@@ -1317,7 +1431,7 @@ def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) 
         key, value, origin, mapping = at[cell[1].name], at[cell[2].name], at[cell[3]], cell[4]
         out = []
         for row in rows:
-            how = mapping[row[key]]
+            how = mapping[row[key]] if row[key] is not None else "missing"
             if how == "source":
                 out.append(table[row[key]][row[origin]])
             elif how == "computed":

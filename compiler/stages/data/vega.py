@@ -541,13 +541,28 @@ def measure(op: str, values: list, rows: list[int], records: Callable[[int], dic
     if op in ("min", "max"):
         return getattr(state, op)
     if op in ("argmin", "argmax"):
-        row = getattr(state, op)
-        if row is None:
-            u, v = _extent_index(values)
-            index = u if op == "argmin" else v
-            return records(rows[index]) if index >= 0 else {}
-        return records(row)
+        row = arg_row(op, values, rows)
+        return {} if row is None else records(row)
     raise ValueError(f"unknown aggregate op {op!r}")  # the schema admits no other
+
+
+def arg_row(op: str, values: list, rows: list[int]) -> int | None:
+    """The row ``argmin``/``argmax`` picks of a group, as Vega picks it; None when it picks none (an empty object).
+
+    Vega's streaming measure notes a row only when a later value beats the
+    extreme so far, so of equal extremes the first wins; when no later value
+    beat the first valid one, vega-util's ``extentIndex`` picks it (again the
+    first of equal extremes).
+    """
+    state = _Measures()
+    for value, row in zip(values, rows):
+        state.add(value, row)
+    row = getattr(state, op)
+    if row is None:
+        u, v = _extent_index(values)
+        index = u if op == "argmin" else v
+        return rows[index] if index >= 0 else None
+    return row
 
 
 def group_key(values: Sequence) -> str:

@@ -45,8 +45,10 @@ from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, 
                               JoinAggregate, Pivot, Window)
 from ...ir.transforms import DENSITY_AS, Density
 from ...ir.transforms import SelectionPredicate
+from ...ir.transforms import ARG_OPS, Lookup, arg_field
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
+from ..data.lookup import lookup_table
 from ..data.density import CELL_MARK_KEYS
 from .fields import escape_fields
 from .facet_sort import hold_facet_sorts, order_facets
@@ -571,10 +573,22 @@ def emit_fold(view, step: Fold, alt, types: dict):
 
 
 def emit_aggregate(view, step: Aggregate, alt, types: dict):
-    """``aggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields."""
+    """``aggregate``: each op as Vega-Lite's ``{op, field, as}``, and the groupby fields.
+
+    Vega holds the row an ``argmin``/``argmax`` picks as an object; chartc's
+    rows hold its fields flat (`transforms.arg_field`): each such field the
+    layer has is copied out of the object by a calculate, so the raw form
+    draws what the computed rows draw.
+    """
     ops = [alt.AggregatedFieldDef(**{"op": op.op, **({"field": op.field} if op.field is not None else {}),
                                      "as": op.as_}) for op in step.ops]
-    return view.transform_aggregate(ops, groupby=list(step.groupby))
+    view = view.transform_aggregate(ops, groupby=list(step.groupby))
+    for op in step.ops:
+        if op.op in ARG_OPS:
+            for name in (name for name in types if name.startswith(arg_field(op.as_, ""))):
+                picked = f"datum[{expression_string(op.as_)}][{expression_string(name[len(op.as_) + 1:])}]"
+                view = view.transform_calculate(**{name: picked})
+    return view
 
 
 def emit_pivot(view, step: Pivot, alt, types: dict):
@@ -624,6 +638,16 @@ def emit_density(view, step: Density, alt, types: dict):
     return view.transform_density(step.density, **{key: value for key, value in options.items() if value is not None})
 
 
+def emit_lookup(view, step: Lookup, alt, types: dict):
+    """``lookup``: the second source's rows inlined (chartc never has Vega fetch anything), its key, the fields
+    and their names, and the default (Vega-Lite 6 drops a default that is 0, '' or false: null instead)."""
+    source = alt.LookupData(data=inline_data(alt, lookup_table(step).records()), key=step.key,
+                            fields=list(step.fields))
+    options = {"as_": list(step.as_) if step.as_ != step.fields else alt.Undefined,
+               "default": step.default if step.default is not None else alt.Undefined}
+    return view.transform_lookup(lookup=step.lookup, from_=source, **options)
+
+
 # Transform class -> how it is emitted (one entry per `ir.transforms` kind).
 TRANSFORMS: dict[type, Callable[..., object]] = {
     Filter: emit_filter,
@@ -635,6 +659,7 @@ TRANSFORMS: dict[type, Callable[..., object]] = {
     Window: emit_window,
     JoinAggregate: emit_joinaggregate,
     Density: emit_density,
+    Lookup: emit_lookup,
 }
 
 

@@ -122,6 +122,20 @@ def _transform(step: dict, path: tuple) -> Iterator:
             if isinstance(name, str):
                 yield path + ("groupby", index), step["groupby"], index
     yield from _window_transform(step, path)
+    yield from _lookup_transform(step, path)
+
+
+def _lookup_transform(step: dict, path: tuple) -> Iterator:
+    """The fields a ``lookup`` names as paths: the looked-up field, and the second source's key and fields."""
+    if not isinstance(step.get("lookup"), str) or not isinstance(step.get("from"), dict):
+        return
+    yield path + ("lookup",), step, "lookup"
+    source = step["from"]
+    if isinstance(source.get("key"), str):
+        yield path + ("from", "key"), source, "key"
+    for index, name in enumerate(source.get("fields") or ()):
+        if isinstance(name, str):
+            yield path + ("from", "fields", index), source["fields"], index
 
 
 def _window_transform(step: dict, path: tuple) -> Iterator:
