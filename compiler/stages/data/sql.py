@@ -28,9 +28,15 @@ number). What the query computes is what Vega computes, value for value:
   row order (`list(x ORDER BY seq)`): a floating sum in Vega's order, not in
   the order threads happen to add.
 - ``joinaggregate`` is that aggregate's measures joined back onto each row
-  of the group; ``window`` groups the rows by partition and calls Vega's
-  window (`window.window_partition`) once per partition on its values in
-  row order, the results unnested back onto the rows by their sequence.
+  of the group; ``window`` runs as SQL window functions over the partitions
+  in Vega's order (ranks, lag/lead, first/last/nth value, counts, extremes,
+  d3's quantiles over frames, a frame widened to its ends' peers by a
+  variable-width ``ROWS`` frame: `_Chain.window_in_sql`), except the ops SQL
+  cannot match (Vega's streamed sums, means and variances, whose rounding
+  follows the rows its frame added and removed) and sorts by text or mixed
+  values (JavaScript orders by UTF-16 code units): those call Vega's window
+  (`window.window_partition`) once per partition on its values in row order,
+  the results unnested back onto the rows by their sequence.
 
 The rows come back as the cells the interpreter gave (`Rows`): a field that
 still holds a data row's value gives that row's cell as read (its Python
