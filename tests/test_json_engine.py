@@ -1,7 +1,7 @@
 """JSON files read by the engine: the same rows, values and types as chartc's own JSON reader, and its errors.
 
 Small JSON files are parsed in Python (`read._read_json_rows`, `table.from_records`); past
-`read.ENGINE_TEXT_BYTES` DuckDB parses them (`sources.register_json_files`) and types each column
+`read.ENGINE_JSON_BYTES` DuckDB parses them (`sources.register_json_files`) and types each column
 in SQL by the same rules: JSON's own types kept, integers exact to 64 bits, NaN missing, ISO dates
 (with ``Z`` or an offset) as dates. What the engine cannot type alike (a column mixing JSON types,
 integers past 64 bits) or parse goes to chartc's reader, which reads it or refuses it in its words.
@@ -108,7 +108,7 @@ def test_a_large_json_file_is_read_by_the_engine_and_charts_as_a_small_one_does(
     rows = [{"a": i, "b": i * i / 3, "c": f"run-{i % 3}"} for i in range(50)]
     (project / "big.json").write_text(json.dumps(rows), encoding="utf-8")
     small = compile_spec(spec(project, "{path: big.json}")).vega_lite
-    monkeypatch.setattr(resolve, "ENGINE_TEXT_BYTES", 16)
+    monkeypatch.setattr(resolve, "ENGINE_JSON_BYTES", 16)
     monkeypatch.setitem(resolve.READERS, ".json", lambda paths: pytest.fail("the Python reader read a large file"))
     large = compile_spec(spec(project, "{path: big.json}")).vega_lite
     assert large == small
@@ -118,7 +118,7 @@ def test_a_json_file_over_the_python_readers_limit_is_not_refused(project, monke
     rows = [{"a": i, "b": 2 * i} for i in range(1000)]
     (project / "big.json").write_text(json.dumps(rows), encoding="utf-8")
     monkeypatch.setattr(resolve, "MAX_FILE_BYTES", 100)
-    monkeypatch.setattr(resolve, "ENGINE_TEXT_BYTES", 100)
+    monkeypatch.setattr(resolve, "ENGINE_JSON_BYTES", 100)
     compiled = compile_spec(spec(project, "{path: big.json}"))
     assert len(compiled.flow.table) == 1000
 
@@ -143,7 +143,7 @@ def python_error(project: Path, content: bytes, name: str) -> SpecError:
 ])
 def test_bad_json_read_by_the_engine_is_refused_in_the_python_readers_words(project, monkeypatch, content, name):
     expected = python_error(project, content, name)
-    monkeypatch.setattr(resolve, "ENGINE_TEXT_BYTES", 0)
+    monkeypatch.setattr(resolve, "ENGINE_JSON_BYTES", 0)
     error = python_error(project, content, name)
     assert (error.message, error.code, error.hint, error.path) == (expected.message, expected.code, expected.hint,
                                                                    expected.path)

@@ -145,7 +145,7 @@ def data_format_hint() -> str:
 def data_too_large(path: str, size: int, limit: int) -> str:
     """A data file over the size limit.
 
-    JSON files past 4 MB are read by the data engine, at any size; but records it does not type as chartc's
+    JSON files past 50 MB are read by the data engine, at any size; but records it does not type as chartc's
     reader does (a column mixing JSON types, integers past 64 bits, a key written twice) or cannot parse
     are left to that reader, which parses a file whole in Python and is limited in size so a build stays
     fast and within memory. CSV, TSV, Parquet and Arrow files have no such limit: write large data as

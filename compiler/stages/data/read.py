@@ -52,6 +52,11 @@ MAX_FILE_BYTES = 50 * 1024 * 1024
 # at 5.5 MB and 1.6x faster at 56 MB, and has no size limit (docs/data-engine.md). Both type every cell
 # alike (tests/test_text_engine.py).
 ENGINE_TEXT_BYTES = 4 * 1024 * 1024
+# JSON files (a glob's, together) up to this size are parsed by chartc's reader; larger ones by the engine,
+# which has no size limit. Not at ENGINE_TEXT_BYTES: the engine parses and types a JSON file in SQL at about
+# half the speed of Python's json module (a 116 MB file: 14.7 s against 8.0 s, benchmarks/bench_window_json.py),
+# so it takes only what the Python reader refuses.
+ENGINE_JSON_BYTES = MAX_FILE_BYTES
 DELIMITERS = {".csv": ",", ".tsv": "\t"}
 # Readers of the text formats: every row of the files (a glob's, in path order) as one table.
 READERS = {
@@ -129,10 +134,12 @@ def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path],
 
 
 def engine_reads(paths: list[Path], suffix: str) -> bool:
-    """Whether the engine parses these files: Parquet and Arrow always, CSV, TSV and JSON past `ENGINE_TEXT_BYTES`."""
+    """Whether the engine parses these files: Parquet and Arrow always, CSV and TSV past `ENGINE_TEXT_BYTES`,
+    JSON past `ENGINE_JSON_BYTES`."""
     if suffix in ENGINE_SUFFIXES:
         return True
-    return (suffix in DELIMITED or suffix == ".json") and sum(path.stat().st_size for path in paths) > ENGINE_TEXT_BYTES
+    limit = ENGINE_TEXT_BYTES if suffix in DELIMITED else ENGINE_JSON_BYTES if suffix == ".json" else None
+    return limit is not None and sum(path.stat().st_size for path in paths) > limit
 
 
 def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str, written: str) -> str:
@@ -446,7 +453,7 @@ def _json_line(line: str, number: int) -> dict:
 
 
 def _json_columns(paths: list[Path]) -> tuple[list[str], bool]:
-    """JSON files' column names and whether there is a row: read by the engine past `ENGINE_TEXT_BYTES`."""
+    """JSON files' column names and whether there is a row: read by the engine past `ENGINE_JSON_BYTES`."""
     if engine_reads(paths, ".json"):
         connection = connect()
         try:

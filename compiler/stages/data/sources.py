@@ -414,20 +414,20 @@ def register_json_files(connection: duckdb.DuckDBPyConnection, paths: list[Path]
         columns = connection.execute(f"""
             WITH keyed AS (SELECT rowid AS r, unnest(json_keys(j)) AS key, unnest(range(len(json_keys(j)))) AS p, j
                            FROM {records}),
-                 typed AS (SELECT r, p, key, json_extract(j, {_JSON_POINTER}) AS raw,
-                           json_type(j, {_JSON_POINTER}) AS t FROM keyed)
-            SELECT key, min({{'r': r, 'p': p}}) FILTER (WHERE t IN ('ARRAY', 'OBJECT')),
+                 extracted AS (SELECT r, p, key, json_extract(j, {_JSON_POINTER}) AS raw FROM keyed),
+                 typed AS (SELECT r, p, key, raw, json_type(raw) AS t FROM extracted)
+            SELECT key, min(r * 65536 + p) FILTER (WHERE t IN ('ARRAY', 'OBJECT')),
                    count(*) FILTER (WHERE t = 'BOOLEAN'), count(*) FILTER (WHERE t IN ('BIGINT', 'UBIGINT')),
                    count(*) FILTER (WHERE t = 'DOUBLE'), count(*) FILTER (WHERE t = 'VARCHAR'),
                    count(*) FILTER (WHERE (t = 'UBIGINT' AND TRY_CAST(raw AS BIGINT) IS NULL)
                                     OR (t = 'DOUBLE' AND NOT regexp_matches(CAST(raw AS VARCHAR), '[.eEnN]')))
-            FROM typed GROUP BY key ORDER BY min({{'r': r, 'p': p}})""").fetchall()
+            FROM typed GROUP BY key ORDER BY min(r * 65536 + p)""").fetchall()
     except duckdb.Error:
         raise JsonNotTyped from None
-    nested = [(at["r"], at["p"], key) for key, at, *_ in columns if at is not None]
+    nested = [(at, key) for key, at, *_ in columns if at is not None]  # at: row * 65536 + place in the row
     if nested:
-        row, _, key = min(nested)
-        raise ValueError(msg.data_nested(key, row))
+        at, key = min(nested)
+        raise ValueError(msg.data_nested(key, at // 65536))
     if not columns or any(key == "" for key, *_ in columns):
         raise JsonNotTyped  # no column (the reader says so), or one SQL cannot name
     record_names([dict.fromkeys(key for key, *_ in columns)])  # as many columns as a table holds
@@ -448,8 +448,11 @@ def register_json_files(connection: duckdb.DuckDBPyConnection, paths: list[Path]
         else:
             expression = "CAST(NULL AS VARCHAR)"
         select.append(f"{expression} AS {quote_identifier(key)}")
-    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(select)} "
-                       f"FROM {records}")
+    # Typed once, held: every later query reads the columns, not the JSON text again.
+    typed = quote_identifier(f"{name}__typed")
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {typed} AS SELECT {', '.join(select)} FROM {records}")
+    connection.execute(f"DROP TABLE {records}")
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT * FROM {typed}")
     return name
 
 
