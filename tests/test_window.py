@@ -22,6 +22,7 @@ from test_engine_vega import compare_engine_with_vega, engine_layers, keyed, veg
 from test_ir import bare, parsed, transform_chains
 
 from chartc import errors as msg
+from chartc.stages.data import window
 from chartc.errors import SpecError
 
 from conftest import ROOT, compile_text, layer_items, scene_nodes, vega_dataset
@@ -100,6 +101,100 @@ def test_generated_windows_over_generated_rows_give_the_rows_vega_gives(vega, va
 @given(values=rows(), step=joinaggregates(), after=windows())
 def test_generated_joinaggregates_then_windows_give_the_rows_vega_gives(vega, values, step, after):
     engine_against_vega(vega, values, [step, after])
+
+
+NUMERIC = [1, 2, 2, 3.5, -1, 0, -0.0, None, 0.1, 1e16]
+IN_SQL = ["count", "valid", "missing", "distinct", "median", "q1", "q3", "min", "max"]
+# `c` is NaN where n is 2 and Infinity where n is 3.5 (d3's interpolation next to it is NaN).
+WITH_NAN = {"calculate": "datum.n === 2 ? NaN : datum.n === 3.5 ? 1 / 0 : datum.n", "as": "c"}
+
+
+@st.composite
+def numeric_rows(draw):
+    count = draw(st.integers(1, 12))
+    return [{"g": draw(st.sampled_from(GROUPS)), "k": draw(st.sampled_from([1, 1, 2, None, 3, -0.0])),
+             "n": draw(st.sampled_from(NUMERIC)), "m": draw(st.sampled_from(NUMERIC[:6]))} for _ in range(count)]
+
+
+@st.composite
+def sql_windows(draw):
+    step = draw(windows())
+    for entry in step["window"]:
+        if entry["op"] not in RANKING + VALUE + IN_SQL:
+            entry["op"] = draw(st.sampled_from(IN_SQL))
+            entry.setdefault("field", "n")
+            entry.pop("param", None)
+        if "field" in entry:
+            entry["field"] = draw(st.sampled_from(["n", "m", "k", "c"]))
+    for key in step.get("sort", []):
+        key["field"] = draw(st.sampled_from(["k", "m", "n", "c"]))
+    step["sort"] = list({key["field"]: key for key in step.get("sort", [])}.values())
+    if not step["sort"]:
+        del step["sort"]
+    return step
+
+
+def python_windows(monkeypatch) -> list:
+    """Records every partition Vega's window is run on in Python (the engine's and the interpreter's)."""
+    calls = []
+    original = window.window_partition
+
+    def recorded(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(window, "window_partition", recorded)
+    return calls
+
+
+@pytest.mark.slow
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=numeric_rows(), step=sql_windows())
+def test_windows_over_numbers_run_as_sql_and_give_the_rows_vega_gives(vega, monkeypatch, values, step):
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": [WITH_NAN, step]}),
+                   "generated.json", format="json")
+    [chain] = transform_chains(chart)
+    with monkeypatch.context() as patch:
+        calls = python_windows(patch)
+        [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert rows is not None and calls == []
+    compare_engine_with_vega(vega, chart, chain)
+
+
+@pytest.mark.slow
+def test_a_median_is_d3s_interpolation_to_the_last_bit(vega):
+    # quantile_cont gives 5e15 (lo * (1 - d) + hi * d); d3, 1 + (1e16 - 1) * 0.5 = 5000000000000001.
+    values = [{"n": 1}, {"n": 1e16}, {"n": 1, "g": "b"}, {"n": 1e16, "g": "b"}, {"n": 3, "g": "b"}]
+    steps = [{"joinaggregate": [{"op": "median", "field": "n", "as": "j"}, {"op": "q3", "field": "n", "as": "q"}],
+              "groupby": ["g"]},
+             {"window": [{"op": "median", "field": "n", "as": "w"}], "frame": [-1, 1]}]
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": steps}), "generated.json",
+                   format="json")
+    [chain] = transform_chains(chart)
+    [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert rows.table["j"][0] == 5000000000000001.0
+    compare_engine_with_vega(vega, chart, chain)
+
+
+def test_a_rank_lag_and_sliding_max_over_partitions_call_no_python(monkeypatch):
+    values = [{"g": index % 7, "x": float(index % 1000)} for index in range(3000)]
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": [
+        {"window": [{"op": "rank", "as": "r"}, {"op": "lag", "field": "x", "as": "p"},
+                    {"op": "max", "field": "x", "as": "top"}],
+         "groupby": ["g"], "sort": [{"field": "x", "order": "descending"}], "frame": [-2, 2]}]}),
+        "generated.json", format="json")
+    [chain] = transform_chains(chart)
+    calls = python_windows(monkeypatch)
+    [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert calls == []
+    frame = pd.DataFrame(values)
+    frame["seq"] = range(len(frame))
+    ordered = frame.sort_values(["x", "seq"], ascending=[False, True], kind="stable")
+    expected_rank = ordered.groupby("g").x.rank(method="min", ascending=False)
+    expected_lag = ordered.groupby("g").x.shift(1)
+    assert rows.table["r"] == expected_rank.sort_index().tolist()
+    assert [None if value != value else value for value in expected_lag.sort_index()] == rows.table["p"]
 
 
 # ------------------------------------------------------------------ 2. the specs, drawn, against pandas

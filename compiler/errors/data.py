@@ -145,9 +145,11 @@ def data_format_hint() -> str:
 def data_too_large(path: str, size: int, limit: int) -> str:
     """A data file over the size limit.
 
-    JSON data files are limited in size so a build stays fast and within memory: they are parsed whole,
-    in Python. CSV, TSV, Parquet and Arrow files have no such limit (the data engine reads them): write
-    large data as CSV or Parquet, or keep only the fields the chart uses.
+    JSON files past 50 MB are read by the data engine, at any size; but records it does not type as chartc's
+    reader does (a column mixing JSON types, integers past 64 bits, a key written twice) or cannot parse
+    are left to that reader, which parses a file whole in Python and is limited in size so a build stays
+    fast and within memory. CSV, TSV, Parquet and Arrow files have no such limit: write large data as
+    CSV or Parquet, give each column one JSON type, or keep only the fields the chart uses.
     """
     return f"data file {path!r} is {size:,} bytes, over the limit of {limit:,}"
 

@@ -34,22 +34,29 @@ from ...infra.table import (Table, TableError, data_row_line, from_records, json
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
 from .engine import connect
-from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, TextReadError, engine_columns,
-                      is_table, materialise, register_files, register_frame, register_table, register_text_files)
+from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, JsonNotTyped, TextReadError,
+                      engine_columns, is_table, materialise, register_files, register_frame, register_json_files,
+                      register_table, register_text_files)
 
 if TYPE_CHECKING:
     import duckdb
 
 # The step of the data stage that finds and reads the rows (the name diagnostics carry).
 STAGE = "resolve"
-# JSON is parsed in Python (every byte of it held at once): up to this size a file. Parquet, Arrow and the
-# delimited files the engine parses (`ENGINE_TEXT_BYTES`) have no size limit.
+# JSON parsed in Python (every byte of it held at once) is limited to this size a file: small files, and
+# records the engine does not type as that reader does (`sources.register_json_files`). Parquet, Arrow and
+# the text files the engine parses (`ENGINE_TEXT_BYTES`) have no size limit.
 MAX_FILE_BYTES = 50 * 1024 * 1024
-# CSV and TSV files (a glob's, together) up to this size are parsed by chartc's reader, which starts in
+# CSV, TSV and JSON files (a glob's, together) up to this size are parsed by chartc's reader, which starts in
 # milliseconds; larger ones by the engine, which pays its import once (~0.2 s), was level with the reader
 # at 5.5 MB and 1.6x faster at 56 MB, and has no size limit (docs/data-engine.md). Both type every cell
 # alike (tests/test_text_engine.py).
 ENGINE_TEXT_BYTES = 4 * 1024 * 1024
+# JSON files (a glob's, together) up to this size are parsed by chartc's reader; larger ones by the engine,
+# which has no size limit. Not at ENGINE_TEXT_BYTES: the engine parses and types a JSON file in SQL at about
+# half the speed of Python's json module (a 116 MB file: 14.7 s against 8.0 s, benchmarks/bench_window_json.py),
+# so it takes only what the Python reader refuses.
+ENGINE_JSON_BYTES = MAX_FILE_BYTES
 DELIMITERS = {".csv": ",", ".tsv": "\t"}
 # Readers of the text formats: every row of the files (a glob's, in path order) as one table.
 READERS = {
@@ -62,7 +69,7 @@ READERS = {
 HEADER_READERS = {
     ".csv": lambda paths: _union_header([read_header(path, ",") for path in paths]),
     ".tsv": lambda paths: _union_header([read_header(path, "\t") for path in paths]),
-    ".json": lambda paths: _json_header([row for path in paths for row in _read_json_rows(path)]),
+    ".json": lambda paths: _json_columns(paths),
     ".parquet": lambda paths: engine_columns(paths, ".parquet"),
     ".arrow": lambda paths: engine_columns(paths, ".arrow"),
 }
@@ -118,23 +125,49 @@ def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path],
     """Data files' rows: the engine's formats (and large delimited files) read by it, the rest by chartc."""
     if engine_reads(paths, suffix):
         connection = connect() if connection is None else connection
-        # The rows stay in the engine: a stage reads what it needs of them (`sources.EngineTable`).
-        return EngineTable(connection, _register_files(connection, paths, suffix, written))
+        try:
+            # The rows stay in the engine: a stage reads what it needs of them (`sources.EngineTable`).
+            return EngineTable(connection, _register_files(connection, paths, suffix, written))
+        except JsonNotTyped:
+            return _read_json_in_python(paths, written)
     return READERS[suffix](paths)
 
 
 def engine_reads(paths: list[Path], suffix: str) -> bool:
-    """Whether the engine parses these files: Parquet and Arrow always, CSV and TSV past `ENGINE_TEXT_BYTES`."""
+    """Whether the engine parses these files: Parquet and Arrow always, CSV and TSV past `ENGINE_TEXT_BYTES`,
+    JSON past `ENGINE_JSON_BYTES`."""
     if suffix in ENGINE_SUFFIXES:
         return True
-    return suffix in DELIMITED and sum(path.stat().st_size for path in paths) > ENGINE_TEXT_BYTES
+    limit = ENGINE_TEXT_BYTES if suffix in DELIMITED else ENGINE_JSON_BYTES if suffix == ".json" else None
+    return limit is not None and sum(path.stat().st_size for path in paths) > limit
 
 
 def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str, written: str) -> str:
-    """The one way files the engine reads become the view `SOURCE`."""
+    """The one way files the engine reads become the view `SOURCE`.
+
+    Raises:
+        JsonNotTyped: JSON records for chartc's reader (`_read_json_in_python`).
+    """
     if suffix in DELIMITED:
         return register_text_files(connection, paths, suffix, written)
+    if suffix == ".json":
+        return register_json_files(connection, paths, [path.suffix.lower() in JSON_LINES for path in paths])
     return register_files(connection, paths, suffix)
+
+
+def _read_json_in_python(paths: list[Path], written: str) -> Table:
+    """Large JSON files the engine left to chartc's reader, which holds every byte: up to `MAX_FILE_BYTES` each.
+
+    Raises:
+        TextReadError: a file over that size.
+        ValueError: what the reader refuses (not a list of flat records, not JSON, not UTF-8).
+    """
+    for path in paths:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            shown = written if len(paths) == 1 else f"{written} ({path.name})"
+            raise TextReadError(msg.data_too_large(shown, size, MAX_FILE_BYTES))
+    return READERS[".json"](paths)
 
 
 def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> str:
@@ -163,9 +196,15 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
     if data.file is None:
         return register_table(connection, _read_values(data, from_records) if data.values is not None
                               else load_dataset(data.dataset))
-    return _read_data_file(data, lambda paths, suffix: (
-        _register_files(connection, paths, suffix, data.file) if engine_reads(paths, suffix)
-        else register_table(connection, READERS[suffix](paths))))
+    def register(paths: list[Path], suffix: str) -> str:
+        if engine_reads(paths, suffix):
+            try:
+                return _register_files(connection, paths, suffix, data.file)
+            except JsonNotTyped:
+                return register_table(connection, _read_json_in_python(paths, data.file))
+        return register_table(connection, READERS[suffix](paths))
+
+    return _read_data_file(data, register)
 
 
 # ----------------------------------------------------------------- tables passed from Python
@@ -356,7 +395,7 @@ def data_files(data: DataSource) -> tuple[list[Path], str]:
     suffix = suffixes.pop()
     if suffix is None:
         raise fail(msg.data_unknown_format(path), msg.data_format_hint())
-    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED:
+    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED and not engine_reads([r for _, r in targets], suffix):
         for written, resolved in targets:
             size = resolved.stat().st_size
             if size > MAX_FILE_BYTES:
@@ -411,6 +450,21 @@ def _json_line(line: str, number: int) -> dict:
     if not isinstance(row, dict):
         raise ValueError(f'line {number}: expected a record, e.g. {{"x": 1, "y": 2}}')
     return row
+
+
+def _json_columns(paths: list[Path]) -> tuple[list[str], bool]:
+    """JSON files' column names and whether there is a row: read by the engine past `ENGINE_JSON_BYTES`."""
+    if engine_reads(paths, ".json"):
+        connection = connect()
+        try:
+            table = EngineTable(connection, _register_files(connection, paths, ".json", ""))
+            return table.names, bool(len(table))
+        except JsonNotTyped:
+            table = _read_json_in_python(paths, "")
+            return table.names, bool(len(table))
+        finally:
+            connection.close()
+    return _json_header([row for path in paths for row in _read_json_rows(path)])
 
 
 def _json_header(rows: list[dict]) -> tuple[list[str], bool]:
@@ -569,7 +623,7 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
 
 def _file_hash(path: Path, suffix: str) -> str:
     """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the files without a size
-    limit (the engine's formats, large delimited files) streamed in constant memory, to the same hash."""
-    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED:
+    limit (the engine's formats, large delimited and JSON files) streamed in constant memory, to the same hash."""
+    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED and suffix != ".json":
         return input_hash(read_bounded(path, MAX_INPUT_BYTES))
     return input_blocks_hash(read_blocks(path))

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, Table, TableError,
-                            from_typed_columns, json_value, parse_dates, read_header)
+                            from_typed_columns, json_value, parse_dates, read_header, record_names)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -361,6 +361,114 @@ def register_text_files(connection: duckdb.DuckDBPyConnection, paths: list[Path]
     select = ", ".join(f"{expression} AS {quote_identifier(column)}" for column, expression in typed.items())
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {select} FROM {union}")
     return name
+
+
+class JsonNotTyped(Exception):
+    """Records the engine does not read as chartc's JSON reader does (`register_json_files`): that reader
+    reads them, and refuses them in its own words where they are not a list of flat records."""
+
+
+def register_json_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], lines: list[bool],
+                        name: str = SOURCE) -> str:
+    """Put JSON records (a list of them, or one a line) in the engine as the view `name`, typed as
+    `infra.table.from_records` types them, no row passing through Python.
+
+    Each record's values keep their JSON types: a column of JSON numbers is a number column (integers
+    stay integers, exact to 64 bits: 17-digit ids stay distinct; beside a float, floats; NaN is
+    missing), of strings a text column (a column of ISO dates, with ``Z`` or an offset, becomes dates as
+    the CSV reader's do: `EngineTable`), of booleans a boolean one. The records are parsed once, into a
+    temporary table; a glob's files follow each other in path order.
+
+    Args:
+        connection: the engine.
+        paths: the files (a glob's, in path order).
+        lines: per file, whether it holds one record a line (``.jsonl``, ``.ndjson``).
+        name: the view's name.
+
+    Returns:
+        The view's name.
+
+    Raises:
+        JsonNotTyped: what the engine cannot type as chartc's reader does (a column mixing JSON types,
+            an integer past 64 bits, a record with a key twice) or cannot parse, or what is not a
+            list of records: read them with chartc's reader.
+        ValueError: a value that is a list or an object (`errors.data_nested`, as chartc's reader).
+        TableError: more columns than a table holds.
+    """
+    import duckdb
+
+    records = quote_identifier(f"{name}__records")
+    parts = []
+    for index, (path, one_a_line) in enumerate(zip(paths, lines)):
+        layout = "newline_delimited" if one_a_line else _json_layout(path)
+        parts.append(f"SELECT {index} AS f, row_number() OVER () AS r, json AS j "
+                     f"FROM read_json_objects({quote_text(str(path))}, format = '{layout}')")
+    try:
+        connection.execute(f"CREATE OR REPLACE TEMP TABLE {records} AS SELECT j FROM "
+                           f"({' UNION ALL '.join(parts)}) ORDER BY f, r")
+        rows, flat = connection.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE json_type(j) = 'OBJECT' AND len(json_keys(j)) = "
+            f"len(list_distinct(json_keys(j)))) FROM {records}").fetchone()
+        if rows != flat or (rows == 1 and not any(lines) and len(paths) == 1):
+            raise JsonNotTyped  # not records, a key twice; or one record alone, not a list of them
+        columns = connection.execute(f"""
+            WITH keyed AS (SELECT rowid AS r, unnest(json_keys(j)) AS key, unnest(range(len(json_keys(j)))) AS p, j
+                           FROM {records}),
+                 extracted AS (SELECT r, p, key, json_extract(j, {_JSON_POINTER}) AS raw FROM keyed),
+                 typed AS (SELECT r, p, key, raw, json_type(raw) AS t FROM extracted)
+            SELECT key, min(r * 65536 + p) FILTER (WHERE t IN ('ARRAY', 'OBJECT')),
+                   count(*) FILTER (WHERE t = 'BOOLEAN'), count(*) FILTER (WHERE t IN ('BIGINT', 'UBIGINT')),
+                   count(*) FILTER (WHERE t = 'DOUBLE'), count(*) FILTER (WHERE t = 'VARCHAR'),
+                   count(*) FILTER (WHERE (t = 'UBIGINT' AND TRY_CAST(raw AS BIGINT) IS NULL)
+                                    OR (t = 'DOUBLE' AND NOT regexp_matches(CAST(raw AS VARCHAR), '[.eEnN]')))
+            FROM typed GROUP BY key ORDER BY min(r * 65536 + p)""").fetchall()
+    except duckdb.Error:
+        raise JsonNotTyped from None
+    nested = [(at, key) for key, at, *_ in columns if at is not None]  # at: row * 65536 + place in the row
+    if nested:
+        at, key = min(nested)
+        raise ValueError(msg.data_nested(key, at // 65536))
+    if not columns or any(key == "" for key, *_ in columns):
+        raise JsonNotTyped  # no column (the reader says so), or one SQL cannot name
+    record_names([dict.fromkeys(key for key, *_ in columns)])  # as many columns as a table holds
+    select = []
+    for key, _, booleans, integers, floats, texts, wide in columns:
+        if wide or sum(1 for count in (booleans, integers + floats, texts) if count) > 1:
+            raise JsonNotTyped
+        pointer = quote_text("/" + key.replace("~", "~0").replace("/", "~1"))
+        value = f"json_extract(j, {pointer})"
+        if texts:
+            expression = f"json_extract_string(j, {pointer})"
+        elif booleans:
+            expression = f"CAST({value} AS BOOLEAN)"
+        elif floats:  # NaN is a missing value, as `from_records` holds it
+            expression = f"CASE WHEN isnan(CAST({value} AS DOUBLE)) THEN NULL ELSE CAST({value} AS DOUBLE) END"
+        elif integers:
+            expression = f"CAST({value} AS BIGINT)"
+        else:
+            expression = "CAST(NULL AS VARCHAR)"
+        select.append(f"{expression} AS {quote_identifier(key)}")
+    # Typed once, held: every later query reads the columns, not the JSON text again.
+    typed = quote_identifier(f"{name}__typed")
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {typed} AS SELECT {', '.join(select)} FROM {records}")
+    connection.execute(f"DROP TABLE {records}")
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT * FROM {typed}")
+    return name
+
+
+# Each key's JSON pointer (RFC 6901: ~ and / escaped), for `register_json_files`.
+_JSON_POINTER = "'/' || replace(replace(key, '~', '~0'), '/', '~1')"
+
+
+def _json_layout(path: Path) -> str:
+    """How DuckDB reads a ``.json`` file as chartc's reader does: a list (``[``), else records one a line."""
+    with open(path, "rb") as stream:
+        start = stream.read(64).lstrip(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    if start[:1] == b"[":
+        return "array"
+    if start[:1] == b"{":
+        return "newline_delimited"
+    raise JsonNotTyped
 
 
 class TextReadError(EngineReadError):

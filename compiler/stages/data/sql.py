@@ -23,14 +23,20 @@ number). What the query computes is what Vega computes, value for value:
 - ``fold`` is a UNION ALL of one select per folded field; ``aggregate``
   groups by Vega's group key (the values as JavaScript text), keeps the
   groups in order of first appearance, and computes each op natively where
-  SQL is exact (counts, extremes of numbers, d3's quantiles) and otherwise
+  SQL is exact (counts, extremes of numbers, d3's quantiles: `d3_quantile`) and otherwise
   with Vega's streaming measures (`vega.measure`) over the group's values in
   row order (`list(x ORDER BY seq)`): a floating sum in Vega's order, not in
   the order threads happen to add.
 - ``joinaggregate`` is that aggregate's measures joined back onto each row
-  of the group; ``window`` groups the rows by partition and calls Vega's
-  window (`window.window_partition`) once per partition on its values in
-  row order, the results unnested back onto the rows by their sequence.
+  of the group; ``window`` runs as SQL window functions over the partitions
+  in Vega's order (ranks, lag/lead, first/last/nth value, counts, extremes,
+  d3's quantiles over frames, a frame widened to its ends' peers by a
+  variable-width ``ROWS`` frame: `_Chain.window_in_sql`), except the ops SQL
+  cannot match (Vega's streamed sums, means and variances, whose rounding
+  follows the rows its frame added and removed) and sorts by text or mixed
+  values (JavaScript orders by UTF-16 code units): those call Vega's window
+  (`window.window_partition`) once per partition on its values in row order,
+  the results unnested back onto the rows by their sequence.
 
 The rows come back as the cells the interpreter gave (`Rows`): a field that
 still holds a data row's value gives that row's cell as read (its Python
@@ -50,7 +56,7 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
                               Transform, Window)
-from ...ir.transforms import ARG_OPS, Density, Lookup, arg_field
+from ...ir.transforms import ARG_OPS, RANKING_OPS, VALUE_OPS, Density, Lookup, arg_field
 from ...ir.transforms import SelectionPredicate
 from . import vega, window
 from .engine import quote_identifier, quote_text
@@ -613,8 +619,8 @@ class _Chain:
                 return (f"CAST(count(DISTINCT {x}) + CASE WHEN count({x}) < count(*) THEN 1 ELSE 0 END AS DOUBLE)",
                         Column(self.fresh(), NUM))
             if op in QUANTILES:
-                return (f"quantile_cont({x}, {QUANTILES[op]}) FILTER (WHERE {clean})",
-                        Column(self.fresh(), NUM, undefined=True))
+                return d3_quantile(f"list({x}) FILTER (WHERE {clean})", QUANTILES[op]), Column(self.fresh(), NUM,
+                                                                                            undefined=True)
             # min/max: the first of equal extremes wins (-0 before 0 or after it), as Vega's streaming comparison.
             extreme = f"{op}({x}) FILTER (WHERE {clean})"
             return (f"CASE WHEN {extreme} = 0 THEN arg_min({x}, {SEQ}) FILTER (WHERE {x} = 0) ELSE {extreme} END",
@@ -689,8 +695,152 @@ class _Chain:
         self.joined(base, grouped, keys, columns, [op.as_ for op in step.ops])
 
     def window(self, step: Window) -> None:
-        """Each row with its window values: per partition, Vega's window (`window.window_partition`) over its
-        rows in order, one call per partition, unnested back onto the rows by their sequence."""
+        """Each row with its window values: SQL window functions where SQL computes Vega's values
+        (`native_window_op`), Vega's window in Python per partition for the rest (`window_in_python`)."""
+        native = self.native_sort(step)
+        ops = [(op, native is not None and self.native_window_op(op)) for op in step.ops]
+        reads = {op.field for op in step.ops} | {name for name, _ in step.sort} | set(step.groupby)
+        if all(done for _, done in ops) or not any(done for _, done in ops) or reads & set(step.makes()):
+            # One kind of evaluation for the whole step (a split one would read what the first half wrote).
+            everything = all(done for _, done in ops)
+            ops = [(op, everything) for op in step.ops]
+        order = list(dict.fromkeys([*self.fields, *step.makes()]))
+        in_sql = tuple(op for op, done in ops if done)
+        in_python = tuple(op for op, done in ops if not done)
+        if in_sql:
+            self.window_in_sql(step, in_sql, native)
+        if in_python:
+            self.window_in_python(step, in_python)
+        self.fields = {name: self.fields[name] for name in order}
+
+    def native_sort(self, step: Window) -> list[str] | None:
+        """The partition's order as SQL ``ORDER BY`` terms with Vega's comparator (`window.ascending`: null and
+        undefined first, then NaN, then the values; descending reverses all), or None where SQL's order differs.
+
+        Only numbers, dates (their times) and booleans: text compares by UTF-16 code units in
+        JavaScript, by code points in SQL, which differ past U+FFFF.
+        """
+        terms = []
+        for name, order in step.sort:
+            state = self.fields.get(name)
+            if state is None or state.value.kind not in (NUM, DATE_KIND, BOOL):
+                return None
+            x, direction = state.value.sql, "DESC" if order == "descending" else "ASC"
+            nan = f" WHEN isnan({x}) THEN 1" if state.value.kind != BOOL else ""
+            terms += [f"CASE WHEN {x} IS NULL THEN 0{nan} ELSE 2 END {direction}", f"{x} {direction}"]
+        return terms
+
+    def native_window_op(self, op) -> bool:
+        """Whether SQL computes this window op's values exactly as Vega does.
+
+        Not the streamed ops (sum, product, mean, variance...): Vega's frame adds each entering row and
+        subtracts each leaving one, so a sliding sum's rounding depends on the rows that passed through,
+        not only on the frame's values; SQL sums a frame in any order. They stay in Python.
+        """
+        if op.op in RANKING_OPS or op.op == "count":
+            return True
+        state = self.fields.get(op.field) if op.field is not None else None
+        if state is None:
+            return False
+        column = state.value
+        if op.op in VALUE_OPS:
+            return not column.undefined  # a NULL must be null (out of the partition), not undefined
+        if op.op in ("valid", "missing"):
+            return column.kind in (NUM, STR, BOOL, DATE_KIND) and not column.undefined
+        numbers = column.kind == NUM and not column.undefined
+        if op.op in ("min", "max", "distinct"):
+            return numbers
+        return numbers and op.op in QUANTILES
+
+    def window_in_sql(self, step: Window, ops: tuple, sort: list[str]) -> None:
+        """Vega's window ops as SQL window functions over the partitions (`keyed`) in Vega's order.
+
+        Rows of equal sort values keep their order (Vega's sort is stable: `SEQ` breaks ties); without a
+        sort every row is its own peer. A frame is ``[row - before, row + after]`` in rows; unless
+        ``ignorePeers`` (or without a sort) each end widens to its row's peers: the first peer of the
+        first row, the last of the last (`pos`, `peer_start`, `peer_end`), a frame of variable width.
+        Vega's quirks kept: ``cume_dist`` (and so ``ntile``) of a partition's first row is ``1 / n``
+        even when it has peers; ``percent_rank`` of a lone row is 0 / 0, NaN.
+        """
+        base, keys = self.keyed(step.groupby)
+        partition = f"PARTITION BY {', '.join(quote_identifier(k) for k in keys)} " if keys else ""
+        rows = f"ORDER BY {', '.join([*sort, SEQ])}"
+        pos, n, rank, dense, start, end = (self.fresh(stem) for stem in ("pos", "n", "rk", "drk", "ps", "pe"))
+        if sort:
+            peers = f"({partition}ORDER BY {', '.join(sort)})"
+            ranks = (f"rank() OVER {peers} AS {rank}, dense_rank() OVER {peers} AS {dense}, "
+                     f"rank() OVER {peers} - 1 AS {start}, count(*) OVER ({partition}ORDER BY {', '.join(sort)} "
+                     f"RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - 1 AS {end}")
+        else:
+            ranks = (f"{pos} + 1 AS {rank}, {pos} + 1 AS {dense}, {pos} AS {start}, {pos} AS {end}")
+        numbered = self.add(f"SELECT *, row_number() OVER ({partition}{rows}) - 1 AS {pos}, "
+                            f"count(*) OVER ({partition[:-1] if partition else ''}) AS {n} "
+                            f"FROM {quote_identifier(base)}")
+        ranked = self.add(f"SELECT *, {ranks} FROM {quote_identifier(numbered)}")
+        before, after = step.frame
+        if sort and not step.ignorePeers:
+            i0 = "0" if before is None else (
+                f"first_value({start}) OVER ({partition}{rows} ROWS BETWEEN {abs(before)} PRECEDING AND CURRENT ROW)")
+            i1 = f"{n} - 1" if after is None else (
+                f"last_value({end}) OVER ({partition}{rows} ROWS BETWEEN CURRENT ROW AND {abs(after)} FOLLOWING)")
+            ahead, behind = self.fresh("pre"), self.fresh("fol")
+            ranked = self.add(f"SELECT *, {pos} - ({i0}) AS {ahead}, ({i1}) - {pos} AS {behind} "
+                              f"FROM {quote_identifier(ranked)}")
+            frame = f"ROWS BETWEEN {ahead} PRECEDING AND {behind} FOLLOWING"
+        else:
+            frame = (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
+                     f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
+        over, framed = f"OVER ({partition}{rows})", f"OVER ({partition}{rows} {frame})"
+        cume = f"CAST(1 + CASE WHEN {pos} = 0 THEN 0 ELSE {end} END AS DOUBLE) / CAST({n} AS DOUBLE)"
+        selects, columns = [], []
+        for op in ops:
+            state = self.fields.get(op.field) if op.field is not None else None
+            x = state.value.sql if state is not None else None
+            kind, undefined = NUM, False
+            if op.op == "row_number":
+                sql = f"CAST({pos} + 1 AS DOUBLE)"
+            elif op.op in ("rank", "dense_rank"):
+                sql = f"CAST({rank if op.op == 'rank' else dense} AS DOUBLE)"
+            elif op.op == "percent_rank":
+                sql = (f"CASE WHEN {n} = 1 THEN CAST('NaN' AS DOUBLE) "
+                       f"ELSE CAST({rank} - 1 AS DOUBLE) / CAST({n} - 1 AS DOUBLE) END")
+            elif op.op == "cume_dist":
+                sql = cume
+            elif op.op == "ntile":
+                sql = f"ceil({_literal(float(op.param))[0]} * ({cume}))"
+            elif op.op in ("lag", "lead"):
+                offset = int(op.param) if op.param else 1  # Vega's `+offset || 1`
+                function = op.op if offset > 0 else {"lag": "lead", "lead": "lag"}[op.op]
+                sql, kind = f"{function}({x}, {abs(offset)}) {over}", state.value.kind
+            elif op.op in ("first_value", "last_value"):
+                sql, kind = f"{op.op}({x}) {framed}", state.value.kind
+            elif op.op == "nth_value":
+                sql, kind = f"nth_value({x}, {int(op.param)}) {framed}", state.value.kind
+            elif op.op == "count":
+                sql = f"CAST(count(*) {framed} AS DOUBLE)"
+            elif op.op in ("valid", "missing"):
+                sql = f"CAST(count(*) FILTER (WHERE {_window_count(op.op, state.value)}) {framed} AS DOUBLE)"
+            elif op.op == "distinct":
+                sql = (f"CAST(count(DISTINCT {x}) {framed} + CASE WHEN count({x}) {framed} < count(*) {framed} "
+                       f"THEN 1 ELSE 0 END AS DOUBLE)")
+            elif op.op in QUANTILES:
+                sql, undefined = d3_quantile(f"list({x}) FILTER (WHERE NOT isnan({x})) {framed}", QUANTILES[op.op]), True
+            else:  # min, max: the first of equal extremes in the frame's order (-0 or 0), as Vega's measure
+                extreme = f"{op.op}({x}) FILTER (WHERE NOT isnan({x})) {framed}"
+                sql = (f"CASE WHEN {extreme} = 0 THEN arg_min({x}, {pos}) FILTER (WHERE {x} = 0) {framed} "
+                       f"ELSE {extreme} END")
+                undefined = True
+            column = Column(self.fresh(), kind, undefined)
+            selects.append(f"{sql} AS {column.sql}")
+            columns.append(column)
+        carried = self.carried()
+        out = self.add(f"SELECT {carried}, {', '.join(selects)} FROM {quote_identifier(ranked)}")
+        for op, column in zip(ops, columns):
+            self.fields[op.as_] = FieldState(column, ("computed", column), ("probe", out, column))
+
+    def window_in_python(self, step: Window, window_ops: tuple) -> None:
+        """Vega's window (`window.window_partition`) over each partition's rows in order, one call per
+        partition, unnested back onto the rows by their sequence."""
         base, keys = self.keyed(step.groupby)
         inputs: list[tuple[str, Callable, int]] = []  # (SQL list of the values in row order, decoder, slot)
         slots: dict[str, int] = {}
@@ -706,7 +856,7 @@ class _Chain:
             return slots[name]
 
         ops = [(op.op, slot(op.field) if op.field is not None else None, op.param, op.field is not None)
-               for op in step.ops]
+               for op in window_ops]
         sorts = [slot(name) for name, _ in step.sort]
         orders = [order for _, order in step.sort]
         encode = self.codec.encode
@@ -733,11 +883,11 @@ class _Chain:
         parts = self.add(f"SELECT list({SEQ} ORDER BY {SEQ}) AS {seqs}, {call} AS {rows} "
                          f"FROM {quote_identifier(base)}{group}")
         exploded = self.add(f"SELECT unnest({seqs}) AS {seqs}, unnest({rows}) AS {rows} FROM {quote_identifier(parts)}")
-        columns = [Column(self.fresh(), ANY) for _ in step.ops]
+        columns = [Column(self.fresh(), ANY) for _ in ops]
         outs = self.add(f"SELECT {seqs}, " + ", ".join(f"{rows}[{index + 1}] AS {column.sql}"
                                                        for index, column in enumerate(columns))
                         + f" FROM {quote_identifier(exploded)}")
-        self.joined(base, outs, [], columns, [op.as_ for op in step.ops], on=f"b.{SEQ} = g.{seqs}")
+        self.joined(base, outs, [], columns, [op.as_ for op in window_ops], on=f"b.{SEQ} = g.{seqs}")
 
     def lookup(self, step: Lookup) -> None:
         """Each row with the looked-up fields: Vega's index of the second source (`lookup.lookup_index`: key
@@ -924,6 +1074,30 @@ NUMBER_MEASURES: dict[str, Callable[[list[float]], object]] = {
     "stdevp": _spread(lambda n: n, True),
     "stderr": _spread(lambda n: n * (n - 1), True),
 }
+
+
+def d3_quantile(values: str, p: float) -> str:
+    """SQL for d3's ``quantileSorted`` (R's type 7) of a list of numbers (undefined, NULL, for none).
+
+    ``v[i0] + (v[i0 + 1] - v[i0]) * (i - i0)`` at ``i = (n - 1) * p`` over the sorted values, in
+    JavaScript's arithmetic: DuckDB's ``quantile_cont`` interpolates as ``lo * (1 - d) + hi * d``, which
+    differs in the last bit (the median of 1 and 1e16: 5e15 there, 5000000000000001 in Vega).
+    """
+    at = f"(len(v) - 1) * {_literal(float(p))[0]}"
+    low = f"CAST(floor({at}) AS BIGINT)"
+    return (f"list_transform([list_sort({values})], lambda v: CASE WHEN len(v) = 0 THEN NULL "
+            f"WHEN len(v) < 2 THEN v[1] ELSE v[{low} + 1] + (v[{low} + 2] - v[{low} + 1]) * ({at} - floor({at})) "
+            f"END)[1]")
+
+
+def _window_count(op: str, column: Column) -> str:
+    """SQL for whether a value counts as ``valid`` (not null, undefined, '' or NaN) or ``missing``
+    (null, undefined or ''), as Vega's window cell counts them."""
+    x = column.sql
+    missing = f"{x} IS NULL" + (f" OR {x} = ''" if column.kind == STR else "")
+    if op == "missing":
+        return missing
+    return f"NOT ({missing})" + (f" AND NOT isnan({x})" if column.kind == NUM else "")
 
 
 def _cell_columns(cell: tuple) -> list[str]:
