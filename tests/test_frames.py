@@ -33,6 +33,8 @@ from chartc.stages.data import sources
 
 from conftest import ROOT
 
+# Ibis 12's DuckDB backend calls DuckDB's deprecated `fetch_arrow_table`: its warning is not chartc's.
+pytestmark = pytest.mark.filterwarnings("ignore:fetch_arrow_table.*:DeprecationWarning")
 ROWS = 300
 ZONE = "Europe/Paris"
 # Vega's scenegraph of these charts, from the CSV and from every kind of table.
