@@ -218,7 +218,8 @@ def test_no_row_of_a_large_table_is_materialised_in_python(monkeypatch):
     monkeypatch.setattr(sources, "materialise", refuse)
     monkeypatch.setattr(sources.EngineTable, "__getitem__", refuse)
     take = sources.EngineTable.take  # the few rows an aggregate draws (each group's first) may come out; no more
-    monkeypatch.setattr(sources.EngineTable, "take", lambda self, rows: refuse() if len(rows) > 100 else take(self, rows))
+    monkeypatch.setattr(sources.EngineTable, "take",
+                        lambda self, rows: refuse() if len(rows) > 100 else take(self, rows))
     monkeypatch.setattr(sources.EngineTable, "records", refuse)
     monkeypatch.setattr(sources.EngineTable, "columns", property(refuse))
     rng = np.random.default_rng(3)

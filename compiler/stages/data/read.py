@@ -37,7 +37,8 @@ from ...infra.table import (Table, TableError, data_row_line, from_records, json
 from ...ir.nodes import Chart, DataSource
 from .engine import connect
 from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, TextReadError, engine_columns,
-                      frame_failure, is_table, register_files, register_frame, register_table, register_text_files, view_hash)
+                      frame_failure, is_table, register_files, register_frame, register_table, register_text_files,
+                      view_hash)
 
 if TYPE_CHECKING:
     import duckdb
