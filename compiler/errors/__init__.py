@@ -213,6 +213,9 @@ from .data import (  # noqa: E402  (after the types: the messages are re-exporte
 from .data import (  # noqa: E402  (the density transform)
     density_not_numeric, density_not_numeric_hint,
 )
+from .data import (  # noqa: E402  (tables passed from Python)
+    table_plan_failed, table_stream_read, table_stream_read_hint,
+)
 from .validate import (  # noqa: E402  (the density transform)
     density_bandwidth_negative, density_bandwidth_negative_hint, density_extent_empty,
 )
@@ -316,6 +319,7 @@ __all__ = [
     "data_header_too_wide", "data_header_too_wide_hint", "data_hint", "data_integers_hint",
     "data_integers_rounded", "data_long_cell_hint", "data_needs_pyarrow", "data_needs_pyarrow_hint", "data_nested", "data_nested_column",
     "density_unknowable", "density_unknowable_hint", "density_unsupported", "density_unsupported_hint",
+    "table_plan_failed", "table_stream_read", "table_stream_read_hint",
     "data_nested_hint", "data_not_a_file", "data_not_delimited", "data_not_delimited_hint", "data_not_utf8_line",
     "data_not_utf8_line_hint", "data_row_too_long", "data_unclosed_quote", "data_unclosed_quote_hint",
     "data_one_source", "data_path_absolute", "data_path_hint", "data_path_outside", "data_records_too_wide",

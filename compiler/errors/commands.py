@@ -613,15 +613,18 @@ def table_and_source_hint() -> str:
 def table_type(name: str, type_name: str) -> str:
     """A table of a type chartc cannot read.
 
-    The object passed as the table is not a pandas or Polars DataFrame, a pyarrow Table or RecordBatch,
-    nor any object with the Arrow PyCapsule interface (`__arrow_c_stream__`): a list of dicts, say, or a
-    NumPy array. Build a DataFrame from it, or give the rows inline as `data: {values: [...]}`.
+    The object passed as the table is none of those chartc reads: a pandas DataFrame, a Polars
+    DataFrame or LazyFrame, a pyarrow Table, RecordBatch, Dataset or RecordBatchReader, a DuckDB
+    relation, an Ibis table expression, or any object with the Arrow PyCapsule interface
+    (`__arrow_c_stream__`). A list of dicts, say, or a NumPy array: build a DataFrame from it, or give
+    the rows inline as `data: {values: [...]}`.
     """
     return f"the table {name!r} is a {type_name}, which is no table chartc can read"
 
 
 def table_type_hint() -> str:
-    return ("pass a pandas or Polars DataFrame, a pyarrow Table, or any object with __arrow_c_stream__ "
+    return ("pass a pandas DataFrame, a Polars DataFrame or LazyFrame, a pyarrow Table, RecordBatch, Dataset or "
+            "RecordBatchReader, a DuckDB relation, an Ibis table expression, or any object with __arrow_c_stream__ "
             "(pandas.DataFrame(rows) turns a list of dicts into one)")
 
 

@@ -495,3 +495,35 @@ def density_not_numeric(field: str) -> str:
 
 def density_not_numeric_hint(kind: str) -> str:
     return f"its values are {kind}: estimate a numeric field, or convert this one with a calculate (toNumber)"
+
+
+# ------------------------------------------------------------------ tables passed from Python
+
+@code("E485", hint="table_stream_read_hint")
+def table_stream_read(type_name: str) -> str:
+    """A stream passed as a table that was already read.
+
+    A pyarrow `RecordBatchReader` (or any object that hands out its rows as an Arrow stream only once)
+    gives its batches a single time. It was read before chartc got it (by a `read_all()`, another
+    chart, a loop over it), so no row is left to draw. chartc reads a stream once, into its engine:
+    pass a fresh reader for each chart, or the table or dataset the reader came from, which can be
+    read again.
+    """
+    return f"the {type_name} was already read: a stream gives its rows once"
+
+
+def table_stream_read_hint() -> str:
+    return "pass a new reader for each chart, or the pyarrow Table or Dataset it reads from"
+
+
+@code("E486")
+def table_plan_failed(type_name: str, reason: str) -> str:
+    """A lazy table whose query failed when the engine ran it.
+
+    A Polars LazyFrame, a pyarrow Dataset, a DuckDB relation or an Ibis table expression is a query,
+    not rows: chartc's engine runs it when the chart reads it (only the columns and rows the chart
+    needs), and it failed there: a file it scans is missing or damaged, a column it names does not
+    exist, an Ibis expression is not bound to a backend. The reason is the library's own first line;
+    `collect()` (or `execute()`) on the same object shows the whole error.
+    """
+    return f"the {type_name} failed when its query ran: {reason}"

@@ -1,10 +1,12 @@
 """Reading a chart's rows: inline values, files beside the spec (one, or a glob), an offline vega-datasets table,
-or a table passed from Python (`bind_table`, `read_table`: a DataFrame scanned by the engine).
+or a table passed from Python (`bind_table`, `read_table`: a DataFrame, a lazy frame or a stream, read by the
+engine where it is, its rows left there).
 
 `read_rows` reads every row of them into a `table.Table` with parsed dates
 (no row is left unread: only the marks drawn are limited, by the limits
-stage), Parquet and Arrow files and large CSV and TSV files (`engine_reads`)
-through the data engine, where their rows stay (`sources.EngineTable`);
+stage), Parquet and Arrow files, large CSV and TSV files (`engine_reads`) and
+tables passed from Python through the data engine, where their rows stay
+(`sources.EngineTable`);
 `register_source` makes them the engine's view `sources.SOURCE` for the
 queries over them; `read_columns` reads only the column names (for `chartc validate`:
 a CSV's header, a Parquet file's schema), through the same readers, so both
@@ -35,8 +37,8 @@ from ...infra.table import (Table, TableError, data_row_line, from_records, json
 from ...ir.nodes import Chart, DataSource
 from .engine import connect
 from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, JsonNotTyped, TextReadError,
-                      engine_columns, is_table, materialise, register_files, register_frame, register_json_files,
-                      register_table, register_text_files)
+                      engine_columns, frame_failure, is_table, register_files, register_frame,
+                      register_json_files, register_table, register_text_files, view_hash)
 
 if TYPE_CHECKING:
     import duckdb
@@ -192,7 +194,8 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
             query can tell of an engine file).
     """
     if data.frame is not None:
-        return register_table(connection, read_table(data))
+        rows = read_table(data)
+        return register_table(connection, rows) if connection is not rows.connection else rows.view
     if data.file is None:
         return register_table(connection, _read_values(data, from_records) if data.values is not None
                               else load_dataset(data.dataset))
@@ -213,8 +216,9 @@ class BoundTable:
     """A table passed from Python for a chart's `frame` source, and its rows once read (read once per compile).
 
     Attributes:
-        value: the object passed (a DataFrame, an Arrow table: `sources.is_table`).
-        rows: its rows as a `Table`, after `read_table`; None before.
+        value: the object passed (a DataFrame, a lazy frame, a stream: `sources.is_table`).
+        rows: its rows left in the engine (an `EngineTable` on a connection of its own), after
+            `read_table`; None before.
     """
 
     __slots__ = ("value", "rows")
@@ -255,8 +259,12 @@ def bind_table(chart: Chart, tables) -> Chart:
     return replace(chart, data=replace(data, table=BoundTable(tables)))
 
 
-def read_table(data: DataSource) -> Table:
-    """The rows of the table bound to a `frame` source, read through the engine (once: they are kept).
+def read_table(data: DataSource) -> EngineTable:
+    """The rows of the table bound to a `frame` source, left in the engine (registered once: they are kept).
+
+    The object is the engine's view `sources.SOURCE` on a connection of
+    its own (`sources.register_frame`); a stage fetches only what it reads
+    of it (`sources.EngineTable`): no row is copied into Python to read it.
 
     Raises:
         SpecError: no table was bound (a spec naming a frame, compiled from a
@@ -269,12 +277,21 @@ def read_table(data: DataSource) -> Table:
     if bound.rows is None:
         connection = connect()
         try:
-            bound.rows = materialise(connection, f"SELECT * FROM {register_frame(connection, bound.value)}")
+            try:
+                bound.rows = EngineTable(connection, register_frame(connection, bound.value))
+            except EngineReadError as error:
+                # A lazy query fails when first run (the table's scan): its own reason, kept as the context.
+                cause = error.__context__
+                if cause is None or isinstance(cause, EngineReadError):
+                    raise
+                raise frame_failure(bound.value, cause) from None
         except EngineReadError as error:
+            connection.close()
+            reason = error.args[0] if error.args else str(error)
+            if getattr(reason, "code", None):  # chartc's own words, with their own code (a stream already read)
+                raise data.error(reason, "frame", stage=STAGE, hint=error.hint) from None
             raise data.error(msg.table_unreadable(data.frame, str(error)), "frame", stage=STAGE,
                              hint=error.hint) from None
-        finally:
-            connection.close()
     return bound.rows
 
 
@@ -590,7 +607,7 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
 
     Returns:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
-        ``("frame:NAME", hash of its rows, None)``,
+        ``("frame:NAME", hash of its rows, None)`` (computed by the engine: `sources.view_hash`),
         ``(path as written in the spec, hash, resolved path)`` or, for a
         glob, ``(the glob, hash of every file it matches and its name, None)``.
         A file is hashed blind to line endings (`input_hash`, as the
@@ -604,7 +621,8 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
     try:
         kind, value = data_source(data)
         if kind == "frame":  # the rows themselves: an object in memory has no other identity
-            return f"frame:{value}", values_hash(read_table(data).records()), None
+            rows = read_table(data)
+            return f"frame:{value}", view_hash(rows.connection, rows.view), None
         if kind == "values":
             return "values", values_hash(value), None
         if kind == "dataset":

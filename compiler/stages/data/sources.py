@@ -17,8 +17,11 @@ query's result back into a `Table` for the stages that read rows in Python;
 `EngineTable` is the view's rows left in the engine, a `Table` whose cells
 are fetched only where a stage reads them.
 
-A table passed from Python (a pandas or Polars DataFrame, an Arrow table:
-`register_frame`) is scanned by the engine where it is and typed the same way.
+A table passed from Python (`register_frame`: a pandas or Polars DataFrame, an
+Arrow table scanned where it is; a Polars LazyFrame, a pyarrow Dataset, a
+DuckDB relation or an Ibis expression run as a query at each scan; a stream
+read once into the engine) is typed the same way, and its rows stay in the
+engine as a file's do (`EngineTable`; `view_hash` its provenance).
 
 Nothing here imports duckdb or pyarrow at module level: the connection comes
 from `engine.connect()`, and pyarrow is imported only to read an Arrow file
@@ -191,72 +194,197 @@ def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: lis
     return name
 
 
-# Where a table passed from Python comes from: the top-level package of its type (checked by name, so
-# nothing is imported to tell), or the Arrow PyCapsule protocol any other library can implement.
-TABLE_LIBRARIES = ("pandas", "polars", "pyarrow")
+# What a table passed from Python may be, by the top-level package and name of its type or of a base class
+# (checked by name, so nothing is imported to tell), and how the engine reads it (`register_frame`):
+#   scanned   memory the engine scans in place at every query: pandas and Arrow without a copy, Polars
+#             through Arrow's zero-copy export;
+#   planned   a query plan the engine runs at every query, the columns (and filters) it reads pushed into
+#             it: a Polars LazyFrame, a pyarrow Dataset (files read batch by batch, out of core);
+#   relation  a DuckDB relation: its query run by chartc's engine when it reads only what that engine can
+#             (files, table functions), else streamed once into the engine;
+#   ibis      an Ibis table expression: compiled for its backend and run there (on DuckDB, as a relation);
+#   stream    batches that can be read only once (a RecordBatchReader, or any object with only the Arrow
+#             PyCapsule interface): read once into a table of the engine, never into Python objects.
+TABLE_TYPES = {
+    ("pandas", "DataFrame"): "scanned",
+    ("polars", "DataFrame"): "scanned",
+    ("pyarrow", "Table"): "scanned",
+    ("pyarrow", "RecordBatch"): "scanned",
+    ("polars", "LazyFrame"): "planned",
+    ("pyarrow", "Dataset"): "planned",
+    ("duckdb", "DuckDBPyRelation"): "relation",
+    ("ibis", "Table"): "ibis",
+    ("pyarrow", "RecordBatchReader"): "stream",
+}
 ARROW_STREAM = "__arrow_c_stream__"
+# The kinds whose rows a query computes when read: their failures are the query's (E486).
+LAZY_KINDS = ("planned", "relation", "ibis")
+# Batches of a relation or an Ibis expression streamed into the engine (rows per Arrow batch).
+STREAM_BATCH = 1 << 17
+
+
+def table_kind(value) -> str | None:
+    """How `register_frame` reads a Python object (a `TABLE_TYPES` kind), or None for no table.
+
+    Decided from the object's type, its base classes and its protocols alone: no library is imported.
+    """
+    if isinstance(value, type):
+        return None
+    for cls in type(value).__mro__:
+        kind = TABLE_TYPES.get((cls.__module__.split(".")[0].lstrip("_"), cls.__name__))
+        if kind is not None:
+            return kind
+    return "stream" if hasattr(value, ARROW_STREAM) else None
 
 
 def is_table(value) -> bool:
-    """Whether a Python object is a table `register_frame` reads: a pandas or Polars DataFrame, an Arrow table.
-
-    Decided from the object's type and protocols alone: no library is imported.
-    """
-    if isinstance(value, type):
-        return False
-    module = type(value).__module__.split(".")[0]
-    if module in TABLE_LIBRARIES:
-        return type(value).__name__ in ("DataFrame", "Table", "RecordBatch", "RecordBatchReader")
-    return hasattr(value, ARROW_STREAM)
+    """Whether a Python object is a table `register_frame` reads (a `TABLE_TYPES` kind, or an Arrow stream)."""
+    return table_kind(value) is not None
 
 
 def register_frame(connection: duckdb.DuckDBPyConnection, frame, name: str = SOURCE) -> str:
     """Put a table passed from Python in the engine as the view `name`, typed as chartc types a file.
 
-    The engine scans the object where it is (pandas and Arrow memory is read
-    without a copy; Polars through Arrow): a pandas ``datetime64`` column
-    becomes dates (a zoned one its UTC wall clock), a categorical one text,
-    integers stay exact integers, as they would read from a Parquet file.
-    An object with only the Arrow PyCapsule interface is read as a stream
-    through pyarrow.
+    No row is read into Python: every later query reads the object through
+    the view (`TABLE_TYPES` says how each kind is read, and what it costs).
+    A pandas ``datetime64`` column becomes dates (a zoned one its UTC wall
+    clock), a categorical or dictionary one text, integers stay exact
+    integers, as they would read from a Parquet file.
 
     Args:
         connection: the engine.
-        frame: a pandas or Polars DataFrame, a pyarrow Table or RecordBatch,
-            or any object with ``__arrow_c_stream__`` (`is_table`).
+        frame: a table (`is_table`).
 
     Returns:
         The view's name.
 
     Raises:
         EngineReadError: the engine cannot read it (a nested column, a column
-            of Python objects of mixed types, pyarrow missing for an Arrow object).
+            of Python objects of mixed types, pyarrow missing for an Arrow
+            object, a stream already read, a lazy query that fails).
     """
-    import duckdb
-
+    kind = table_kind(frame)
     scanned = f"{name}__frame"
     try:
-        try:
-            connection.register(scanned, frame)
-        except (duckdb.Error, TypeError, ValueError):
-            if not hasattr(frame, ARROW_STREAM):
-                raise
-            connection.register(scanned, _arrow_stream(frame))  # a PyCapsule the engine does not take directly
-        base = quote_identifier(scanned)
+        base = FRAME_READERS[kind](connection, frame, scanned)
         columns = connection.sql(f"SELECT * FROM {base}")
         described = list(zip(columns.columns, (str(t) for t in columns.types)))
-    except (duckdb.Error, TypeError, ValueError, ImportError) as error:
-        raise EngineReadError(_first_line(error)) from None
+    except EngineReadError:
+        raise
+    except Exception as error:  # the engine's refusal, or a lazy plan's own library failing as it runs
+        raise frame_failure(frame, error) from None
     return _typed_view(connection, base, described, name)
 
 
+def frame_failure(frame, error: BaseException) -> EngineReadError:
+    """Why the engine could not read a table passed from Python, in chartc's words where it knows them.
+
+    Raises:
+        BaseException: `error` itself, when it is no failure to read (a bug, an interrupt).
+    """
+    import duckdb
+
+    kind, reason = table_kind(frame), _first_line(error)
+    if kind == "stream" and "consumed" in reason:
+        return EngineReadError(msg.table_stream_read(type(frame).__name__), msg.table_stream_read_hint())
+    if kind in LAZY_KINDS:
+        return EngineReadError(msg.table_plan_failed(type(frame).__name__, reason))
+    if isinstance(error, (duckdb.Error, TypeError, ValueError, ImportError)):
+        return EngineReadError(reason)
+    raise error
+
+
+def _scan_frame(connection: duckdb.DuckDBPyConnection, frame, scanned: str) -> str:
+    """Memory or a query plan the engine reads in place, at every query (`scanned`, `planned`)."""
+    connection.register(scanned, frame)
+    return quote_identifier(scanned)
+
+
+def _scan_relation(connection: duckdb.DuckDBPyConnection, relation, scanned: str) -> str:
+    """A DuckDB relation: its query run by this engine where it reads nothing but what this engine can
+    (files, table functions: the same columns and types bind here), else its rows streamed in once."""
+    import duckdb
+
+    sql = relation.sql_query()
+    try:
+        replayed = connection.sql(sql)
+        same = replayed.columns == relation.columns and [str(t) for t in replayed.types] == [
+            str(t) for t in relation.types]
+    except duckdb.Error:  # it reads a table of its own connection: only that connection can run it
+        same = False
+    if same:
+        connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(scanned)} AS {sql}")
+        return quote_identifier(scanned)
+    return _copy_stream(connection, relation.to_arrow_reader(STREAM_BATCH), scanned)
+
+
+def _scan_ibis(connection: duckdb.DuckDBPyConnection, expression, scanned: str) -> str:
+    """An Ibis table expression, run by its backend: on DuckDB compiled to a relation, else streamed in once."""
+    backend = expression.get_backend()
+    if getattr(backend, "name", None) == "duckdb":
+        return _scan_relation(connection, backend.con.sql(backend.compile(expression)), scanned)
+    return _copy_stream(connection, expression.to_pyarrow_batches(chunk_size=STREAM_BATCH), scanned)
+
+
+def _read_stream(connection: duckdb.DuckDBPyConnection, stream, scanned: str) -> str:
+    """Batches readable once, read into the engine; an object it cannot scan, through pyarrow."""
+    import duckdb
+
+    try:
+        return _copy_stream(connection, stream, scanned)
+    except duckdb.InvalidInputException as error:
+        if "consumed" in str(error) or not hasattr(stream, ARROW_STREAM):
+            raise
+        return _copy_stream(connection, _arrow_stream(stream), scanned)  # a PyCapsule the engine does not take
+
+
+def _copy_stream(connection: duckdb.DuckDBPyConnection, stream, scanned: str) -> str:
+    """A stream's rows as a table of the engine (its memory, spilled to disk past its limit; never Python's)."""
+    streamed = f"{scanned}__stream"
+    connection.register(streamed, stream)
+    try:
+        connection.execute(f"CREATE OR REPLACE TEMP TABLE {quote_identifier(scanned)} AS "
+                           f"SELECT * FROM {quote_identifier(streamed)}")
+    finally:
+        connection.unregister(streamed)
+    return quote_identifier(scanned)
+
+
+# How each kind of table (`table_kind`) becomes a relation of the engine: (connection, table, name) -> SQL.
+FRAME_READERS = {
+    "scanned": _scan_frame,
+    "planned": _scan_frame,
+    "relation": _scan_relation,
+    "ibis": _scan_ibis,
+    "stream": _read_stream,
+}
+
+
 def _arrow_stream(frame):
-    """An object with the Arrow PyCapsule interface as a pyarrow table (the engine scans pyarrow's)."""
+    """An object with the Arrow PyCapsule interface as a pyarrow reader (the engine scans pyarrow's)."""
     try:
         import pyarrow
     except ImportError:
         raise EngineReadError(msg.data_needs_pyarrow(), msg.data_needs_pyarrow_hint()) from None
-    return pyarrow.table(frame)
+    return pyarrow.RecordBatchReader.from_stream(frame)
+
+
+def view_hash(connection: duckdb.DuckDBPyConnection, view: str) -> str:
+    """A hash of a view's rows and columns, computed by the engine in one parallel scan (no row leaves it).
+
+    The rows are hashed as a multiset (the count, the XOR and the sum of
+    each row's hash): rows reordered hash alike, any changed cell differs.
+    """
+    import hashlib
+
+    relation = connection.sql(f"SELECT * FROM {quote_identifier(view)}")
+    names, types = relation.columns, [str(t) for t in relation.types]
+    row = "hash(" + ", ".join(quote_identifier(name) for name in names) + ")" if names else "0"
+    (count, xor, total), = connection.execute(
+        f"SELECT count(*), bit_xor(h), sum(h::HUGEINT) FROM (SELECT {row} AS h FROM {quote_identifier(view)})"
+    ).fetchall()
+    text = "\0".join(f"{name}\0{sql_type}" for name, sql_type in zip(names, types))
+    return hashlib.sha256(f"{text}\n{count}\n{xor}\n{total}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _first_line(error: BaseException) -> str:
