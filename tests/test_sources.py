@@ -356,7 +356,8 @@ def test_reading_a_million_rows_twice_with_two_threads_gives_the_same_bytes(proj
 
 # ------------------------------------------------------------------ identity
 
-@pytest.mark.parametrize("data", [b"", b"a\r\nb", b"\r", b"\r\r\n\r\n", b"x\r" * 7 + b"\n", bytes(range(256)) * 9])
+@pytest.mark.parametrize("data", [b"", b"a\r\nb", b"\r", b"\r\r\n\r\n", b"x\r" * 7 + b"\n", bytes(range(256)) * 9,
+                                  b"\r\nab\r\n\r\ncd\r\r\n\n\r"])
 @pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
 def test_a_streamed_hash_is_the_input_hash_whatever_the_blocks(data, block):
     from chartc.infra.provenance import input_blocks_hash, input_hash
