@@ -45,7 +45,7 @@ from .boxes import box_rows, wants_box
 from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sources import EngineTable
-from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
+from .sql import NUM, BinStep, NotCompiled, compile_chain, register_table, registered_kind, run_query
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
 
 # Vega-Lite's default number of bins on x and y (`bin: true`).
@@ -162,7 +162,7 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         rows = box_rows(connection, chart, layer, table, types)
         return None if rows is None else Encoded(rows, {}, {})
     view = register_table(connection, table, f"encoded_{id(table)}")
-    bins, ops, groupby, rewritten = [], [], [], {}
+    bins, ops, groupby, rewritten, extents = [], [], [], {}, {}
     stacked = any(isinstance(layer.encoding.get(name), Channel) and layer.encoding.get(name).field
                   and not layer.encoding.get(name).aggregate for name in STACK_BY)
 
@@ -177,9 +177,10 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         if binning:
             if table.kinds.get(field) != NUMBER:
                 raise NotCompiled("a bin of values that are not numbers")
-            found = connection.execute(
-                f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(field)} AS DOUBLE) AS v "
-                f"FROM {quote_identifier(view)}) WHERE v IS NOT NULL AND NOT isnan(v)").fetchall()[0]
+            if field not in extents:  # every binned field's extent at once: one scan
+                extents.update(_extents(connection, table, view, [name for name in _binned_fields(layer)
+                                                                   if table.kinds.get(name) == NUMBER] or [field]))
+            found = extents[field]
             if found[0] is None:
                 raise NotCompiled("a bin of no numbers")
             binning = binning if isinstance(binning, dict) else {}
@@ -256,6 +257,26 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
             if isinstance(legend, dict) and "symbolOpacity" not in legend:
                 rewritten[name] = {**props, "legend": {**legend, "symbolOpacity": 1}}
     return Encoded(rows, rewritten, mark)
+
+
+def _binned_fields(layer: Layer) -> list[str]:
+    """The fields the layer's channels bin, each once."""
+    return list(dict.fromkeys(channel.field for channel in layer.encoding.each()
+                              if channel.field and channel.definition().get("bin")))
+
+
+def _extents(connection, table: Table, view: str, fields: list[str]) -> dict:
+    """Field -> (min, max) of its numbers, NaN and missing values left out, every field in one scan.
+
+    Rows left in the engine are read from their own view: the registered one numbers the rows, which an
+    extent does not need (`row_number()` is one more pass, in one thread)."""
+    if isinstance(table, EngineTable) and all(registered_kind(table, field) == NUM for field in fields):
+        view = table.view
+    values = ", ".join(f"CAST({quote_identifier(field)} AS DOUBLE) AS v{index}" for index, field in enumerate(fields))
+    measures = ", ".join(f"{op}(v{index}) FILTER (WHERE NOT isnan(v{index}))"
+                         for index in range(len(fields)) for op in ("min", "max"))
+    found = connection.execute(f"SELECT {measures} FROM (SELECT {values} FROM {quote_identifier(view)})").fetchall()[0]
+    return {field: found[2 * index:2 * index + 2] for index, field in enumerate(fields)}
 
 
 def _configures_opacity(chart: Chart, mark: str) -> bool:
