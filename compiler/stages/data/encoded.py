@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from ...infra.paper import screen_pixels
-from ...infra.table import NUMBER, Table
+from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_INTEGER, STORED_TEXT, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp
 from .boxes import box_rows, wants_box
@@ -300,6 +300,8 @@ LINE_MARK_KEYS = frozenset({"type", "color", "stroke", "strokeWidth", "strokeDas
 POSITION_KEYS = frozenset({"field", "type", "title", "axis"})
 # Channels whose field splits the rows into lines (or only labels them: a tooltip).
 SERIES_CHANNELS = ("color", "stroke", "detail", "strokeDash", "tooltip")
+# How a column left in the engine is stored, where its values split lines as their texts do (not floats: -0 and 0).
+RAW_SERIES = frozenset({STORED_INTEGER, STORED_TEXT, STORED_BOOLEAN})
 
 
 def nice_linear(low: float, high: float, count: int = 10) -> tuple[float, float]:
@@ -389,8 +391,11 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
     if table.kinds.get(x) != NUMBER or table.kinds.get(y) != NUMBER:
         return None
     view = quote_identifier(register_table(connection, table, f"line_{id(table)}"))
+    # Rows left in the engine: the extent read from their own view, which does not number them.
+    extent_view = (quote_identifier(table.view) if isinstance(table, EngineTable) and registered_kind(table, x) == NUM
+                   else view)
     low, high = connection.execute(
-        f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(x)} AS DOUBLE) AS v FROM {view}) "
+        f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(x)} AS DOUBLE) AS v FROM {extent_view}) "
         "WHERE isfinite(v)").fetchall()[0]
     if low is None or not low < high:
         return None
@@ -401,6 +406,11 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
                if channel.field]
     series = (f"list_value({', '.join(f'CAST({quote_identifier(f)} AS VARCHAR)' for f in fields)})"
               if fields else None)
+    if len(fields) == 1 and isinstance(table, EngineTable) and table.stored.get(fields[0]) in RAW_SERIES and (
+            table.stored[fields[0]] != STORED_INTEGER or fields[0] in table.exact):
+        # One field of integers (a double holds each exactly), text or booleans: equal values are equal texts,
+        # so the lines are split by the values themselves (building a list of text per row cost 15%).
+        series = quote_identifier(fields[0])
     query = m4_query(view, x=quote_identifier(x), y=quote_identifier(y), order=quote_identifier(ROW),
                      domain=domain, width=columns, series=series)
     kept = {row[0] for row in connection.execute(query).fetchall()}
