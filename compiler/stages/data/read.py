@@ -527,13 +527,15 @@ def data_source(data: DataSource) -> tuple[str, object]:
 def data_identity(data: DataSource, stop: threading.Event | None = None) -> tuple[str, str, Path | None]:
     """Label, hash and (for files) path of the rows a chart is compiled from.
 
-    The pipeline calls this before `read_rows` reads the rows: a data
-    file saved in between then differs from the hash recorded, so the chart
-    stays stale and the next build renders it again (never the other way
-    round: a hash newer than the rows drawn).
+    The pipeline calls this (through `start_identity`) before `read_rows`
+    reads the rows: a data file saved in between then differs from the hash
+    recorded, so the chart stays stale and the next build renders it again
+    (never the other way round: a hash newer than the rows drawn).
 
     Args:
         data: the chart's data source.
+        stop: set, a file being hashed is left unfinished (`start_identity`'s thread: the result is no
+            longer wanted).
 
     Returns:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
@@ -543,10 +545,6 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
         A file is hashed blind to line endings (`input_hash`, as the
         gallery's manifest hashes its inputs); a Parquet or Arrow file
         streamed, as they have no size limit.
-
-    Args:
-        data: the chart's data source.
-        stop: set, a file being hashed is left unfinished (`start_identity`'s thread, its result no longer wanted).
 
     Raises:
         SpecError: the data file fails `data_file`'s checks (outside the
