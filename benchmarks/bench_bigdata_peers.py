@@ -30,9 +30,10 @@ Competitors, each computing what its chart draws:
   (the bound the issue sets: chartc at most 2x of it at 10^8 rows).
 
 ``--engines`` runs only chartc and DuckDB alone (at 10^8 rows matplotlib + pandas needs
-~15 GB).
+~15 GB). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
+says whether its Vega-Lite is byte for byte this checkout's.
 
-    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--timeout S]
+    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--before REV] [--timeout S]
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import tempfile
 from pathlib import Path
 
 from _common import arguments, chartc, child_env, compare, measure, megabytes, print_machine, python, repeats, \
-    seconds, table
+    seconds, snapshot, table
 
 RUNS, PIXELS, SAMPLES, LEVEL, BINS, GRID = 10, 1000, 100, 0.95, 40, 50
 
@@ -264,6 +265,7 @@ def options(parser) -> None:
     parser.add_argument("--engines", action="store_true",
                         help="only chartc (its engine, its compile) and DuckDB alone: no Altair, no matplotlib")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
+    parser.add_argument("--before", metavar="REV", help="also run `chartc compile` at git revision REV")
 
 
 def cell(series) -> str:
@@ -281,6 +283,9 @@ def main(argv=None) -> int:
     runs = repeats(args, 3, 1)
     n = 10 ** 6 if args.quick else 10 ** 8 if args.huge else 10 ** 7
     env = child_env(args.repo)
+    before = f"chartc compile at {args.before}" if args.before else None
+    env_before = child_env(snapshot(args.repo, args.before)) if args.before else None
+    same = {}
     with tempfile.TemporaryDirectory(prefix="chartc-aggregate-") as tmp:
         folder = Path(tmp)
         (folder / ".git").mkdir()  # the project root chartc's data paths may not leave
@@ -299,9 +304,15 @@ def main(argv=None) -> int:
             spec.write_text(SPECS[chart], encoding="utf-8")
             commands["chartc compile"] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.vl.json")),
                                           "cwd": args.repo, "env": env, "timeout": args.timeout}
+            if before:
+                commands[before] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.before.vl.json")),
+                                    "cwd": args.repo, "env": env_before, "timeout": args.timeout}
             results[task] = compare(commands, runs, warmup=1 if n <= 10 ** 7 else 0)
             written = folder / f"{chart}.vl.json"
             sizes[task] = written.stat().st_size if written.exists() else None
+            then = folder / f"{chart}.before.vl.json"
+            if before and written.exists() and then.exists():
+                same[task] = written.read_bytes() == then.read_bytes()
 
     print_machine(args.repo)
     print(f"\n== {n:,} rows, {RUNS} runs of {n // RUNS:,} steps (Parquet {size / 2**20:.0f} MB): "
@@ -310,7 +321,8 @@ def main(argv=None) -> int:
         engine, alone = series["chartc engine"], series["DuckDB alone"]
         rows = [[name, cell(s), ratio(engine, s), ratio(s, alone)] for name, s in series.items()]
         size = f"{sizes[task] / 1000:,.1f} kB" if sizes.get(task) is not None else "not written"
-        print(f"\n-- {task} (chartc compile's Vega-Lite: {size})")
+        then = "" if task not in same else f"; the same bytes at {args.before}: {'yes' if same[task] else 'NO'}"
+        print(f"\n-- {task} (chartc compile's Vega-Lite: {size}{then})")
         print(table(["command", "wall / peak RSS", "chartc engine / it", "it / DuckDB alone"], rows))
     return 0
 

@@ -31,8 +31,8 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import (bind_table, data_identity, flow_data, follow_fields, lookup_identities, lookup_warnings,
-                          project_root, read_columns, read_rows, scrub_table)
+from .stages.data import (bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings, project_root,
+                          read_columns, read_rows, start_identity, scrub_table)
 from .stages.limits import apply_mark_limits
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -204,7 +204,8 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     from .stages.translate import translate_chart
     from .stages.verify import check_vega_lite
 
-    data = data_identity(chart.data)  # hashed before the rows are read: a save meanwhile leaves it stale
+    # Hashed before the rows are read (a large file beside them, and checked after): a save meanwhile leaves it stale.
+    identity = start_identity(chart.data)
     lookups = lookup_identities(chart)  # each lookup's second source too, before its rows are read
     # Parquet and Arrow are read by the engine; text and inline rows by chartc's readers, so a chart
     # without transforms over them never imports it (the transforms' query registers what it reads).
@@ -226,7 +227,7 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     invalid = check_vega_lite(translation, chart, drawn, full=full)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
-    vega_lite = add_provenance(translation.vega_lite, input_hash(source), data,  # usermeta.chartc: versions, hashes
+    vega_lite = add_provenance(translation.vega_lite, input_hash(source), identity(),  # usermeta.chartc: versions, hashes
                                lookups)
     warnings = (*(p for p in problems if isinstance(p, SpecWarning)), *translation.warnings)
     return Compiled(chart, document, vega_lite, fits, warnings, source, flow, translation.origins)

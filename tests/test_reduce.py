@@ -231,3 +231,31 @@ def test_a_reduced_line_draws_the_full_lines_pixels():
     reduced, whole = drawn
     assert not (whole & ~_near(reduced)).any() and not (reduced & ~_near(whole)).any()
     assert (whole != reduced).sum() <= 0.02 * whole.sum()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_m4_breaks_ties_by_the_row_order_on_any_values(threads):
+    """Few distinct x and y (ties everywhere), -0 beside 0, negative, subnormal and huge values, and rows
+    with a missing or non-finite x or y (each kept alone): numpy's M4 of the rest, by the first row of a tie
+    (the last for the largest x), plus every row not drawn."""
+    rng = np.random.default_rng(7)
+    n = 30_000
+    values = np.array([-0.0, 0.0, -1.5, 1.5, 5e-324, -5e-324, 1e300, -1e300, 2.0, -2.0])
+    x = np.floor(rng.uniform(0, 60, n))
+    s = rng.integers(0, 3, n)
+    # Series 0's lowest y is a zero of either sign, series 1's highest; series 2 has every value.
+    zeros = np.array([-0.0, 0.0, 1.5, 5e-324])
+    y = np.where(s == 0, zeros[rng.integers(0, 4, n)], np.where(s == 1, -zeros[rng.integers(0, 4, n)],
+                                                                 values[rng.integers(0, len(values), n)]))
+    odd = rng.choice(n, 300, replace=False)
+    x[odd[:100]] = np.nan
+    y[odd[100:200]] = np.inf
+    y[odd[200:]] = -np.inf
+    connection = engine.connect()
+    connection.execute(f"SET threads = {threads}")
+    connection.register("line", {"r": np.arange(n), "s": s, "x": x, "y": y})
+    kept = m4_rows(connection, "line", x="x", y="y", order="r", series="s", domain=(0.0, 59.0), width=17)
+    drawn = np.isfinite(x) & np.isfinite(y)
+    index = np.flatnonzero(drawn)
+    expected = sorted({int(index[i]) for i in numpy_m4(x[drawn], y[drawn], s[drawn], 17)} | set(odd.tolist()))
+    assert kept == expected

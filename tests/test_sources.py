@@ -357,7 +357,8 @@ def test_reading_a_million_rows_twice_with_two_threads_gives_the_same_bytes(proj
 
 # ------------------------------------------------------------------ identity
 
-@pytest.mark.parametrize("data", [b"", b"a\r\nb", b"\r", b"\r\r\n\r\n", b"x\r" * 7 + b"\n", bytes(range(256)) * 9])
+@pytest.mark.parametrize("data", [b"", b"a\r\nb", b"\r", b"\r\r\n\r\n", b"x\r" * 7 + b"\n", bytes(range(256)) * 9,
+                                  b"\r\nab\r\n\r\ncd\r\r\n\n\r"])
 @pytest.mark.parametrize("block", [1, 2, 3, 1 << 20])
 def test_a_streamed_hash_is_the_input_hash_whatever_the_blocks(data, block):
     from chartc.infra.provenance import input_blocks_hash, input_hash
@@ -379,3 +380,32 @@ def test_a_parquet_identity_is_its_input_hash(project):
     assert label == "runs/*.parquet" and path is None and len(digest) == 64
     write_runs(project / "runs" / "b.parquet")  # one more file matched: another identity
     assert data_identity(source(project, file="runs/*.parquet"))[1] != digest
+
+
+@pytest.mark.parametrize("file", ["runs.parquet", "runs/*.parquet"])
+def test_a_file_hashed_aside_has_its_identity_unless_saved_meanwhile(project, monkeypatch, file):
+    from chartc.stages.data import data_identity, read, start_identity
+
+    monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # every file on a thread
+    (project / "runs").mkdir()
+    for path in (project / "runs.parquet", project / "runs" / "a.parquet", project / "runs" / "b.parquet"):
+        write_runs(path)
+    data = source(project, file=file)
+    pending = start_identity(data)
+    assert pending() == data_identity(data)
+    pending = start_identity(data)
+    saved = project / "runs.parquet" if file == "runs.parquet" else project / "runs" / "b.parquet"
+    write_runs(saved, more=pa.array([1, 2, 3, 4]))  # saved while the chart compiles: it must stay stale
+    label, digest, path = pending()
+    assert (label, digest) == (file, read.CHANGED_WHILE_HASHED) and digest != data_identity(data)[1]
+
+
+def test_a_missing_file_is_reported_when_its_identity_is_started(project):
+    from chartc.stages.data import data_identity, start_identity
+
+    data = source(project, file="absent.parquet")
+    with pytest.raises(SpecError) as started:
+        start_identity(data)
+    with pytest.raises(SpecError) as direct:
+        data_identity(data)
+    assert str(started.value) == str(direct.value)

@@ -22,6 +22,7 @@ from ..version import __version__
 PROVENANCE_KEY = "chartc"  # the usermeta key; also the PNG tEXt keyword
 DATASET_DISTRIBUTION = "vega_datasets"
 VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
+CRLF = re.compile(b"\r\n")
 # Largest input a build hashes: an input the pipeline would refuse
 # (`stages.data.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all.
 MAX_INPUT_BYTES = 50 * 1024 * 1024
@@ -57,13 +58,19 @@ def dist_version(name: str) -> str:
 def input_blocks_hash(blocks) -> str:
     """`input_hash` of the bytes `blocks` yields in turn: the same hash for a file of any size, in constant memory.
 
-    A CR ending one block is held back until the next shows whether an LF follows it.
+    A CR ending one block is held back until the next shows whether an LF follows it. Each CR of a CRLF
+    is skipped where the regular expression finds it rather than by `bytes.replace`: binary data (a
+    Parquet file) holds a CRLF every ~64 kB by chance, and `replace` took 2.5 times as long over 1.7 GB of it.
     """
     digest, held = hashlib.sha256(), b""
     for block in blocks:
         block = held + block
         held = b"\r" if block.endswith(b"\r") else b""
-        digest.update(block[:len(block) - len(held)].replace(b"\r\n", b"\n"))
+        view, start = memoryview(block)[:len(block) - len(held)], 0
+        for found in CRLF.finditer(view):
+            digest.update(view[start:found.start()])
+            start = found.start() + 1  # the LF starts the next piece
+        digest.update(view[start:])
     digest.update(held)
     return digest.hexdigest()
 

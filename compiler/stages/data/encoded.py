@@ -38,14 +38,14 @@ import math
 from dataclasses import dataclass
 
 from ...infra.paper import screen_pixels
-from ...infra.table import NUMBER, Table
+from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_INTEGER, STORED_TEXT, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import ARG_OPS, Aggregate, AggregateOp, arg_field
 from .boxes import box_rows, wants_box
 from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sources import EngineTable
-from .sql import BinStep, NotCompiled, compile_chain, register_table, run_query
+from .sql import NUM, BinStep, NotCompiled, compile_chain, register_table, registered_kind, run_query
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
 
 # Vega-Lite's default number of bins on x and y (`bin: true`).
@@ -165,7 +165,7 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         rows = box_rows(connection, chart, layer, table, types)
         return None if rows is None else Encoded(rows, {}, {})
     view = register_table(connection, table, f"encoded_{id(table)}")
-    bins, ops, groupby, rewritten = [], [], [], {}
+    bins, ops, groupby, rewritten, extents = [], [], [], {}, {}
     stacked = any(isinstance(layer.encoding.get(name), Channel) and layer.encoding.get(name).field
                   and not layer.encoding.get(name).aggregate for name in STACK_BY)
 
@@ -180,9 +180,10 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         if binning:
             if table.kinds.get(field) != NUMBER:
                 raise NotCompiled("a bin of values that are not numbers")
-            found = connection.execute(
-                f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(field)} AS DOUBLE) AS v "
-                f"FROM {quote_identifier(view)}) WHERE v IS NOT NULL AND NOT isnan(v)").fetchall()[0]
+            if field not in extents:  # every binned field's extent at once: one scan
+                extents.update(_extents(connection, table, view, [name for name in _binned_fields(layer)
+                                                                   if table.kinds.get(name) == NUMBER] or [field]))
+            found = extents[field]
             if found[0] is None:
                 raise NotCompiled("a bin of no numbers")
             binning = binning if isinstance(binning, dict) else {}
@@ -278,6 +279,26 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
     return Encoded(rows, rewritten, mark)
 
 
+def _binned_fields(layer: Layer) -> list[str]:
+    """The fields the layer's channels bin, each once."""
+    return list(dict.fromkeys(channel.field for channel in layer.encoding.each()
+                              if channel.field and channel.definition().get("bin")))
+
+
+def _extents(connection, table: Table, view: str, fields: list[str]) -> dict:
+    """Field -> (min, max) of its numbers, NaN and missing values left out, every field in one scan.
+
+    Rows left in the engine are read from their own view: the registered one numbers the rows, which an
+    extent does not need (`row_number()` is one more pass, in one thread)."""
+    if isinstance(table, EngineTable) and all(registered_kind(table, field) == NUM for field in fields):
+        view = table.view
+    values = ", ".join(f"CAST({quote_identifier(field)} AS DOUBLE) AS v{index}" for index, field in enumerate(fields))
+    measures = ", ".join(f"{op}(v{index}) FILTER (WHERE NOT isnan(v{index}))"
+                         for index in range(len(fields)) for op in ("min", "max"))
+    found = connection.execute(f"SELECT {measures} FROM (SELECT {values} FROM {quote_identifier(view)})").fetchall()[0]
+    return {field: found[2 * index:2 * index + 2] for index, field in enumerate(fields)}
+
+
 def _configures_opacity(chart: Chart, mark: str) -> bool:
     """Whether the chart's config (or hand-written Vega-Lite) may set the mark's opacity: then Vega-Lite's default is not drawn."""
     if chart.vega_lite.plain():
@@ -299,6 +320,8 @@ LINE_MARK_KEYS = frozenset({"type", "color", "stroke", "strokeWidth", "strokeDas
 POSITION_KEYS = frozenset({"field", "type", "title", "axis"})
 # Channels whose field splits the rows into lines (or only labels them: a tooltip).
 SERIES_CHANNELS = ("color", "stroke", "detail", "strokeDash", "tooltip")
+# How a column left in the engine is stored, where its values split lines as their texts do (not floats: -0 and 0).
+RAW_SERIES = frozenset({STORED_INTEGER, STORED_TEXT, STORED_BOOLEAN})
 
 
 def nice_linear(low: float, high: float, count: int = 10) -> tuple[float, float]:
@@ -388,8 +411,11 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
     if table.kinds.get(x) != NUMBER or table.kinds.get(y) != NUMBER:
         return None
     view = quote_identifier(register_table(connection, table, f"line_{id(table)}"))
+    # Rows left in the engine: the extent read from their own view, which does not number them.
+    extent_view = (quote_identifier(table.view) if isinstance(table, EngineTable) and registered_kind(table, x) == NUM
+                   else view)
     low, high = connection.execute(
-        f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(x)} AS DOUBLE) AS v FROM {view}) "
+        f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(x)} AS DOUBLE) AS v FROM {extent_view}) "
         "WHERE isfinite(v)").fetchall()[0]
     if low is None or not low < high:
         return None
@@ -400,6 +426,11 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
                if channel.field]
     series = (f"list_value({', '.join(f'CAST({quote_identifier(f)} AS VARCHAR)' for f in fields)})"
               if fields else None)
+    if len(fields) == 1 and isinstance(table, EngineTable) and table.stored.get(fields[0]) in RAW_SERIES and (
+            table.stored[fields[0]] != STORED_INTEGER or fields[0] in table.exact):
+        # One field of integers (a double holds each exactly), text or booleans: equal values are equal texts,
+        # so the lines are split by the values themselves (building a list of text per row cost 15%).
+        series = quote_identifier(fields[0])
     query = m4_query(view, x=quote_identifier(x), y=quote_identifier(y), order=quote_identifier(ROW),
                      domain=domain, width=columns, series=series)
     kept = {row[0] for row in connection.execute(query).fetchall()}

@@ -23,7 +23,8 @@ import importlib.util
 import json
 import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -594,16 +595,18 @@ def data_source(data: DataSource) -> tuple[str, object]:
     return ("path", (spec_file(data).parent / data.file).resolve())
 
 
-def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
+def data_identity(data: DataSource, stop: threading.Event | None = None) -> tuple[str, str, Path | None]:
     """Label, hash and (for files) path of the rows a chart is compiled from.
 
-    The pipeline calls this before `read_rows` reads the rows: a data
-    file saved in between then differs from the hash recorded, so the chart
-    stays stale and the next build renders it again (never the other way
-    round: a hash newer than the rows drawn).
+    The pipeline calls this (through `start_identity`) before `read_rows`
+    reads the rows: a data file saved in between then differs from the hash
+    recorded, so the chart stays stale and the next build renders it again
+    (never the other way round: a hash newer than the rows drawn).
 
     Args:
         data: the chart's data source.
+        stop: set, a file being hashed is left unfinished (`start_identity`'s thread: the result is no
+            longer wanted).
 
     Returns:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
@@ -628,7 +631,7 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
         if kind == "dataset":
             return f"dataset:{value}", dataset_hash(value), None
         resolved, suffix = data_files(data)
-        hashes = [_file_hash(path, suffix) for path in resolved]
+        hashes = [_file_hash(path, suffix, stop) for path in resolved]
         if kind == "glob":
             root = spec_file(data).parent.resolve()
             listing = "".join(f"{os.path.relpath(path, root)}\0{digest}\n" for path, digest in zip(resolved, hashes))
@@ -639,9 +642,96 @@ def data_identity(data: DataSource) -> tuple[str, str, Path | None]:
                          stage=STAGE) from None
 
 
-def _file_hash(path: Path, suffix: str) -> str:
+def _file_hash(path: Path, suffix: str, stop: threading.Event | None = None) -> str:
     """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the files without a size
     limit (the engine's formats, large delimited and JSON files) streamed in constant memory, to the same hash."""
     if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED and suffix != ".json":
         return input_hash(read_bounded(path, MAX_INPUT_BYTES))
-    return input_blocks_hash(read_blocks(path))
+    return input_blocks_hash(read_blocks(path) if stop is None else _until(stop, read_blocks(path)))
+
+
+class _Abandoned(Exception):
+    """A hash no longer wanted (`start_identity`)."""
+
+
+def _until(stop: threading.Event, blocks: Iterator[bytes]) -> Iterator[bytes]:
+    for block in blocks:
+        if stop.is_set():
+            raise _Abandoned
+        yield block
+
+
+# Data files of this many bytes or more are hashed on a thread of their own while the engine reads them.
+HASHED_ASIDE_BYTES = 64 * 1024 * 1024
+# The hash recorded for data saved while it was hashed: no file has it, so the chart stays stale.
+CHANGED_WHILE_HASHED = hashlib.sha256(b"chartc: the data changed while it was hashed").hexdigest()
+
+
+def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None]]:
+    """`data_identity`, a large file's hash computed on a thread while the rows are read: call the result for it.
+
+    Hashing 1.7 GB of Parquet costs seconds of one core that the engine's queries, reading the same file,
+    leave partly idle. The checks run now (a missing or refused file is reported here, as `data_identity`
+    reports it); a file of `HASHED_ASIDE_BYTES` or more is hashed on a thread, and when the result is asked
+    for, each file's size, modification time and inode are compared with what they were before it was
+    hashed: a file saved meanwhile is recorded as `CHANGED_WHILE_HASHED`, so that the chart stays stale,
+    as hashing before reading guarantees (`data_identity`). Smaller data is hashed now.
+
+    Args:
+        data: the chart's data source.
+
+    Returns:
+        A function of no arguments returning `data_identity(data)` (raising what it raises).
+
+    Raises:
+        SpecError: the data file fails `data_file`'s checks.
+    """
+    try:
+        kind, _ = data_source(data)
+        resolved, suffix = data_files(data) if kind in ("path", "glob") else ([], None)
+        before = [_file_state(path) for path in resolved]
+    except (OSError, RuntimeError):
+        resolved, before = [], []  # reported by `data_identity`, now
+    if (not resolved or (suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED)
+            or sum(state[0] for state in before) < HASHED_ASIDE_BYTES):
+        identity = data_identity(data)
+        return lambda: identity
+    stop, outcome = threading.Event(), {}
+
+    def run() -> None:
+        try:
+            outcome["identity"] = data_identity(data, stop)
+        except _Abandoned:
+            pass
+        except BaseException as error:  # raised where the identity is asked for
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="chartc-data-hash", daemon=True)
+    thread.start()
+    return _HashedAside(thread, stop, outcome, resolved, before)
+
+
+def _file_state(path: Path) -> tuple[int, int, int]:
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns, info.st_ino
+
+
+class _HashedAside:
+    """`start_identity`'s pending result; dropped unasked (a compile that failed), it stops the hash."""
+
+    def __init__(self, thread: threading.Thread, stop: threading.Event, outcome: dict, paths: list, before: list):
+        self.thread, self.stop, self.outcome, self.paths, self.before = thread, stop, outcome, paths, before
+
+    def __call__(self) -> tuple[str, str, Path | None]:
+        self.thread.join()
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+        label, digest, path = self.outcome["identity"]
+        try:
+            unchanged = [_file_state(path) for path in self.paths] == self.before
+        except OSError:
+            unchanged = False
+        return label, digest if unchanged else CHANGED_WHILE_HASHED, path
+
+    def __del__(self):
+        self.stop.set()

@@ -954,6 +954,7 @@ class EngineTable(Table):
         object.__setattr__(self, "count", count)
         object.__setattr__(self, "cache", cache)
         object.__setattr__(self, "numbered", None)
+        object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
 
     @property
     def columns(self) -> dict[str, list]:  # every cell: what a stage reading rows in Python needs
@@ -1031,11 +1032,12 @@ class EngineTable(Table):
     def unique(self, name: str) -> list:
         if name in self.cache or self.kinds.get(name) is None:
             return Table({name: self[name]}, {name: self.kinds[name]}).unique(name)
-        column, numbered = quote_identifier(name), quote_identifier(self.rows_view())
-        values = self.fetch(f"SELECT {column} FROM (SELECT {column}, min({quote_identifier(ROW)}) AS first "
-                            f"FROM {numbered} WHERE {self._key(name)} IS NOT NULL GROUP BY {column}) ORDER BY first",
-                            [name])[name]
-        return values
+        if name not in self.uniques:
+            column, numbered = quote_identifier(name), quote_identifier(self.rows_view())
+            self.uniques[name] = self.fetch(
+                f"SELECT {column} FROM (SELECT {column}, min({quote_identifier(ROW)}) AS first FROM {numbered} "
+                f"WHERE {self._key(name)} IS NOT NULL GROUP BY {column}) ORDER BY first", [name])[name]
+        return list(self.uniques[name])
 
     def present(self, name: str) -> set:
         """The column's values other than None (NaN is one of them, once), from the engine."""

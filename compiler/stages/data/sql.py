@@ -235,15 +235,20 @@ class _Chain:
 
         return write
 
-    def first_rows(self, previous: str, grouped: str, first: str) -> str:
-        """The rows an aggregate's groups start at, to join back: over rows left in the engine, only those
-        are kept before the join (a join against every row holds every row: 0.7 GB at 10^7 rows)."""
+    def first_values(self, columns: list[str]) -> list[str]:
+        """Over rows left in the engine, an aggregate's groups take their first row's `columns` themselves
+        (`arg_min_null` by the rows' order, NULL kept), so the rows are scanned once: a join back to the
+        first rows scanned them twice (and joined against every row, held them all: 0.7 GB at 10^7 rows).
+        The groups and every step after them are held (`held`).
+
+        Returns:
+            The measures to add to the groups' select (none over rows in memory: the first rows are joined back).
+        """
         if not isinstance(self.table, EngineTable):
-            return previous
-        at = [name for name, _ in self.ctes].index(grouped)
+            return []
+        at = len(self.ctes)  # the groups are the next step
         self.grouped = at if self.grouped is None else min(self.grouped, at)
-        return (f"(SELECT * FROM {previous} WHERE {SEQ} IN "
-                f"(SELECT {first} FROM {quote_identifier(grouped)}))")
+        return [f"arg_min_null({quote_identifier(name)}, {SEQ}) AS {quote_identifier(name)}" for name in columns]
 
     def held(self, index: int) -> str:
         """How a step over rows left in the engine is kept: the groups and after, held; before them, not."""
@@ -465,10 +470,10 @@ class _Chain:
         # The keys are computed under their own names in a first select, grouped by them after.
         key_exprs = ", ".join(f"{k} AS {quote_identifier(n)}" for k, n in zip(keys, key_names))
         base = self.add(f"SELECT *{', ' + key_exprs if keys else ''} FROM {previous}") if keys else self.current
-        select = [f"min({SEQ}) AS {first}", *measures]
-        grouped = self.add(f"SELECT {', '.join(select)} FROM {quote_identifier(base)}{group}{having}")
         # The group's first row gives its groupby fields (value and cell), as Vega keeps them.
-        carry = []
+        lazy = isinstance(self.table, EngineTable)
+        row = "g" if lazy else "p"
+        carry, firsts = [], []
         fields: dict[str, FieldState] = {}
         for name in step.groupby:
             state = self.fields.get(name)
@@ -481,8 +486,12 @@ class _Chain:
             for old in [state.value.name, *_cell_columns(state.cell)]:
                 if old not in renamed:
                     renamed[old] = self.fresh()
-                    carry.append(f"p.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
+                    firsts.append(old)
+                    carry.append(f"{row}.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
             fields[name] = FieldState(_renamed(state.value, renamed), _renamed_cell(state.cell, renamed), state.kind)
+        select = [f"min({SEQ}) AS {first}", *measures, *self.first_values(list(dict.fromkeys(firsts)))]
+        grouped = self.add(f"SELECT {', '.join(select)} FROM {quote_identifier(base)}{group}{having}")
+        joined = "" if lazy else f" JOIN {previous} AS p ON p.{SEQ} = g.{first}"
         # An argmin/argmax's row gives every field (value and cell) under `arg_field` names; none where it picks none.
         joins = []
         for index, (op, column) in enumerate(picks):
@@ -505,8 +514,7 @@ class _Chain:
         out = self.add(f"SELECT g.{first} AS {SEQ}, CAST(NULL AS BIGINT) AS {quote_identifier(ROW)}"
                        f"{''.join(', ' + part for part in carry)}"
                        f"{''.join(', g.' + column.sql for column in measure_columns)} "
-                       f"FROM {quote_identifier(grouped)} AS g JOIN {self.first_rows(previous, grouped, first)} AS p "
-                       f"ON p.{SEQ} = g.{first}{''.join(joins)}")
+                       f"FROM {quote_identifier(grouped)} AS g{joined}{''.join(joins)}")
         for name, spec in out_fields.items():
             if spec is not None:
                 fields[name] = FieldState(spec[1], ("computed", spec[1]), ("probe", out, spec[1]))
@@ -973,10 +981,10 @@ class _Chain:
                     probes[(cte, column.name)] = (f"__pn{len(probes)}", f"__pt{len(probes)}", cte, tag)
         names = self.columns()
         select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
-        # Over rows left in the engine a step read twice (an aggregate's groups joined back to their first
-        # rows) is scanned again rather than held: held, it is every row of every column.
-        # The groups and every step after them are few rows: held, so that reading them again (the probes,
-        # the join back) does not run the scan again.
+        # Over rows left in the engine a step read twice is scanned again rather than held: held, it is
+        # every row of every column. The groups (which carry their first rows' fields: `first_values`) and
+        # every step after them are few rows: held, so that reading them again (the probes) does not run
+        # the scan again.
         lazy = isinstance(self.table, EngineTable)
         ctes = ",\n".join(f"{quote_identifier(name)}{self.held(index) if lazy else ' AS'} ({sql})"
                            for index, (name, sql) in enumerate(self.ctes))
