@@ -154,7 +154,8 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
         return list(error.errors)
 
 
-def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bool = True) -> Compiled:
+def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bool = True,
+                 draft: bool = False) -> Compiled:
     """Compile a chart spec file to Vega-Lite.
 
     Args:
@@ -163,6 +164,8 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bo
         full: also run what Vega-Lite's own compiler refuses (`verify.compile_refusal`),
             which starts the renderer's engine. A caller that renders the chart
             can leave it out: the render finds the same refusal (`refusals_as_errors`).
+        draft: leave out Vega-Lite's JSON schema check too (`chartc serve`'s preview of a
+            save, drawn by the browser at once; the build that follows checks everything).
 
     Returns:
         A `Compiled` with the Vega-Lite dict, the fitted trends and any warnings.
@@ -171,11 +174,11 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bo
         SpecError: the spec or its data has problems (all of them, in file order).
     """
     chart, document, source = _check_source(path, preset)
-    return compile_document(document, source, chart=chart, full=full)
+    return compile_document(document, source, chart=chart, full=full, draft=draft)
 
 
 def compile_document(document: Document, source: bytes, *, tables=None, chart: Chart | None = None,
-                     preset: str | None = None, full: bool = True) -> Compiled:
+                     preset: str | None = None, full: bool = True, draft: bool = False) -> Compiled:
     """Compile a loaded spec to Vega-Lite: `compile_spec` for a spec that is no file (text, a dict).
 
     Args:
@@ -187,6 +190,7 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
         chart: the chart model when already parsed from `document`.
         preset: as `compile_spec` (when `chart` is not given).
         full: as `compile_spec`.
+        draft: as `compile_spec`.
 
     Returns:
         As `compile_spec`.
@@ -224,7 +228,7 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     if chart.font_directory is not None:  # a paper's own font: known to the renderer before it measures text
         register_fonts(font_folder(chart))
     translation = translate_chart(chart, flow, fits)
-    invalid = check_vega_lite(translation, chart, drawn, full=full)  # what the chart schema lets through but Vega-Lite refuses
+    invalid = check_vega_lite(translation, chart, drawn, full=full and not draft, schema=not draft)  # what the chart schema lets through but Vega-Lite refuses
     if invalid:
         raise SpecError.collect(invalid)
     vega_lite = add_provenance(translation.vega_lite, input_hash(source), identity(),  # usermeta.chartc: versions, hashes

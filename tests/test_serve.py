@@ -811,3 +811,22 @@ def test_serve_waits_out_another_build_of_its_folder_then_builds(tmp_path, monke
     finally:
         if held is not None:
             release_lock(out, held)
+
+
+def test_a_preview_draft_compiles_to_the_same_vega_lite_as_the_build():
+    from chartc.pipeline import compile_spec
+
+    spec = Path(__file__).resolve().parent.parent / "specs" / "seed_pretraining.yaml"
+    assert compile_spec(spec, full=False, draft=True).vega_lite == compile_spec(spec, full=False).vega_lite
+
+
+def test_the_build_after_a_preview_waits_until_an_open_page_asked_about_it(tmp_path):
+    state = ServeState(tmp_path, building=False)
+    state.publish()
+    started = time.monotonic()
+    state.wait_shown(1, 0.2)  # no page asked: the whole wait
+    assert time.monotonic() - started >= 0.2
+    threading.Timer(0.05, state.wait_newer, (1, 0.0)).start()  # the page drew version 1 and asks for the next
+    started = time.monotonic()
+    state.wait_shown(1, 5.0)
+    assert time.monotonic() - started < 2.0 and state.asked == 1

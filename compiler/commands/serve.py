@@ -73,6 +73,9 @@ POLL_SECONDS = 0.025
 # still being written keeps changing), or after SETTLE_MAX_SECONDS at most.
 SETTLE_SECONDS = 0.02
 SETTLE_MAX_SECONDS = 0.5
+# Seconds the build after a save waits for an open page to draw the save's preview:
+# the build's renders would take the cores the browser draws with.
+PREVIEW_DRAW_SECONDS = 0.5
 # The watched files are listed again (folders scanned, manifest read) at least this often.
 RELIST_SECONDS = 1.0
 # A file changed this recently can change again without its mtime, ctime or size
@@ -203,6 +206,8 @@ class ServeState:
     changed: threading.Condition = field(default_factory=threading.Condition, repr=False)  # a build finished
     held: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(MAX_HELD), repr=False)
     closing: bool = False
+    watching: int = 0  # version requests held now: pages open, waiting for the next version
+    asked: int = 0     # the newest version a page asked about: it has shown that one
 
     def publish(self) -> None:
         """A build finished: bump the version and answer every held version request."""
@@ -218,13 +223,27 @@ class ServeState:
 
     def wait_newer(self, after: int, seconds: float) -> None:
         """Return once the version is not `after`, after `seconds`, or at once when MAX_HELD requests wait."""
+        with self.changed:
+            self.asked = max(self.asked, after)
+            self.changed.notify_all()  # `wait_shown`: a page shows version `after`
         if not self.held.acquire(blocking=False):
             return
         try:
             with self.changed:
+                self.watching += 1
                 self.changed.wait_for(lambda: self.version != after or self.closing, timeout=seconds)
+                self.watching -= 1
         finally:
             self.held.release()
+
+    def wait_shown(self, version: int, seconds: float) -> None:
+        """Return once a page asked about `version` (it swapped that version in and drew it), or after `seconds`.
+
+        A page asks for the version after its own only once the swapped-in
+        chart ran its scripts: Vega draws inline data in the same turn.
+        """
+        with self.changed:
+            self.changed.wait_for(lambda: self.asked >= version or self.closing, timeout=seconds)
 
 
 # ------------------------------------------------------------------ watching
@@ -358,14 +377,38 @@ class Watcher(threading.Thread):
             self.failure = None
 
     def check(self) -> None:
-        """Build when a watched file differs from the record, once it stopped changing."""
+        """Preview, then build, when a watched file differs from the record, once it stopped changing.
+
+        The preview is compiled at once, while the files settle: it is shown
+        only if they kept the stats they had when the change was seen for
+        SETTLE_SECONDS (the compile itself takes longer), else it is compiled
+        again once they settled. The build waits until an open page drew the
+        preview (PREVIEW_DRAW_SECONDS at most): its renders would take the
+        cores the browser draws with.
+        """
         changed = self.poll()
-        if changed:
+        if not changed:
+            return
+        first, started = self.stats(changed), time.monotonic()
+        show = not self.waiting  # another build holds the folder: nothing is shown until it is ours
+        previews = self.previews(changed) if show else {}
+        if time.monotonic() - started < SETTLE_SECONDS or self.stats(changed) != first:
             self.settle(changed)
-            self.log(msg.serve_changed([os.path.relpath(name) for name in changed]))
-            if not self.waiting:  # another build holds the folder: nothing is shown until it is ours
-                self.preview(changed)
-            self.build()
+            if show and self.stats(changed) != first:
+                previews = self.previews(changed)
+        self.log(msg.serve_changed([os.path.relpath(name) for name in changed]))
+        if previews:
+            watched = self.state.watching > 0  # a page waits for the next version: it will draw the preview
+            self.state.previews = {**self.state.previews, **previews}
+            self.state.publish()
+            if watched:
+                self.state.wait_shown(self.state.version, PREVIEW_DRAW_SECONDS)
+        self.build()
+
+    @staticmethod
+    def stats(changed: list[str]) -> list:
+        """`look_stat` of each changed file."""
+        return [look_stat(Path(name)) for name in changed]
 
     def warm(self) -> None:
         """Compile one spec once, so the first save's `preview` does not wait for the compiler's imports."""
@@ -373,19 +416,19 @@ class Watcher(threading.Thread):
 
         for spec in find_specs(self.paths)[:1]:
             try:
-                compile_spec(spec, full=False)
+                compile_spec(spec, full=False, draft=True)
             except Exception:  # noqa: BLE001 (the build reported it)
                 pass
 
-    def preview(self, changed: list[str]) -> None:
-        """Serve the page of every changed spec that compiles, before the build renders its files.
+    def previews(self, changed: list[str]) -> dict[str, str]:
+        """The page of every changed spec that compiles, to serve before the build renders its files.
 
         A chart page draws its chart in the browser from the Vega-Lite it
         holds, so it is the same page the build writes next (same bytes) but
-        needs no render: compiled here, in this process, without the renderer
-        (``full=False``: a chart Vega-Lite refuses is found by the build that
-        follows, which then serves its diagnostics). A spec with problems gets
-        no preview; its diagnostics come with the build.
+        needs no render: compiled here, in this process, as a draft (no
+        renderer, no Vega-Lite schema check: a chart Vega-Lite refuses is
+        found by the build that follows, which then serves its diagnostics).
+        A spec with problems gets no preview; its diagnostics come with the build.
         """
         from ..pipeline import compile_spec  # the compiler: loaded on the first save, not at start
 
@@ -395,12 +438,11 @@ class Watcher(threading.Thread):
             if name not in specs:
                 continue  # a data file: which charts read it is the build's business
             try:
-                previews[gallery.output_stem(Path(name))] = gallery.chart_page(compile_spec(name, full=False))
+                previews[gallery.output_stem(Path(name))] = gallery.chart_page(
+                    compile_spec(name, full=False, draft=True))
             except Exception:  # noqa: BLE001 (any failure is the build's to report, positioned)
                 continue
-        if previews:
-            self.state.previews = {**self.state.previews, **previews}
-            self.state.publish()
+        return previews
 
     def settle(self, changed: list[str]) -> None:
         """Wait until the changed files' stats stayed the same for SETTLE_SECONDS (SETTLE_MAX_SECONDS at most).

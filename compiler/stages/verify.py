@@ -166,7 +166,7 @@ def _describe_leaf(leaf, leaves: list) -> tuple[str, str | None]:
 
 
 def check_vega_lite(translation: Translation, chart: Chart, table: Table | None = None, *,
-                    full: bool = True) -> list[SpecError]:
+                    full: bool = True, schema: bool = True) -> list[SpecError]:
     """Check compiled Vega-Lite before it reaches the renderer.
 
     Refuses any URL (the renderer fetches nothing, so it would draw a blank
@@ -187,6 +187,8 @@ def check_vega_lite(translation: Translation, chart: Chart, table: Table | None 
         chart: the chart model (a compiler refusal names an expression in it).
         table: the chart's rows, to count the bins a `bin.step` makes.
         full: also compile the chart with Vega-Lite's own compiler (starts the engine).
+        schema: check Vega-Lite's JSON schema (~15-50 ms for a small chart). Only a
+            draft (`chartc serve`'s preview, which a full build follows) leaves it out.
 
     Returns:
         One `SpecError` for the first problem, at the spec node that wrote it;
@@ -214,7 +216,7 @@ def check_vega_lite(translation: Translation, chart: Chart, table: Table | None 
                      msg.number_format_too_large_hint(D3_MAX_WIDTH, D3_MAX_PRECISION))
     for vl_path, number in _big_integers(vega_lite):
         return error(msg.number_out_of_range(str(number)), vl_path, msg.integer_range_hint())
-    leaves = _vega_lite_leaves(vega_lite)
+    leaves = _vega_lite_leaves(vega_lite) if schema else []
     if leaves:
         leaf = _best_leaf(leaves)
         reason, suggestion = _describe_leaf(leaf, leaves)
