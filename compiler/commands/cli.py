@@ -29,6 +29,11 @@ from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_ro
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 PRESET_NAMES = tuple(PRESETS)
 
+# A fit solves a system of a few unknowns (a loess band's operator is at most 2,000 square), where
+# BLAS threads cost more than they save: OpenBLAS starts one per core when numpy is imported, ~25 ms
+# of a cold compile's CPU (benchmarks/bench_compile.py), and a build's workers already fill the cores.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS",)  # numpy's wheels bring OpenBLAS; OMP_NUM_THREADS would also narrow Arrow's pool
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
@@ -56,7 +61,11 @@ def run() -> None:
     one at exit takes ~0.1 s of a ~0.6 s cold compile while changing nothing:
     every file chartc writes is written, closed and renamed before `main`
     returns. (mypy ends its runs the same way.)
+
+    BLAS runs one thread unless the user says otherwise (`BLAS_THREADS`).
     """
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")
     status = main()
     workers = sys.modules.get("chartc.render.workers")
     if workers is not None:  # `chartc serve` keeps a pool: stop it (atexit handlers do not run)
