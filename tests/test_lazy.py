@@ -67,7 +67,7 @@ def eager(folder, text: str, monkeypatch):
     """The same chart with every row materialised as a Table first, as every compile did before."""
     with monkeypatch.context() as patch:
         patch.setattr(read_stage, "EngineTable",
-                      lambda connection, view: materialise(connection, f'SELECT * FROM "{view}"'))
+                      lambda connection, view, numbered=None: materialise(connection, f'SELECT * FROM "{view}"'))
         return compiled(folder, text)
 
 

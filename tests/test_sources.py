@@ -409,3 +409,58 @@ def test_a_missing_file_is_reported_when_its_identity_is_started(project):
     with pytest.raises(SpecError) as direct:
         data_identity(data)
     assert str(started.value) == str(direct.value)
+
+
+def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(project, monkeypatch, tmp_path):
+    import os
+    import time
+
+    from chartc.infra.provenance import input_hash
+    from chartc.stages.data import data_identity, read, start_identity
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # every file large enough to be kept
+    path = project / "runs.parquet"
+    data = source(project, file="runs.parquet")
+    write_runs(path)
+    assert data_identity(data)[1] == input_hash(path.read_bytes())
+    assert read._cached_hash(path.resolve(), read._file_state(path)) is None  # written just now: not kept
+    monkeypatch.setattr(read, "SETTLED_NS", 0)
+    time.sleep(0.05)  # the file's times are now before any hash begins
+    assert data_identity(data)[1] == input_hash(path.read_bytes())
+    entry = read._hash_entry_path(path.resolve())
+    assert read._cached_hash(path.resolve(), read._file_state(path)) == input_hash(path.read_bytes())
+    kept = entry.read_text(encoding="utf-8")
+    planted = "0" * 64  # the cache is what answers while the state is the one kept: no byte is read
+    entry.write_text(kept.replace(input_hash(path.read_bytes()), planted), encoding="utf-8")
+    assert data_identity(data)[1] == planted and start_identity(data)()[1] == planted
+    # New bytes of the same size, the modification time put back: the status-change time still moved.
+    before = os.stat(path)
+    content = bytearray(path.read_bytes())
+    content[-100] ^= 1
+    path.write_bytes(bytes(content))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(path).st_size == before.st_size and os.stat(path).st_mtime_ns == before.st_mtime_ns
+    assert data_identity(data)[1] == input_hash(bytes(content)) != planted
+    entry.write_text("{not json", encoding="utf-8")  # a damaged entry is a miss, never an error
+    assert data_identity(data)[1] == input_hash(bytes(content))
+
+
+@pytest.mark.parametrize("extra", [{}, {"file_row_number": pa.array([7, 7, 7, 7])}])
+def test_one_parquet_file_numbers_its_rows_as_the_engine_would_in_one_thread(project, extra):
+    table = write_runs(project / "runs.parquet", **extra)
+    many = pa.concat_tables([table] * 3000)  # 12,000 rows in 12 row groups, read by both threads
+    pyarrow.parquet.write_table(many, project / "big.parquet", row_group_size=1000)
+    read = read_rows(source(project, file="big.parquet"))
+    assert read.numbered == (None if extra else "source__rows")
+    view = read.rows_view()
+    numbered = read.connection.execute(f'SELECT * EXCLUDE (__row), __row FROM "{view}" ORDER BY __row').fetchall()
+    counted = read.connection.execute('SELECT *, row_number() OVER () - 1 FROM "source"').fetchall()
+    assert [repr(row) for row in numbered] == [repr(row) for row in counted] and len(counted) == 12_000
+    rows = [0, 4_001, 11_999]
+    taken = read.take(rows).columns  # fetched by number, before any column is read whole
+    assert repr(taken) == repr({name: [read[name][row] for row in rows] for name in read.names})
+    (project / "runs").mkdir()
+    write_runs(project / "runs" / "a.parquet")
+    write_runs(project / "runs" / "b.parquet")
+    assert read_rows(source(project, file="runs/*.parquet")).numbered is None  # two files: numbered in one thread

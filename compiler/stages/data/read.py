@@ -24,6 +24,7 @@ import json
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from ... import errors as msg
 from ...errors import SpecError
-from ...infra.files import read_blocks, read_bounded
+from ...infra.files import read_blocks, read_bounded, write_atomic
 from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_blocks_hash, input_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
@@ -39,7 +40,7 @@ from ...ir.nodes import Chart, DataSource
 from .engine import connect
 from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, JsonNotTyped, TextReadError,
                       engine_columns, frame_failure, is_table, register_files, register_frame,
-                      register_json_files, register_table, register_text_files, view_hash)
+                      register_json_files, register_numbered, register_table, register_text_files, view_hash)
 
 if TYPE_CHECKING:
     import duckdb
@@ -130,7 +131,8 @@ def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path],
         connection = connect() if connection is None else connection
         try:
             # The rows stay in the engine: a stage reads what it needs of them (`sources.EngineTable`).
-            return EngineTable(connection, _register_files(connection, paths, suffix, written))
+            view = _register_files(connection, paths, suffix, written)
+            return EngineTable(connection, view, register_numbered(connection, paths, suffix, view))
         except JsonNotTyped:
             return _read_json_in_python(paths, written)
     return READERS[suffix](paths)
@@ -644,10 +646,72 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
 
 def _file_hash(path: Path, suffix: str, stop: threading.Event | None = None) -> str:
     """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the files without a size
-    limit (the engine's formats, large delimited and JSON files) streamed in constant memory, to the same hash."""
+    limit (the engine's formats, large delimited and JSON files) streamed in constant memory, to the same hash; one
+    of `HASHED_ASIDE_BYTES` or more is taken from the hash cache when its state there is its state now
+    (`_cached_hash`), and put there when hashed (`_remember_hash`)."""
     if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED and suffix != ".json":
         return input_hash(read_bounded(path, MAX_INPUT_BYTES))
-    return input_blocks_hash(read_blocks(path) if stop is None else _until(stop, read_blocks(path)))
+    state = _file_state(path)
+    large = state[0] >= HASHED_ASIDE_BYTES
+    cached = _cached_hash(path, state) if large else None
+    if cached is not None:
+        return cached
+    started = time.time_ns()
+    digest = input_blocks_hash(read_blocks(path) if stop is None else _until(stop, read_blocks(path)))
+    if large:
+        _remember_hash(path, state, started, digest)
+    return digest
+
+
+# ----------------------------------------------------------------- the hash cache
+
+# Hashing a data file costs about what one scan of it by the engine does (1.7 GB of Parquet: ~2 s of a core).
+# A file of `HASHED_ASIDE_BYTES` or more is hashed once per state: its hash is kept in chartc's cache folder
+# (`render.export.cache_dir`), one small file per data file, beside the file's state when it was hashed:
+# (size, modification time, inode, status-change time, device), all in nanoseconds where they are times. The
+# status-change time (ctime) is set by the kernel on every write, rename, truncation or `touch`, and no call
+# sets it back, so a file whose state is the one recorded has not been written since it was hashed (the test
+# git's index makes of a file). Two cases would escape it, and neither is recorded: a file whose times are
+# within `SETTLED_NS` of the moment hashing began (its timestamps come from a clock that ticks in
+# milliseconds: a second write in the same tick, of the same size, would leave them alone; git calls this
+# "racily clean"), and a file whose state changed while it was hashed. What is not covered: a file system
+# without inodes or status-change times that report stable values (some network mounts): their state
+# changes on every look, so their hash is never taken from the cache, only recomputed.
+HASH_CACHE_FOLDER = "data-hashes-1"  # the 1: `input_blocks_hash` as it is; another hash, another folder
+SETTLED_NS = 2 * 10**9
+HASH_ENTRY_BYTES = 4096
+
+
+def _hash_entry_path(path: Path) -> Path:
+    from ...render.export import cache_dir  # only a large file's hash reaches here
+
+    name = hashlib.sha256(os.fsencode(path)).hexdigest()
+    return cache_dir() / HASH_CACHE_FOLDER / f"{name}.json"
+
+
+def _cached_hash(path: Path, state: tuple) -> str | None:
+    """The hash kept for this file in this state, or None (no entry, another state, an unreadable entry)."""
+    try:
+        entry = json.loads(read_bounded(_hash_entry_path(path), HASH_ENTRY_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if (not isinstance(entry, dict) or entry.get("path") != os.fsdecode(path) or entry.get("state") != list(state)
+            or not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"])):
+        return None
+    return entry["sha256"]
+
+
+def _remember_hash(path: Path, state: tuple, started: int, digest: str) -> None:
+    """Keep a file's hash for its state, when that state says the bytes hashed are the file's (see above)."""
+    try:
+        settled = max(state[1], state[3]) < started - SETTLED_NS and _file_state(path) == state
+        if settled:
+            entry = _hash_entry_path(path)
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(entry, json.dumps({"path": os.fsdecode(path), "state": list(state),
+                                            "sha256": digest}).encode("utf-8"))
+    except OSError:  # a read-only home, a full disk: the hash is made again next time
+        pass
 
 
 class _Abandoned(Exception):
@@ -675,7 +739,8 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     reports it); a file of `HASHED_ASIDE_BYTES` or more is hashed on a thread, and when the result is asked
     for, each file's size, modification time and inode are compared with what they were before it was
     hashed: a file saved meanwhile is recorded as `CHANGED_WHILE_HASHED`, so that the chart stays stale,
-    as hashing before reading guarantees (`data_identity`). Smaller data is hashed now.
+    as hashing before reading guarantees (`data_identity`). Smaller data is hashed now, and so is a large file
+    whose hash the cache holds for its state (`_cached_hash`): then nothing is read to hash it.
 
     Args:
         data: the chart's data source.
@@ -693,7 +758,8 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     except (OSError, RuntimeError):
         resolved, before = [], []  # reported by `data_identity`, now
     if (not resolved or (suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED)
-            or sum(state[0] for state in before) < HASHED_ASIDE_BYTES):
+            or sum(state[0] for state in before) < HASHED_ASIDE_BYTES
+            or all(_cached_hash(path, state) is not None for path, state in zip(resolved, before))):
         identity = data_identity(data)
         return lambda: identity
     stop, outcome = threading.Event(), {}
@@ -711,9 +777,9 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     return _HashedAside(thread, stop, outcome, resolved, before)
 
 
-def _file_state(path: Path) -> tuple[int, int, int]:
+def _file_state(path: Path) -> tuple[int, int, int, int, int]:
     info = os.stat(path)
-    return info.st_size, info.st_mtime_ns, info.st_ino
+    return info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, info.st_dev
 
 
 class _HashedAside:

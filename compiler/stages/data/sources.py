@@ -176,8 +176,31 @@ def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suf
     return _typed_view(connection, base, described, name)
 
 
-def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: list, name: str) -> str:
-    """The view `name` over `base` (the engine's relation), each column cast to the type chartc gives it."""
+def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str,
+                      name: str = SOURCE) -> str | None:
+    """For one Parquet file registered as `name` (`register_files`), the view ``NAME__rows``: its rows with
+    each one's number as `ROW`, the file's own row number (a Parquet reader knows it in every thread),
+    which is what `EngineTable.rows_view` numbers in one thread, `row_number() OVER ()` in the file's order.
+
+    Returns:
+        The view's name, or None where the rows are numbered by `EngineTable.rows_view` (several files,
+        other formats, a column already named as the number).
+    """
+    if suffix != ".parquet" or len(paths) != 1:
+        return None
+    file = f"[{quote_text(str(paths[0]))}], union_by_name = true"
+    columns = connection.sql(f"SELECT * FROM read_parquet({file})")  # the file's own types, as `register_files`
+    described = list(zip(columns.columns, (str(t) for t in columns.types)))
+    if not described or any(column.lower() in ("file_row_number", ROW) for column, _ in described):
+        return None
+    return _typed_view(connection, f"read_parquet({file}, file_row_number = true)", described, f"{name}__rows",
+                       f"file_row_number AS {quote_identifier(ROW)}")
+
+
+def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: list, name: str,
+                extra: str | None = None) -> str:
+    """The view `name` over `base` (the engine's relation), each column cast to the type chartc gives it
+    (and `extra`, a column of SQL, last)."""
     select = []
     for column, sql_type in described:
         base_type = sql_type.split("(")[0]
@@ -188,7 +211,7 @@ def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: lis
         else:  # ENUM, UUID, TIME, INTERVAL, BLOB, ...: shown as their text
             expression = "CAST({} AS VARCHAR)"
         select.append(f"{expression.format(quote_identifier(column))} AS {quote_identifier(column)}")
-    columns = ", ".join(select) if select else "NULL AS none"  # a file without columns: a view without rows
+    columns = ", ".join(select + ([extra] if extra else [])) if select else "NULL AS none"  # no columns: no rows
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS "
                        f"SELECT {columns} FROM {base}{'' if select else ' LIMIT 0'}")
     return name
@@ -900,9 +923,11 @@ class EngineTable(Table):
     Attributes:
         connection: the engine that holds the view (kept open while the table lives).
         view: the view's name.
+        numbered: the view of the same rows numbered as `ROW` in their order (`register_numbered`), or None:
+            `rows_view` makes one.
     """
 
-    def __init__(self, connection: duckdb.DuckDBPyConnection, view: str):
+    def __init__(self, connection: duckdb.DuckDBPyConnection, view: str, numbered: str | None = None):
         import duckdb
 
         try:
@@ -953,7 +978,7 @@ class EngineTable(Table):
         object.__setattr__(self, "exact", exact)  # integer columns a double holds exactly
         object.__setattr__(self, "count", count)
         object.__setattr__(self, "cache", cache)
-        object.__setattr__(self, "numbered", None)
+        object.__setattr__(self, "numbered", numbered)
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
 
     @property
