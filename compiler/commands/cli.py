@@ -18,7 +18,7 @@ from ..infra import paths
 from ..infra.files import write_atomic
 from ..infra.paper import PRESETS
 from ..version import __version__
-from .daemon import IDLE_MINUTES
+from .daemon import IDLE_MINUTES, run_warm
 from .specs import UsageError, spec_files
 from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_root, starter_spec,
                         vscode_settings_snippet, write_schema_copy, write_vscode_settings)
@@ -58,8 +58,6 @@ def run() -> None:
     every file chartc writes is written, closed and renamed before `main`
     returns. (mypy ends its runs the same way.)
     """
-    from .daemon import run_warm
-
     status = run_warm(sys.argv[1:])  # the warm renderer, when one runs (`chartc daemon`)
     if status is None:
         status = main()

@@ -390,12 +390,12 @@ def _start(folder: Path, idle: float) -> int:
     while process is not None and time.monotonic() < deadline:
         try:
             answer = ask(path, "status")
-            if answer.get("pid") == process.pid:
-                print(msg.warm_started(process.pid, str(path), idle))
+            if compatible(answer, source_key()):  # this one, or one started meanwhile by another run
+                print(msg.warm_started(answer.get("pid"), str(path), answer.get("minutes", idle)))
                 return 0
         except (OSError, ConnectionError):
             pass
-        if process.poll() is not None:
+        if process.poll() is not None and not os.path.lexists(path):
             break
         time.sleep(0.05)
     reason = f"no answer within {START_TIMEOUT:g} s"
