@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import os
 import re
 import textwrap
 from pathlib import Path
@@ -17,6 +18,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Every `chartc` a test starts compiles in its own process, even while the developer's warm
+# renderer (`chartc daemon`) runs: tests/test_daemon.py gives the daemon its own folder.
+os.environ["CHARTC_WARM"] = "0"
+
 SPECS = ROOT / "specs"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")

@@ -1,6 +1,6 @@
 """The `chartc` command and what its subcommands build on the pipeline.
 
-`cli` (arguments, exit codes), `specs` (finding spec files), `gallery` and
+`cli` (arguments, exit codes), `daemon` (the warm renderer), `specs` (finding spec files), `gallery` and
 `manifest` (incremental builds), `diff`, `serve`, `reference` (the schema as
 Markdown) and `templates` (`chartc new` and `chartc init`).
 

@@ -18,6 +18,7 @@ from ..infra import paths
 from ..infra.files import write_atomic
 from ..infra.paper import PRESETS
 from ..version import __version__
+from .daemon import IDLE_MINUTES, run_warm
 from .specs import UsageError, spec_files
 from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_root, starter_spec,
                         vscode_settings_snippet, write_schema_copy, write_vscode_settings)
@@ -66,7 +67,9 @@ def run() -> None:
     """
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
-    status = main()
+    status = run_warm(sys.argv[1:])  # the warm renderer, when one runs (`chartc daemon`)
+    if status is None:
+        status = main()
     workers = sys.modules.get("chartc.render.workers")
     if workers is not None:  # `chartc serve` keeps a pool: stop it (atexit handlers do not run)
         workers.close_shared_pool()
@@ -181,6 +184,19 @@ def _parser() -> argparse.ArgumentParser:
     explain.add_argument("--markdown", action="store_true",
                          help="print every code's explanation as Markdown (docs/diagnostics.md) instead")
     explain.set_defaults(run=run_explain)
+
+    daemon = commands.add_parser(
+        "daemon", help="start, stop or ask about the warm renderer that validate and compile reuse",
+        description="A background process of yours that keeps the compiler imported and the renderer started: "
+                    "while it runs, `chartc validate` and `chartc compile` hand it their work (same output, a "
+                    "fraction of a cold start). It listens on a socket in $XDG_RUNTIME_DIR/chartc (else "
+                    "chartc-UID in the temporary folder) that only you can use, and exits after --idle minutes "
+                    "without a run. CHARTC_WARM=1 starts it on demand; CHARTC_WARM=0 never uses it.")
+    daemon.add_argument("action", choices=("start", "stop", "status", "run"),
+                        help="start it in the background, stop it, tell whether it runs, or run it here")
+    daemon.add_argument("--idle", type=float, default=IDLE_MINUTES, metavar="MINUTES",
+                        help=f"exit after this many minutes without a run (default: {IDLE_MINUTES:g})")
+    daemon.set_defaults(run=run_daemon)
     return parser
 
 
@@ -340,6 +356,14 @@ def run_explain(args) -> int:
     except KeyError:
         raise UsageError(msg.unknown_code(args.code, close_codes(args.code))) from None
     return EXIT_OK
+
+
+def run_daemon(args) -> int:
+    from .daemon import daemon_command
+
+    if not args.idle > 0:
+        raise UsageError(f"--idle must be a positive number of minutes, not {args.idle:g}")
+    return daemon_command(args.action, args.idle, main)
 
 
 def run_serve(args) -> int:

@@ -228,6 +228,10 @@ from .check import (  # noqa: E402  (after the types: the messages are re-export
 from .limits import (  # noqa: E402  (after the types: the messages are re-exported)
     too_many_cells_hint, too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
 )
+from .limits import (  # noqa: E402  (the warm renderer's: commands/daemon.py)
+    stat_mode, warm_folder_hint, warm_incompatible, warm_not_owned, warm_not_plain, warm_not_running,
+    warm_not_started, warm_running, warm_shared, warm_started, warm_stopped, warm_unsupported,
+)
 from .fit import (  # noqa: E402  (after the types: the messages are re-exported)
     trend_band_conflict, trend_band_conflict_hint,
     trend_band_level, trend_band_level_hint, trend_band_too_few_points, trend_band_too_few_points_hint,
@@ -377,6 +381,7 @@ __all__ = [
     "syntax_context_hint", "tab_indentation", "tab_indentation_hint", "tab_not_allowed",
     "tab_not_allowed_hint", "text_too_long", "text_too_long_hint", "too_deeply_nested", "too_many_bins",
     "too_many_cells_hint", "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
+    "stat_mode", "warm_folder_hint", "warm_incompatible", "warm_not_owned", "warm_not_plain", "warm_not_running", "warm_not_started", "warm_running", "warm_shared", "warm_started", "warm_stopped", "warm_unsupported",
     "trend_band_conflict",
     "trend_band_conflict_hint", "trend_band_level", "trend_band_level_hint", "trend_band_too_few_points",
     "trend_band_too_few_points_hint", "trend_band_unsupported", "trend_band_unsupported_hint",

@@ -1,4 +1,5 @@
-"""Messages of the limits stage (stages/limits.py): charts too large for the renderer.
+"""Messages of the limits stage (stages/limits.py): charts too large for the renderer; and the warm
+renderer's safety limits (commands/daemon.py: a folder or socket that is not the user's alone).
 
 Each message is a function; one that a diagnostic reads carries its code
 (`@code`), and its docstring is the explanation `chartc explain` prints.
@@ -49,3 +50,98 @@ def too_many_panels(panels: int, limit: int) -> str:
 
 def too_many_panels_hint() -> str:
     return "facet by a field with fewer distinct values, or filter the rows first"
+
+
+# ------------------------------------------------------------------ the warm renderer (commands/daemon.py)
+# Its safety limits: the folder and socket it is reached through must be the user's alone.
+
+@code("E520", hint="warm_folder_hint")
+def warm_not_owned(path: str, owner: int, uid: int) -> str:
+    """A warm renderer's folder or socket that belongs to another user.
+
+    `chartc daemon` and `CHARTC_WARM=1` reach the warm renderer through a socket in
+    `$XDG_RUNTIME_DIR/chartc` (else `chartc-UID` in the temporary folder). Another user could
+    have made that folder or socket to read your specs' paths and answer with their own output,
+    so chartc refuses it and compiles in its own process. Remove it (or ask its owner or an
+    administrator to), or set `XDG_RUNTIME_DIR` to a folder that is yours alone.
+    """
+    return f"belongs to user {owner}, not to you (user {uid}): chartc does not use another user's warm renderer"
+
+
+@code("E521", hint="warm_folder_hint")
+def warm_shared(path: str, mode: int) -> str:
+    """A warm renderer's folder or socket that other users may use.
+
+    The warm renderer's folder and socket must have no permission for the group or others
+    (mode 0700 for the folder, 0600 for the socket): anyone allowed in could connect to it or
+    put their own socket in its place. chartc refuses it and compiles in its own process.
+    `chmod 700` the folder (chartc makes it so when it makes it), or remove it.
+    """
+    return f"has permissions {stat_mode(mode)}, open to the group or others (chartc wants {stat_mode(0o700)} or less)"
+
+
+@code("E522", hint="warm_folder_hint")
+def warm_not_plain(path: str, kind: str, wanted: str) -> str:
+    """A warm renderer's folder or socket that is a symbolic link or another kind of file.
+
+    chartc reads the warm renderer's folder and socket without following symbolic links: a link
+    could lead to another user's socket. A link, or a file where the folder (or the socket)
+    belongs, is refused, and chartc compiles in its own process. Remove it.
+    """
+    return f"is {kind}, not {wanted}: chartc does not follow it"
+
+
+@code("E523")
+def warm_unsupported(platform: str) -> str:
+    """The warm renderer on a system that cannot check who connects.
+
+    The warm renderer answers only its own user, whose id it reads from every connection
+    (`SO_PEERCRED`, Linux). Elsewhere `chartc daemon` refuses to start; `chartc validate` and
+    `chartc compile` compile in their own process as always.
+    """
+    return f"the warm renderer needs Linux (it checks every connection's user), not {platform}"
+
+
+@code("E524")
+def warm_not_started(reason: str) -> str:
+    """A warm renderer that did not start.
+
+    `chartc daemon start` starts the warm renderer in the background and waits for it to answer.
+    It did not: the reason given is its log's last line (`daemon.log` beside its socket).
+    `chartc validate` and `chartc compile` still work, in their own process.
+    """
+    return f"the warm renderer did not start: {reason}"
+
+
+def warm_folder_hint(path: str) -> str:
+    return (f"remove {path}, or set XDG_RUNTIME_DIR to a folder of yours with mode 0700; "
+            "until then chartc compiles in its own process")
+
+
+def stat_mode(mode: int) -> str:
+    """A file's permission bits as `ls -l` and chmod write them: 0700."""
+    return f"{mode & 0o7777:04o}"
+
+
+def warm_started(pid: int, socket: str, minutes: float) -> str:
+    return (f"warm renderer started (pid {pid}, {socket}); `chartc validate` and `chartc compile` use it "
+            f"until it has been idle {minutes:g} minutes")
+
+
+def warm_running(pid: int, version: str, key: str, socket: str, served: int, idle: float, minutes: float) -> str:
+    return (f"warm renderer running (pid {pid}, chartc {version}, source {key}, {socket}): {served} runs, "
+            f"idle {idle:.0f} s, exits after {minutes:g} idle minutes")
+
+
+def warm_incompatible(pid: int, version: str, key: str, ours: str, our_key: str) -> str:
+    return (f"a warm renderer of another chartc runs (pid {pid}, chartc {version}, source {key}; this is "
+            f"chartc {ours}, source {our_key}: another install, or this one edited since): it is not used; "
+            "`chartc daemon start` replaces it")
+
+
+def warm_not_running() -> str:
+    return "no warm renderer runs"
+
+
+def warm_stopped(pid: int) -> str:
+    return f"warm renderer stopped (pid {pid})"
