@@ -33,7 +33,7 @@ from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
 from .stages.data import (bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings, project_root,
                           read_columns, read_rows, start_identity, scrub_table)
-from .stages.limits import apply_mark_limits
+from .stages.limits import apply_mark_limits, check_polar_channels
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
 from .stages.validate import check_schema_reference, project_defaults, validate_document
@@ -148,7 +148,7 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
     try:
         chart, document = check_spec(path)
         columns = read_columns(chart.data)
-        return check_schema_reference(document) + check_chart(
+        return check_schema_reference(document) + check_polar_channels(chart) + check_chart(
             chart, follow_fields(chart, {column: "nominal" for column in columns}))
     except SpecError as error:
         return list(error.errors)
@@ -217,8 +217,8 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     # `data.sample` draws some of the rows; the checks and the fits see them all.
     drawn = sample_rows(table, chart.data.sample) if chart.data.sample is not None else table
     flow = flow_data(chart, table, drawn)  # every layer's rows through its transforms, as Vega computes them
-    problems = check_schema_reference(document) + scrubbed + lookup_warnings(chart) + check_chart(chart, flow.fields,
-                                                                                                    flow)
+    problems = check_schema_reference(document) + scrubbed + lookup_warnings(chart) + check_polar_channels(chart)
+    problems += check_chart(chart, flow.fields, flow)
     errors = [p for p in problems if not isinstance(p, SpecWarning)]
     if errors:
         raise SpecError.collect(errors)

@@ -174,6 +174,7 @@ DRAWN: dict[str, Drawn] = {
     "mpl_stackplot_demo": Drawn("area", lambda: len(inline("mpl_stackplot_demo")),
                                 legend=tuple(inline("mpl_stackplot_demo").continent.unique())),
     "mpl_bar_stacked": Drawn("rect", lambda: len(inline("mpl_bar_stacked")), legend=("Below", "Above")),
+    "mpl_pie_features": Drawn("arc", lambda: len(inline("mpl_pie_features")), layer="layer_0_marks"),
     "mpl_barchart": Drawn("rect", lambda: len(inline("mpl_barchart")), layer="layer_0_marks",
                           legend=tuple(sorted(inline("mpl_barchart").attribute.unique()))),
     "gg_geom_point_size": Drawn("symbol", lambda: len(csv("mtcars.csv"))),
@@ -395,3 +396,28 @@ def test_the_interactive_average_filters_the_rule_by_the_brush_and_draws_the_ove
     bars = sorted(items(graph, "rect", "layer_0_marks"), key=lambda bar: bar["x"])
     assert [bar["y"] for bar in bars] == pytest.approx(list(a * weather().groupby("month").precipitation.mean() + b),
                                                        abs=1e-6)
+
+
+def test_the_pie_slices_span_matplotlibs_angles_and_print_its_percentages():
+    """Each slice spans its share of the circle, in the data's order, counter-clockwise from 3 o'clock as
+    matplotlib draws it: Vega's angles run clockwise from 12 o'clock, so the slice after a cumulative
+    share s starts at π/2 − 2π·s (numpy, from the sizes); its percentage is the share as '%1.1f%%'."""
+    pie = inline("mpl_pie_features")
+    share = pie["size"].to_numpy(dtype=float) / pie["size"].sum()
+    bounds = np.pi / 2 - 2 * np.pi * np.concatenate([[0.0], np.cumsum(share)])
+    graph = scene("mpl_pie_features")
+    slices = items(graph, "arc", "layer_0_marks")
+    # Vega-Lite maps the end of a stacked slice to startAngle and its start to endAngle.
+    assert [item["endAngle"] for item in slices] == pytest.approx(list(bounds[:-1]), abs=1e-12)
+    assert [item["startAngle"] for item in slices] == pytest.approx(list(bounds[1:]), abs=1e-12)
+    # matplotlib's colour cycle, C0 to C3, in the data's order (Vega's category10 is the same tab10)
+    assert [item["fill"] for item in slices] == ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+    assert [item["text"] for item in items(graph, "text", "layer_1_marks")] == list(pie["label"])
+    assert [item["text"] for item in items(graph, "text", "layer_2_marks")] == ["%1.1f%%" % (100 * s) for s in share]
+    assert [re.search(r"label: (\w+)", item["description"]).group(1) for item in slices] == list(pie["label"])
+    # the labels at the middle angle of their slices, 1.1 and 0.6 radii (of 110 px) from the centre
+    middle = (bounds[:-1] + bounds[1:]) / 2
+    for layer, radius in (("layer_1_marks", 121), ("layer_2_marks", 66)):
+        drawn = items(graph, "text", layer)
+        assert [item["theta"] for item in drawn] == pytest.approx(list(middle), abs=1e-12)
+        assert {(item["x"], item["y"], item["radius"]) for item in drawn} == {(slices[0]["x"], slices[0]["y"], radius)}

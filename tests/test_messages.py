@@ -156,11 +156,12 @@ def test_a_condition_through_the_escape_hatch_still_draws(tmp_path):
 @pytest.mark.parametrize("word, meant", [
     ("scatter", "point"), ("scatterplot", "point"), ("plot", "line"), ("lineplot", "line"), ("barh", "bar"),
     ("hist", "bar"), ("histplot", "bar"), ("fill_between", "area"), ("axhline", "rule"), ("heatmap", "rect"),
+    ("pie", "arc"), ("donut", "arc"),
 ])
 def test_a_mark_from_matplotlib_or_seaborn_suggests_chartcs(tmp_path, capsys, word, meant):
     spec = write(tmp_path, CARS + f"mark: {word}\nencoding:\n  x: Horsepower\n  y: Miles_per_Gallon\n")
     marks = ["point", "circle", "square", "line", "area", "bar", "rule", "text", "tick", "rect", "boxplot",
-             "errorbar", "errorband"]
+             "errorbar", "errorband", "arc"]
     line = expected(spec, 2, 7, ("mark",), msg.not_one_of(word, marks), f"did you mean {meant!r}?")
     assert_reported_once(spec, tmp_path, capsys, line)
 

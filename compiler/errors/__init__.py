@@ -227,6 +227,9 @@ from .check import (  # noqa: E402  (after the types: the messages are re-export
 )
 from .limits import (  # noqa: E402  (after the types: the messages are re-exported)
     too_many_cells_hint, too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
+    arc_position_channel, arc_position_channel_hint, arc_without_theta, arc_without_theta_hint,
+    polar_channel_not_for, polar_channel_not_for_hint, polar_channel_without_value,
+    polar_channel_without_value_hint,
 )
 from .limits import (  # noqa: E402  (the warm renderer's: commands/daemon.py)
     stat_mode, warm_folder_hint, warm_incompatible, warm_not_owned, warm_not_plain, warm_not_running,
@@ -441,6 +444,13 @@ __all__ += [
 __all__ += [
     "density_bandwidth_negative", "density_bandwidth_negative_hint", "density_extent_empty", "density_not_numeric",
     "density_not_numeric_hint",
+]
+
+# The arc mark's messages (issue 20): pies and donuts.
+__all__ += [
+    "arc_position_channel", "arc_position_channel_hint", "arc_without_theta", "arc_without_theta_hint",
+    "polar_channel_not_for", "polar_channel_not_for_hint", "polar_channel_without_value",
+    "polar_channel_without_value_hint",
 ]
 
 # The grammar the second corpus needs (issue 20): filters by a selection, error bar caps.

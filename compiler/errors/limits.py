@@ -145,3 +145,95 @@ def warm_not_running() -> str:
 
 def warm_stopped(pid: int) -> str:
     return f"warm renderer stopped (pid {pid})"
+# --- arcs (issue 20): a pie is placed by its angle, not by x and y ---
+
+@code("E555")
+def arc_position_channel(channel: str) -> str:
+    """An x or y channel on an arc mark.
+
+    An arc (a pie or donut slice) is placed by its angle (`theta`) and its distance from the centre
+    (`radius`), around the middle of the plot: there is no x or y axis to put it on. Remove the x or y
+    channel, or draw the values as bars.
+
+    Example:
+        data:
+          values: [{label: a, size: 1}, {label: b, size: 2}]
+        mark: arc
+        encoding:
+          x: label
+          theta: {field: size, type: quantitative}
+          color: label
+    """
+    return f"an arc mark has no {channel} channel: a slice is placed by its angle (theta) and radius"
+
+
+def arc_position_channel_hint() -> str:
+    return "encode the value as theta, the slice's angle, and the category as color; or draw bars with x and y"
+
+
+@code("E556")
+def polar_channel_without_value(channel: str) -> str:
+    """A theta or radius channel with neither a field nor a value.
+
+    `theta` and `radius` draw a field (`theta: {field: size, type: quantitative}`, or `theta: size`)
+    or a constant (`radius: {value: 80}`); one with neither would draw every slice alike, from
+    nothing. Name the field whose values the slices show.
+
+    Example:
+        data:
+          values: [{label: a, size: 1}, {label: b, size: 2}]
+        mark: arc
+        encoding:
+          theta: {type: quantitative, stack: true}
+          color: label
+    """
+    return f"{channel} has neither a field nor a value"
+
+
+def polar_channel_without_value_hint(channel: str) -> str:
+    return f"name the field the slices show, e.g. {channel}: {{field: size, type: quantitative}}"
+
+
+@code("E557")
+def arc_without_theta() -> str:
+    """An arc mark without a theta channel.
+
+    Every arc would span the whole circle, each drawn over the one before: a pie needs the angle of
+    each slice. Encode the quantity each slice shows as `theta` (stacked, the slices fill the circle).
+
+    Example:
+        data:
+          values: [{label: a, size: 1}, {label: b, size: 2}]
+        mark: arc
+        encoding:
+          color: label
+    """
+    return "an arc mark needs a theta channel: without it every slice is the whole circle"
+
+
+def arc_without_theta_hint() -> str:
+    return "add theta: {field: FIELD, type: quantitative}, the quantity each slice shows"
+
+
+@code("E558")
+def polar_channel_not_for(channel: str, mark: str) -> str:
+    """A theta or radius channel on a mark it does not place.
+
+    `theta` and `radius` place arcs, and text around a pie (its labels); any other mark is placed by x
+    and y, and the renderer would ignore the channel silently. Put the channel on an arc or text
+    layer, or use x and y.
+
+    Example:
+        data:
+          values: [{label: a, size: 1}, {label: b, size: 2}]
+        mark: bar
+        encoding:
+          x: label
+          y: size
+          theta: size
+    """
+    return f"a {mark} mark is not placed by {channel}: only arc and text marks are"
+
+
+def polar_channel_not_for_hint() -> str:
+    return "draw the layer as mark: arc (or text, for labels around a pie), or remove the channel"

@@ -61,7 +61,7 @@ VALUE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "vline": ("rule",), "abline": ("rule",),
     "heatmap": ("rect",), "imshow": ("rect",), "pcolormesh": ("rect",), "tile": ("rect",), "geom tile": ("rect",),
     "annotate": ("text",), "annotation": ("text",), "label": ("text",),
-    "rugplot": ("tick",), "rug": ("tick",), "pie": ("arc",),
+    "rugplot": ("tick",), "rug": ("tick",), "pie": ("arc",), "donut": ("arc",),
     "errorbars": ("errorbar",), "geom boxplot": ("boxplot",), "box": ("boxplot",),
     # legend places: matplotlib's legend(loc=...)
     "upper left": ("top-left",), "upper right": ("top-right",), "lower left": ("bottom-left",),

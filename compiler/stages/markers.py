@@ -41,6 +41,7 @@ MARK_KINDS = {
     "bar": "area", "area": "area", "rect": "area", "tick": "area",
     "text": "area",  # a text's colour is its fill, as an area's
     "boxplot": "area", "errorbar": "line", "errorband": "area",
+    "arc": "area",
 }
 
 

@@ -472,7 +472,7 @@ def _check_shapes(owner: dict, path, doc: Document) -> list[SpecError]:
 
 
 # Channels without a constant form in Vega-Lite: no `value`, or no `datum`.
-CHANNEL_CONSTANTS = {"detail": (), "tooltip": ("value",)}
+CHANNEL_CONSTANTS = {"detail": (), "tooltip": ("value",), "order": ("value",)}
 CONSTANTS = ("value", "datum")
 
 

@@ -45,6 +45,7 @@ CHANNEL_CLASSES = {
     "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
     "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
     "xOffset": "XOffset", "yOffset": "YOffset",
+    "theta": "Theta", "radius": "Radius", "order": "Order",
 }
 # A log axis ticks 2, 3, ... 9 between decades, ever closer together: Vega-Lite
 # hides overlapping labels ("greedy"), but keeps labels that touch, and
