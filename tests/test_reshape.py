@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from test_ir import MIXED, WIDE, compare_with_vega, parsed, transform_chains, vega  # noqa: F401  (a fixture)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_engine_vega import compare_engine_with_vega, engine_layers, keyed
+from test_ir import MIXED, WIDE, bare, compare_with_vega, parsed, transform_chains, vega  # noqa: F401  (a fixture)
 
 LINES = """\
 data:
@@ -111,3 +116,118 @@ def test_impute_adds_each_missing_key_after_the_rows_read_with_the_groups_mean()
         (None, 1), (None, 2), (None, 4), (None, 5)]
     assert [row["y"] for row in added] == [means[row["g"]] for row in added]
     assert rows.table["y"][1] == means["a"]  # a null read is filled too
+
+
+# ------------------------------------------------------------------ generated pivots and imputes, in the engine
+
+KEYS = [1, 2, 2.5, -0.0, 0, None, "a", "b", "1", "null", True, False, "2024-01-05"]
+NUMBERS = [1, 2.5, -3, 0, -0.0, None, "x", "7", 1e16, 0.1]
+GROUPS = ["a", "b", None, "", "c", 1, "1"]
+DATES = ["2024-01-05", "2024-02-10T12:30:00", "2023-12-31", None]
+PIVOT_OPS = ["sum", "count", "mean", "max", "min", "median", "valid", "missing", "distinct", "product", "q3"]
+
+
+@st.composite
+def reshape_rows(draw):
+    count = draw(st.integers(1, 14))
+    return [{"g": draw(st.sampled_from(GROUPS)), "h": draw(st.sampled_from(GROUPS[:3])),
+             "k": draw(st.sampled_from(KEYS)), "n": draw(st.sampled_from(NUMBERS)),
+             "m": draw(st.sampled_from([1, 2, 3, 4.5, None])), "d": draw(st.sampled_from(DATES))}
+            for _ in range(count)]
+
+
+@st.composite
+def pivots(draw):
+    # not g: a column named '' is not read back from Vega's marks
+    step = {"pivot": draw(st.sampled_from(["k", "h", "d", "m"])), "value": draw(st.sampled_from(["n", "m"]))}
+    step["groupby"] = [name for name in draw(st.lists(st.sampled_from(["g", "h", "d"]), max_size=2, unique=True))
+                       if name != step["pivot"]]
+    if draw(st.booleans()):
+        step["op"] = draw(st.sampled_from(PIVOT_OPS))
+    if draw(st.booleans()):
+        step["limit"] = draw(st.integers(1, 3))
+    return step
+
+
+@st.composite
+def imputes(draw):
+    step = {"impute": draw(st.sampled_from(["n", "m"])), "key": draw(st.sampled_from(["k", "m", "d"]))}
+    if step["key"] == step["impute"]:
+        step["impute"] = "n"
+    step["groupby"] = draw(st.lists(st.sampled_from(["g", "h"]), max_size=2, unique=True))
+    method = draw(st.sampled_from(["value", "value", "mean", "median", "max", "min"]))
+    if method != "value":
+        step["method"] = method
+        if draw(st.booleans()):
+            step["frame"] = [draw(st.sampled_from([None, 0, -1, -2])), draw(st.sampled_from([None, 0, 1, 2]))]
+    else:
+        choice = draw(st.sampled_from(["absent", "null", 7, -1.5, "text"]))
+        if choice != "absent":
+            step["value"] = None if choice == "null" else choice
+    if draw(st.booleans()):
+        step["keyvals"] = draw(st.lists(st.sampled_from([0, 1, 2, 4.5, "a", "1", None]), min_size=1, max_size=4))
+    return step
+
+
+def engine_against_vega(vega, values: list[dict], steps: list[dict]) -> None:  # noqa: F811
+    """The engine computes these rows (not the interpreter), and they are Vega's, cell by cell."""
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": steps}), "generated.json",
+                   format="json")
+    [chain] = transform_chains(chart)
+    [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert rows is not None, "the engine left the chain to the interpreter"
+    compare_engine_with_vega(vega, chart, chain)
+
+
+@pytest.mark.slow
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=reshape_rows(), step=pivots())
+def test_generated_pivots_run_in_the_engine_and_give_the_rows_vega_gives(vega, values, step):  # noqa: F811
+    engine_against_vega(vega, values, [step])
+    assert_engine_reads_the_interpreters_pivot_columns(values, [step])
+
+
+def assert_engine_reads_the_interpreters_pivot_columns(values: list[dict], steps: list[dict]) -> None:
+    from contextlib import closing
+
+    from chartc.stages.data import field_types, follow_fields
+    from chartc.stages.data import sql as engine_sql
+    from chartc.stages.data.engine import connect
+    from chartc.stages.data.interpret import interpret_layers
+
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": steps}), "generated.json",
+                   format="json")
+    table = keyed(chart)
+    fields = follow_fields(chart, field_types(table))
+    with closing(connect()) as connection:
+        ours = engine_sql.pivot_columns(connection, chart, table, fields.layers, fields.shared)
+    theirs: dict = {}
+    interpret_layers(chart, table, fields.layers, fields.shared, theirs)
+    assert ours == theirs and ours
+
+
+@pytest.mark.slow
+@settings(max_examples=30, derandomize=True, deadline=None, database=None)
+@given(values=reshape_rows(), step=pivots(), before=st.sampled_from([
+    {"filter": "datum.m !== 4.5"}, {"calculate": "datum.k + ''", "as": "k"}, {"calculate": "datum.m > 2", "as": "h"}]))
+def test_a_pivots_columns_after_a_filter_or_a_calculate_are_read_by_the_engine(values, step, before):
+    assert_engine_reads_the_interpreters_pivot_columns(values, [before, step])
+
+
+@pytest.mark.slow
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=reshape_rows(), step=imputes())
+def test_generated_imputes_run_in_the_engine_and_give_the_rows_vega_gives(vega, values, step):  # noqa: F811
+    engine_against_vega(vega, values, [step])
+
+
+@pytest.mark.slow
+@settings(max_examples=25, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=reshape_rows(), step=imputes(), before=st.sampled_from([
+    {"filter": "datum.m !== 4.5"}, {"calculate": "datum.m * 2", "as": "m"},
+    {"calculate": "toDate(datum.d)", "as": "d"}]))
+def test_generated_imputes_after_a_filter_or_a_calculate_give_the_rows_vega_gives(vega, values, step, before):  # noqa: F811
+    engine_against_vega(vega, values, [before, step])
