@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -231,3 +232,44 @@ def test_generated_imputes_run_in_the_engine_and_give_the_rows_vega_gives(vega, 
     {"calculate": "toDate(datum.d)", "as": "d"}]))
 def test_generated_imputes_after_a_filter_or_a_calculate_give_the_rows_vega_gives(vega, values, step, before):  # noqa: F811
     engine_against_vega(vega, values, [before, step])
+
+
+def many_groups(count: int = 400) -> list[dict]:
+    """`count` rows over 60 groups and 12 keys (text and numbers), a few missing, some values null."""
+    import random
+
+    rng = random.Random(16)
+    return [{"g": f"g{rng.randrange(60)}", "k": rng.choice([*range(8), "a", "b", "c", "1"]),
+             "n": None if rng.random() < 0.05 else round(rng.uniform(-5, 5), 3)} for _ in range(count)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("step", [
+    {"pivot": "k", "value": "n", "groupby": ["g"]},
+    {"pivot": "k", "value": "n", "groupby": ["g"], "op": "mean", "limit": 5},
+    {"impute": "n", "key": "k", "groupby": ["g"]},
+    {"impute": "n", "key": "k", "groupby": ["g"], "method": "median", "keyvals": [9, "z"]},
+    {"impute": "n", "key": "k", "groupby": ["g"], "method": "mean", "frame": [-3, 1]},
+], ids=["pivot sum", "pivot mean limited", "impute value", "impute median keyvals", "impute mean framed"])
+def test_many_groups_give_the_rows_vega_gives(vega, step):  # noqa: F811
+    engine_against_vega(vega, many_groups(), [step])
+
+
+def test_a_pivot_of_many_groups_holds_pandas_sums_in_its_keys_order():
+    import pandas as pd
+
+    values = [{**row, "j": index % 11 if index % 7 else 2.5} for index, row in enumerate(many_groups())]
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point",
+                               "transform": [{"pivot": "j", "value": "n", "groupby": ["g"]}]}), "g.json", format="json")
+    [chain] = transform_chains(chart)
+    [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    frame = pd.DataFrame(values)
+    keys = sorted(set(frame["j"]))  # numbers: ascending; named by their JavaScript text
+    names = [str(int(key)) if key == int(key) else str(key) for key in keys]
+    assert rows.table.names == ["g", *names]
+    assert rows.table["g"] == list(dict.fromkeys(frame["g"]))  # the groups in order of their first rows
+    sums = frame.groupby(["g", "j"])["n"].sum(min_count=1)  # no valid value: undefined in Vega, an empty cell
+    for key, name in zip(keys, names):
+        expected = [sums.get((group, key), math.nan) for group in rows.table["g"]]
+        assert [math.nan if cell is None else cell for cell in rows.table[name]] == pytest.approx(
+            expected, abs=1e-12, nan_ok=True)
