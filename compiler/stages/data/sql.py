@@ -918,11 +918,12 @@ class _Chain:
         appearance: one row per key, computed by the engine over the steps so far."""
         if self.run is None:
             raise NotCompiled("keys the engine must read first, with no engine to read them")
-        first = self.fresh("first")
+        first, current = self.fresh("first"), quote_identifier(self.current)
         ctes = ",\n".join(f"{quote_identifier(name)} AS ({sql})" for name, sql in self.ctes)
-        rows = self.run(f"WITH {ctes}\nSELECT first({column.sql} ORDER BY {SEQ}) AS {quote_identifier(first)} "
-                        f"FROM {quote_identifier(self.current)} GROUP BY {_group_key(column, self)} "
-                        f"ORDER BY min({SEQ})", self.functions, self.errors)
+        # Each key's first row joined back by its sequence (Spark has no ordered `first`).
+        rows = self.run(f"WITH {ctes}\nSELECT p.{column.sql} FROM (SELECT min({SEQ}) AS {first} FROM {current} "
+                        f"GROUP BY {_group_key(column, self)}) AS g JOIN {current} AS p ON p.{SEQ} = g.{first} "
+                        f"ORDER BY g.{first}", self.functions, self.errors)
         decode = _decoder(column, self.codec)
         return [decode(row[0]) for row in rows]
 
@@ -1014,10 +1015,11 @@ class _Chain:
         parts = [f"{_group_key(key, self)} AS {kid}", f"{f'CASE {cases} END' if cases else 'NULL'} AS {kvs}",
                  *(f"{sql} AS {name}" for sql, name in zip(groups, group_names))]
         base = self.add(f"SELECT *, {', '.join(parts)} FROM {quote_identifier(self.current)}")
-        keys = self.add(f"SELECT {kid}, min({SEQ}) AS {first}, first({key.sql} ORDER BY {SEQ}) AS {kv} "
-                        f"FROM {quote_identifier(base)} WHERE {kvs} IS NULL GROUP BY {kid}")
-        keys = self.add(f"SELECT {kid}, {kv}, {len(domain)} + row_number() OVER (ORDER BY {first}) - 1 AS {slot} "
-                        f"FROM {quote_identifier(keys)}")
+        keys = self.add(f"SELECT {kid}, min({SEQ}) AS {first} FROM {quote_identifier(base)} WHERE {kvs} IS NULL "
+                        f"GROUP BY {kid}")
+        keys = self.add(f"SELECT k.{kid}, b.{key.sql} AS {kv}, {len(domain)} + row_number() OVER (ORDER BY k.{first}) "
+                        f"- 1 AS {slot} FROM {quote_identifier(keys)} AS k JOIN {quote_identifier(base)} AS b "
+                        f"ON b.{SEQ} = k.{first}")
         slotted = self.add(f"SELECT b.*, coalesce(b.{kvs}, k.{slot}) AS {slot} FROM {quote_identifier(base)} AS b "
                            f"LEFT JOIN {quote_identifier(keys)} AS k ON b.{kid} IS NOT DISTINCT FROM k.{kid}")
         # 3. the domain, the groups, the pairs present; the pairs missing, numbered after every row
