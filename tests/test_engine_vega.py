@@ -223,11 +223,7 @@ def test_every_case_compared_with_vega_is_computed_by_the_engine(case):
     cell for cell, kind for kind and row for row what the interpreter (checked against Vega since v0.2) gives."""
     from chartc.stages.data.interpret import interpret_layers
 
-    from chartc.ir import Impute, Pivot
-
     name, chart = CASES[case]
-    if any(isinstance(step, (Pivot, Impute)) for layer in chart.layers for step in chart.transforms(layer)):
-        pytest.xfail("pivot and impute are computed by the interpreter, not yet compiled to SQL")
     table = keyed(chart)
     layers = engine_layers(chart, table)
     assert all(rows is not None for rows in layers), [index for index, rows in enumerate(layers) if rows is None]

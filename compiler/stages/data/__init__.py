@@ -36,6 +36,7 @@ from .intervals import interval_encoding, wants_interval
 from .lookup import chart_lookups, lookup_identities, lookup_table, lookup_types, lookup_warnings
 from .engine import connect
 from .sql import evaluate_layers
+from .sql import pivot_columns as engine_pivot_columns
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
 from .sources import SOURCE, EngineTable, is_table, materialise, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
@@ -134,7 +135,13 @@ def pivot_columns(chart: Chart, table: Table) -> dict | None:
     if not any(isinstance(step, Pivot) for layer in chart.layers for step in chart.transforms(layer)):
         return None
     fields = follow_fields(chart, field_types(table))
-    pivots: dict = {}
+    # The keys are the rows' values: the engine reads them (`sql.pivot_columns`), the interpreter where it cannot.
+    lazy = isinstance(table, EngineTable)
+    with contextlib.nullcontext(table.connection) if lazy else contextlib.closing(connect()) as connection:
+        pivots = engine_pivot_columns(connection, chart, table, fields.layers, fields.shared)
+    if pivots is not None:
+        return pivots
+    pivots = {}
     interpret_layers(chart, table, fields.layers, fields.shared, pivots)
     return pivots
 

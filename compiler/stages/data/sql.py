@@ -37,6 +37,15 @@ number). What the query computes is what Vega computes, value for value:
   values (JavaScript orders by UTF-16 code units): those call Vega's window
   (`window.window_partition`) once per partition on its values in row order,
   the results unnested back onto the rows by their sequence.
+- ``pivot`` is conditional aggregation: its keys are read first (one query
+  over the steps before it: the first value of each key text, sorted by
+  Vega's comparator in Python, as few values as there are columns), then
+  one `aggregate` measure per key of ``CASE WHEN key === k THEN value ELSE
+  NaN END`` (`_Chain.pivot`). ``impute`` is the groups crossed with the
+  keys (`keyvals`, then the data's in order of first appearance) less the
+  pairs present, the new rows numbered after every row read, group by group
+  (`_Chain.impute`); a method other than ``value`` is Vega-Lite's window
+  over the groups, then a fill of the nulls.
 
 The rows come back as the cells the interpreter gave (`Rows`): a field that
 still holds a data row's value gives that row's cell as read (its Python
@@ -54,13 +63,13 @@ from dataclasses import dataclass, field
 from ...infra.table import BOOLEAN, DATE, NUMBER, STORED_INTEGER, TEXT, Table, scannable
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
-from ...ir.transforms import (Aggregate, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate, Pivot,
-                              Transform, Window)
+from ...ir.transforms import (Aggregate, AggregateOp, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate,
+                              Pivot, Transform, Window, WindowOp)
 from ...ir.transforms import ARG_OPS, RANKING_OPS, VALUE_OPS, Density, Lookup, arg_field
 from ...ir.transforms import SelectionPredicate
 from . import vega, window
 from .engine import quote_identifier, quote_text
-from .interpret import Rows
+from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
 from .sources import EngineTable, register_arrays
 
@@ -70,6 +79,9 @@ ROW, SEQ = "__row", "__seq"   # the data row a row came from; the rows' order
 # Aggregate ops SQL computes exactly on numbers (the rest go through Vega's streaming measures).
 NATIVE_NUMBER_OPS = frozenset({"count", "valid", "missing", "distinct", "min", "max", "median", "q1", "q3"})
 QUANTILES = {"q1": 0.25, "median": 0.5, "q3": 0.75}
+# Ops whose value over a group skips NaN (Vega's valid values): a pivot's NaN for another key changes nothing.
+SKIPPING_NAN = frozenset({"sum", "product", "mean", "average", "variance", "variancep", "stdev", "stdevp", "stderr",
+                          "median", "q1", "q3", "min", "max", "valid", "missing"})
 
 
 @dataclass(frozen=True)
@@ -201,6 +213,10 @@ class _Chain:
         self.view = view
         self.row = ROW
         self.grouped: int | None = None  # the first aggregate's groups, over rows left in the engine
+        self.run: Callable | None = None  # (sql, functions, errors) -> rows: a query over the steps so far
+        self.later: tuple = ()  # the steps after the one being compiled
+        self.pivots: dict | None = None  # pivot path -> its columns, recorded when given
+        self.only: dict[str, str] = {}  # a pivot's hidden field -> the rows whose value its op does not skip
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -462,7 +478,7 @@ class _Chain:
                     if not held.hidden:
                         out_fields[arg_field(op.as_, name)] = None  # filled below, in order
                 continue
-            sql, column = self.measure(op.op, state, op.field is not None)
+            sql, column = self.measure(op.op, state, op.field is not None, self.only.get(op.field))
             measures.append(f"{sql} AS {column.sql}")
             out_fields[op.as_] = ("measure", column)
         having = "" if step.groupby else " HAVING count(*) > 0"
@@ -607,8 +623,9 @@ class _Chain:
         listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {state.value.sql}}})), lambda e: e.v)"
         return function([listed, f"list_sort(list({SEQ}))"]), Column(self.fresh(), NUM)
 
-    def measure(self, op: str, state: FieldState | None, named: bool) -> tuple[str, Column]:
-        """One aggregate op over a group: its SQL and the column it makes."""
+    def measure(self, op: str, state: FieldState | None, named: bool, where: str | None = None) -> tuple[str, Column]:
+        """One aggregate op over a group: its SQL and the column it makes (a streamed one over the rows
+        `where` holds, when given: the rest are values the op skips)."""
         if op == "count":
             return "CAST(count(*) AS DOUBLE)", Column(self.fresh(), NUM)
         if state is None:
@@ -644,6 +661,7 @@ class _Chain:
         encode = _encoder(target, self.codec)
 
         def run(cells):
+            cells = cells or []  # a group none of whose rows `where` holds: no list
             if kind == NUM and not state.value.undefined and op in NUMBER_MEASURES:
                 return encode(NUMBER_MEASURES[op]([cell for cell in cells if cell is not None and cell == cell]))
             values = [decode(cell) for cell in cells]
@@ -653,7 +671,8 @@ class _Chain:
         function = self.function(run, [param], SQL_TYPES[target])
         values_sql = values_sql if state is not None else "CAST(NULL AS VARCHAR)"
         # The values in row order, written so that Spark keeps the order too (collect_list alone does not).
-        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {values_sql}}})), lambda e: e.v)"
+        kept = f" FILTER (WHERE {where})" if where else ""
+        listed = f"list_transform(list_sort(list({{'s': {SEQ}, 'v': {values_sql}}}){kept}), lambda e: e.v)"
         return function([listed]), Column(self.fresh(), target, undefined=target == NUM)
 
     # window and joinaggregate: every row kept, new fields beside its own
@@ -965,6 +984,263 @@ class _Chain:
                     f"ELSE {function([sql])} END")
         return function([sql])
 
+    # reshaping: pivot and impute
+    def pivot(self, step: Pivot) -> None:
+        """Vega's pivot as conditional aggregation: one measure per key, `op` over ``value`` where the row's
+        key is strictly equal to it, NaN elsewhere (what Vega's pivot hands its aggregate), grouped as
+        `aggregate` groups.
+
+        The keys are the data's: the first value of each distinct key text in row order, fetched by a
+        query over the steps so far (`run`), sorted by Vega's ascending comparator and cut at `limit`
+        (`interpret.pivot_keys`, on as many values as there are keys).
+        """
+        key, value = self.fields.get(step.pivot), self.fields.get(step.value)
+        if key is None or key.value.kind == DATE_KIND or (key.value.kind == ANY and value is None):
+            raise NotCompiled("a pivot on a field no row has, or on dates (equal only to themselves)")
+        names = pivot_keys(self.first_keys(key.value), step.limit)
+        if any(type(name) not in (float, str, bool) and name is not None and name is not ex.UNDEFINED
+               for name in names):
+            raise NotCompiled("a pivot on objects (equal only to themselves)")
+        if self.pivots is not None:
+            self.pivots[step.path] = tuple(ex.to_js_string(name) for name in names)
+        nan = "CAST('NaN' AS DOUBLE)"
+        parts, ops = [], []
+        for index, name in enumerate(names):
+            hidden, column = f"\0pivot{index}", ex.to_js_string(name)
+            match = self.strictly_equal(key.value, name)
+            if step.op == "count":  # Vega's `__count__` counts the values that are not NaN: the key's rows
+                not_nan = ""
+                if value is not None and value.value.kind == NUM:
+                    not_nan = f" AND NOT coalesce(isnan({value.value.sql}), false)"
+                elif value is not None and value.value.kind == ANY:
+                    not_nan = f" AND NOT coalesce({value.value.sql} = {quote_text(self.codec.encode(math.nan))}, false)"
+                matched = Column(self.fresh(), NUM)
+                parts.append(f"CASE WHEN {match}{not_nan} THEN 1.0 ELSE {nan} END AS {matched.sql}")
+            elif value is not None and value.value.kind == NUM:
+                matched = Column(self.fresh(), NUM, value.value.undefined)
+                parts.append(f"CASE WHEN {match} THEN {value.value.sql} ELSE {nan} END AS {matched.sql}")
+            else:
+                cell = quote_text(self.codec.encode(ex.UNDEFINED)) if value is None else _convert(value.value, ANY, self)
+                matched = Column(self.fresh(), ANY)
+                parts.append(f"CASE WHEN {match} THEN {cell} ELSE {quote_text(self.codec.encode(math.nan))} END "
+                             f"AS {matched.sql}")
+            self.fields[hidden] = FieldState(matched, ("computed", matched), None, hidden=True)
+            if step.op in SKIPPING_NAN:  # the other keys' rows are NaN to it: left out of its list
+                self.only[hidden] = match
+            ops.append(AggregateOp("valid" if step.op == "count" else step.op, column, hidden,
+                                   path=step.path, source=step.source))
+        if parts:
+            carried = self.carried(skip={self.fields[f"\0pivot{index}"].value.name for index in range(len(names))})
+            self.add(f"SELECT {carried}, {', '.join(parts)} FROM {quote_identifier(self.current)}")
+        self.aggregate(Aggregate(tuple(ops), step.groupby, path=step.path, source=step.source))
+
+    def first_keys(self, column: Column) -> list:
+        """The first value (in row order) of each distinct JavaScript text of a column, in order of first
+        appearance: one row per key, computed by the engine over the steps so far."""
+        if self.run is None:
+            raise NotCompiled("keys the engine must read first, with no engine to read them")
+        first, current = self.fresh("first"), quote_identifier(self.current)
+        ctes = ",\n".join(f"{quote_identifier(name)} AS ({sql})" for name, sql in self.ctes)
+        # Each key's first row joined back by its sequence (Spark has no ordered `first`).
+        rows = self.run(f"WITH {ctes}\nSELECT p.{column.sql} FROM (SELECT min({SEQ}) AS {first} FROM {current} "
+                        f"GROUP BY {_group_key(column, self)}) AS g JOIN {current} AS p ON p.{SEQ} = g.{first} "
+                        f"ORDER BY g.{first}", self.functions, self.errors)
+        decode = _decoder(column, self.codec)
+        return [decode(row[0]) for row in rows]
+
+    def strictly_equal(self, column: Column, name) -> str:
+        """SQL for JavaScript's ``value === name`` of each row's value (never NULL)."""
+        kind = column.kind
+        if name is ex.UNDEFINED or name is None:
+            if kind == ANY:
+                return f"coalesce({column.sql} = {quote_text(self.codec.encode(name))}, false)"
+            holds = name is ex.UNDEFINED if kind == NUM and column.undefined else name is None
+            return f"{column.sql} IS NULL" if holds else "false"
+        literal = _literal(name)
+        if kind == ANY:
+            if type(name) is float and name != name:
+                return "false"
+            if type(name) is float and name == 0:  # -0 === 0
+                return f"coalesce({column.sql} IN ('n0.0', 'n-0.0'), false)"
+            return f"coalesce({column.sql} = {quote_text(self.codec.encode(name))}, false)"
+        if literal is None or literal[1] != kind:
+            return "false"
+        if kind == NUM:
+            return f"coalesce({column.sql} = {literal[0]} AND NOT isnan({column.sql}), false)"
+        return f"coalesce({column.sql} = {literal[0]}, false)"
+
+    def impute(self, step: Impute, later: tuple) -> None:
+        """Vega's impute as Vega-Lite compiles it, in SQL: the groups × the keys, less the pairs the rows hold.
+
+        Each group (Vega's impute key: the groupby values as text, null and undefined as '', in order of
+        first appearance) gains a row for each key of the domain it lacks: the `keyvals` first (matched by
+        their text; a value written twice takes the later slot, as Vega's map does), then the data's keys
+        in order of first appearance. The new rows follow every row read, group by group, key by key;
+        each holds its group's values (its first row's), the key and the fill (`value`, 0 when not given;
+        null for the other methods), every other field undefined. A method other than ``value`` is
+        Vega-Lite's window over the groups in row order (`window`; over a whole group, the default frame,
+        the group's measure joined back: `joinaggregate`, the same values), then the nulls filled with it.
+
+        Every field's kind is its cells' (`vega.column_kind`, read with the rows: `("cells",)`), so no
+        step after it may change the rows; nor may one read a field the new rows leave undefined where
+        its column holds null for undefined.
+        """
+        if step.key == step.impute or step.key in step.groupby or step.impute in step.groupby:
+            raise NotCompiled("an impute whose key, field and groups overlap")
+        if any(not isinstance(after, (Calculate, Window, JoinAggregate)) for after in later):
+            raise NotCompiled("rows changed after an impute (its fields' kinds are those of its rows)")
+        reads: set = set()
+        for after in later:
+            if isinstance(after, Calculate):
+                names = ex.fields_read(after.expression.tree) if after.expression.tree is not None else None
+                if names is None:
+                    raise NotCompiled("an expression after an impute reading fields not known in advance")
+                reads |= set(names)
+            else:
+                reads |= {read.name for read in after.reads()}
+        set_fields = [step.key, step.impute, *step.groupby]
+        for name, state in self.fields.items():
+            if (name not in set_fields and name in reads and state.value.kind != ANY
+                    and not (state.value.kind == NUM and state.value.undefined)):
+                raise NotCompiled("a field an impute leaves undefined, read after it")
+        fill = (0.0 if step.value is ex.UNDEFINED else vega.js_cell(step.value)) if step.method == "value" else None
+        domain = [vega.js_cell(value) for value in step.keyvals or ()]
+        if any(_literal(value) is None for value in [*domain, fill]):
+            raise NotCompiled("an impute of objects")
+        flag = self.fresh("added")
+        # 1. fresh copies of the fields the new rows set, of a kind that holds what they get
+        copies, fresh = [], {}
+        for name, literals in ((step.key, domain), (step.impute, [fill]), *((name, []) for name in step.groupby)):
+            state = self.fields.get(name)
+            kind = _holding(state.value if state is not None else None, literals)
+            column = Column(self.fresh(), kind, state is not None and kind == state.value.kind and state.value.undefined)
+            source = quote_text(self.codec.encode(ex.UNDEFINED)) if state is None else _convert(state.value, kind, self)
+            copies.append(f"{source} AS {column.sql}")
+            fresh[name] = column
+        self.add(f"SELECT {self.carried()}, {', '.join(copies)} FROM {quote_identifier(self.current)}")
+        order = list(dict.fromkeys([*self.fields, *step.groupby, step.key, step.impute]))
+        fields = {}
+        for name in order:
+            state = self.fields.get(name)
+            inner = state.cell if state is not None else ("missing",)
+            value = fresh.get(name, state.value if state is not None else None)
+            fields[name] = FieldState(value, ("added", inner, value, flag), ("cells",),
+                                      state.hidden if state is not None else False)
+        # 2. each row's group, the key's identity and its slot among the keyvals
+        key = fresh[step.key]
+        slots = {ex.to_js_string(value): index for index, value in enumerate(domain)}
+        cases = " ".join(f"WHEN {self.text_equals(key, text)} THEN {index}" for text, index in slots.items())
+        kvs, kid, first, slot, kv = (self.fresh(stem) for stem in ("kvs", "kid", "kf", "slot", "kv"))
+        groups = self.impute_groups([fresh[name] for name in step.groupby])
+        group_names = [self.fresh("g") for _ in groups]
+        parts = [f"{_group_key(key, self)} AS {kid}", f"{f'CASE {cases} END' if cases else 'NULL'} AS {kvs}",
+                 *(f"{sql} AS {name}" for sql, name in zip(groups, group_names))]
+        base = self.add(f"SELECT *, {', '.join(parts)} FROM {quote_identifier(self.current)}")
+        keys = self.add(f"SELECT {kid}, min({SEQ}) AS {first} FROM {quote_identifier(base)} WHERE {kvs} IS NULL "
+                        f"GROUP BY {kid}")
+        keys = self.add(f"SELECT k.{kid}, b.{key.sql} AS {kv}, {len(domain)} + row_number() OVER (ORDER BY k.{first}) "
+                        f"- 1 AS {slot} FROM {quote_identifier(keys)} AS k JOIN {quote_identifier(base)} AS b "
+                        f"ON b.{SEQ} = k.{first}")
+        slotted = self.add(f"SELECT b.*, coalesce(b.{kvs}, k.{slot}) AS {slot} FROM {quote_identifier(base)} AS b "
+                           f"LEFT JOIN {quote_identifier(keys)} AS k ON b.{kid} IS NOT DISTINCT FROM k.{kid}")
+        # 3. the domain, the groups, the pairs present; the pairs missing, numbered after every row
+        listed = [f"SELECT {index} AS {slot}, CAST({self.literal(value, key.kind)} AS {SQL_TYPES[key.kind]}) AS {kv}"
+                  for index, value in enumerate(domain)]
+        domain_sql = self.add(" UNION ALL ".join([*listed, f"SELECT {slot}, {kv} FROM {quote_identifier(keys)}"]))
+        gs = ", ".join(group_names)
+        grouped = self.add(f"SELECT {gs + ', ' if gs else ''}min({SEQ}) AS {first} FROM {quote_identifier(slotted)}"
+                           + (f" GROUP BY {gs}" if gs else " HAVING count(*) > 0"))
+        present = self.add(f"SELECT DISTINCT {gs + ', ' if gs else ''}{slot} FROM {quote_identifier(slotted)}")
+        same = "".join(f" AND p.{name} IS NOT DISTINCT FROM g.{name}" for name in group_names)
+        missing = self.add(f"SELECT g.{first}, d.{slot}, d.{kv} FROM {quote_identifier(grouped)} AS g "
+                           f"CROSS JOIN {quote_identifier(domain_sql)} AS d WHERE NOT EXISTS "
+                           f"(SELECT 1 FROM {quote_identifier(present)} AS p WHERE p.{slot} = d.{slot}{same})")
+        values = {fresh[name].name: f"b.{fresh[name].sql}" for name in step.groupby}
+        values[key.name] = f"m.{kv}"
+        values[fresh[step.impute].name] = f"CAST({self.literal(fill, fresh[step.impute].kind)} AS " \
+                                          f"{SQL_TYPES[fresh[step.impute].kind]})"
+        for state in fields.values():
+            if state.value.name not in values and state.value.kind == ANY:
+                values[state.value.name] = quote_text(self.codec.encode(ex.UNDEFINED))
+        values[SEQ] = (f"(SELECT max({SEQ}) FROM {quote_identifier(slotted)}) + "
+                       f"row_number() OVER (ORDER BY m.{first}, m.{slot})")
+        self.fields = fields
+        names = [name for name in self.columns() if name != flag]
+        originals = f"SELECT {', '.join(quote_identifier(name) for name in names)}, false AS {flag} " \
+                    f"FROM {quote_identifier(slotted)}"
+        news = (f"SELECT {', '.join(values.get(name, 'NULL') + ' AS ' + quote_identifier(name) for name in names)}, "
+                f"true AS {flag} FROM {quote_identifier(missing)} AS m JOIN {quote_identifier(slotted)} AS b "
+                f"ON b.{SEQ} = m.{first}")
+        self.add(f"{originals} UNION ALL {news}")
+        if step.derived is None:
+            return
+        if step.frame == (None, None):  # every row's frame is its whole group: the group's measure, once
+            self.joinaggregate(JoinAggregate((AggregateOp(step.method, step.derived, step.impute, path=step.path,
+                                                          source=step.source),),
+                                             step.groupby, path=step.path, source=step.source))
+        else:
+            self.window(Window((WindowOp(step.method, step.derived, step.impute, path=step.path, source=step.source),),
+                               step.groupby, (), step.frame, False, path=step.path, source=step.source))
+        value, derived = self.fields[step.impute].value, self.fields[step.derived].value
+        if value.kind == NUM and not value.undefined and derived.kind == NUM:
+            out = Column(self.fresh(), NUM, True)
+            sql = f"CASE WHEN {value.sql} IS NULL THEN {derived.sql} ELSE {value.sql} END"
+        else:
+            out = Column(self.fresh(), ANY)
+            null = quote_text(self.codec.encode(None))
+            sql = (f"CASE WHEN {_convert(value, ANY, self)} = {null} THEN {_convert(derived, ANY, self)} "
+                   f"ELSE {_convert(value, ANY, self)} END")
+        self.add(f"SELECT {self.carried()}, {sql} AS {out.sql} FROM {quote_identifier(self.current)}")
+        self.fields[step.impute] = FieldState(out, ("computed", out), ("cells",))
+        self.fields[step.derived] = FieldState(derived, ("computed", derived), ("cells",))
+
+    def literal(self, value, kind: str) -> str:
+        """A JavaScript value as SQL of a column of this kind (`_holding` made sure it has one)."""
+        if kind == ANY:
+            return quote_text(self.codec.encode(value))
+        return _literal(value)[0]
+
+    def text_equals(self, column: Column, text: str) -> str:
+        """SQL for whether each value's JavaScript text (``value + ''``) is `text`."""
+        x, kind = column.sql, column.kind
+        if kind == STR:
+            return f"coalesce({x}, 'null') = {quote_text(text)}"
+        if kind == BOOL:
+            return {"true": f"coalesce({x}, false)", "false": f"coalesce(NOT {x}, false)",
+                    "null": f"{x} IS NULL"}.get(text, "false")
+        if kind == NUM:
+            if text == ("undefined" if column.undefined else "null"):
+                return f"{x} IS NULL"
+            if text == "NaN":
+                return f"coalesce(isnan({x}), false)"
+            try:
+                number = float(text)
+            except ValueError:
+                return "false"
+            if ex.to_js_string(number) != text or number != number:
+                return "false"
+            return f"coalesce({x} = {_literal(number)[0]} AND NOT isnan({x}), false)"
+        decode = _decoder(column, self.codec)
+        function = self.function(lambda cell: ex.to_js_string(decode(cell)), [SQL_TYPES[kind]], "VARCHAR")
+        return f"coalesce({function([x])} = {quote_text(text)}, false)"
+
+    def impute_groups(self, columns: list[Column]) -> list[str]:
+        """SQL equal for two rows exactly when Vega's impute puts them in one group: the groupby values as
+        text joined by ',', null and undefined as '' (not `aggregate`'s key)."""
+        if all(column.kind in (NUM, BOOL) for column in columns):
+            return [column.sql for column in columns]  # no ',' and no '' in their text; null alone
+        if len(columns) == 1 and columns[0].kind == STR:
+            return [f"coalesce({columns[0].sql}, '')"]
+        decoders = [_decoder(column, self.codec) for column in columns]
+
+        def text(*cells):
+            values = [decode(cell) for decode, cell in zip(decoders, cells)]
+            return ",".join("" if value is None or value is ex.UNDEFINED else ex.to_js_string(value)
+                            for value in values)
+
+        function = self.function(text, [SQL_TYPES[column.kind] for column in columns], "VARCHAR")
+        return [function([column.sql for column in columns])]
+
     def finish(self, changes_rows: bool) -> Query:
         """The whole query: the rows in order, and beside them what each computed column's kind needs.
 
@@ -1019,6 +1295,8 @@ def _probes_of(kind) -> list:
         return []
     if kind[0] == "probe":
         return [(kind[1], kind[2])]
+    if kind[0] == "cells":
+        return []
     return [probe for part in kind[1] for probe in _probes_of(part)]
 
 
@@ -1115,6 +1393,8 @@ def _cell_columns(cell: tuple) -> list[str]:
         return [cell[1].name]
     if cell[0] == "fold":
         return [cell[1].name, cell[2].name, cell[3]]
+    if cell[0] == "added":
+        return [*_cell_columns(cell[1]), cell[2].name, cell[3]]
     return []
 
 
@@ -1129,6 +1409,8 @@ def _renamed_cell(cell: tuple, names: dict) -> tuple:
         return ("computed", _renamed(cell[1], names))
     if cell[0] == "fold":
         return ("fold", _renamed(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]), cell[4])
+    if cell[0] == "added":
+        return ("added", _renamed_cell(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]))
     return cell
 
 
@@ -1201,6 +1483,18 @@ def _convert(column: Column, target: str, chain: _Chain) -> str:
     decode, encode = _decoder(column, chain.codec), chain.codec.encode
     function = chain.function(lambda cell: encode(decode(cell)), [SQL_TYPES[column.kind]], "VARCHAR")
     return function([column.sql])
+
+
+def _holding(column: Column | None, values: list) -> str:
+    """The kind of a column holding a column's values and these JavaScript values (`ANY` where one kind cannot)."""
+    if column is None:
+        return ANY
+    kind = column.kind
+    for value in values:
+        literal = _literal(value)[1]
+        if kind != ANY and (literal != kind if literal != "null" else kind == NUM and column.undefined):
+            return ANY
+    return kind
 
 
 def _group_key(column: Column, chain: _Chain) -> str:
@@ -1452,8 +1746,8 @@ STEPS: dict[type, Callable] = {
     Fold: lambda chain, step, emitted: chain.fold(step),
     Aggregate: lambda chain, step, emitted: chain.aggregate(step),
     BinStep: lambda chain, step, emitted: chain.bin(step),
-    Pivot: lambda chain, step, emitted: _interpreted(step),
-    Impute: lambda chain, step, emitted: _interpreted(step),
+    Pivot: lambda chain, step, emitted: chain.pivot(step),
+    Impute: lambda chain, step, emitted: chain.impute(step, chain.later),
     Window: lambda chain, step, emitted: chain.window(step),
     JoinAggregate: lambda chain, step, emitted: chain.joinaggregate(step),
     Density: lambda chain, step, emitted: chain.density(step),
@@ -1461,13 +1755,8 @@ STEPS: dict[type, Callable] = {
 }
 
 
-def _interpreted(step: Transform):
-    """A reshaping transform (`pivot`, `impute`) not yet compiled to SQL: the interpreter computes its rows."""
-    raise NotCompiled(f"the {type(step).__name__.lower()} transform")
-
-
 def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: dict, gaps: list[dict],
-                  emitted: list, prefix: str = "q") -> Query:
+                  emitted: list, prefix: str = "q", run: Callable | None = None, pivots: dict | None = None) -> Query:
     """One layer's transforms as one query over the rows' relation.
 
     Args:
@@ -1478,6 +1767,9 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         gaps: per transform, the parses just before it (`vega.layer_parses`).
         emitted: per transform, the field predicate as the translator emits it (else None).
         prefix: names the query's Python functions apart from another query's.
+        run: runs a query over the steps so far, `(sql, functions, errors) -> rows` (a pivot's keys);
+            without it a pivot is not compiled.
+        pivots: filled with each pivot's columns (pivot path -> names), when given.
 
     Returns:
         The query.
@@ -1486,10 +1778,12 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         NotCompiled: a chain (or part of one) this module does not compile.
     """
     state = _Chain(view, table, Codec(), prefix)
+    state.run, state.pivots = run, pivots
     state.start(table.names, top)
     for index, step in enumerate(chain):
         if index and gaps[index]:
             state.parse(gaps[index])
+        state.later = chain[index + 1:]
         STEPS[type(step)](state, step, emitted[index])
     return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate, Lookup)) for step in chain))
 
@@ -1536,6 +1830,28 @@ def register_table(connection, table: Table, name: str) -> str:
 
 # ------------------------------------------------------------------ running a chart's layers
 
+def fetch_rows(connection, sql: str, functions: list, errors: list) -> list:
+    """Run a query calling these Python functions; its rows.
+
+    Raises:
+        ex.Unsupported, ex.EvaluationError, RecursionError: an expression Vega
+            must run (raised by the evaluator inside the query).
+    """
+    import duckdb
+
+    for name, function, params, returns in functions:
+        connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
+    try:
+        return connection.execute(sql).fetchall()
+    except duckdb.Error:
+        if errors:
+            raise errors[0] from None
+        raise
+    finally:
+        for name, *_ in functions:
+            connection.remove_function(name)
+
+
 def run_query(connection, query: Query, table: Table):
     """Run a query; its rows as a `Table`, and each row's data row (None when no transform changes the rows).
 
@@ -1569,7 +1885,8 @@ def run_query(connection, query: Query, table: Table):
     columns, kinds = {}, {}
     for name, state in query.fields.items():
         columns[name] = _cells(state, rows, at, table, query.codec)
-        kinds[name] = _resolve(state.kind, measured)
+        # A field an impute made: the kind of its cells (no step after it changes the rows).
+        kinds[name] = vega.column_kind(columns[name]) if state.kind == ("cells",) else _resolve(state.kind, measured)
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
     return Table(columns, kinds), origin
 
@@ -1599,6 +1916,11 @@ def _kind_of_tags(count: int, tags: set) -> str | None:
 def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) -> list:
     """One field's cells: the data's own where the value is a data row's, else the computed value's."""
     cell = state.cell
+    if cell[0] == "added":  # a row an impute added: its value's cell; the others as before it
+        flag, decode, index = at[cell[3]], _decoder(cell[2], codec), at[cell[2].name]
+        before = iter(_cells(FieldState(state.value, cell[1], state.kind), [row for row in rows if not row[flag]],
+                             at, table, codec))
+        return [vega.python_cell(decode(row[index])) if row[flag] else next(before) for row in rows]
     if cell[0] == "source":  # (no data row: the row an argmin/argmax picks in a group where it picks none)
         index = at[cell[2]]
         if isinstance(table, EngineTable):  # only the rows the query kept are fetched
@@ -1622,6 +1944,45 @@ def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) 
                 out.append(None)
         return out
     return [None] * len(rows)
+
+
+def _top_parses(layer, facet: dict, common: dict, gaps: list) -> dict[str, tuple]:
+    """Field -> the parses Vega-Lite applies to a layer's rows above every transform, in order."""
+    top = {**common, **({} if layer.mark is not None else gaps[0])}
+    parses: dict[str, tuple] = {}
+    for name, kind in (*facet.items(), *top.items()):
+        parses[name] = (*parses.get(name, ()), kind)
+    return parses
+
+
+def pivot_columns(connection, chart: Chart, table: Table, layer_fields: tuple, shared_fields: dict) -> dict | None:
+    """Each pivot's columns (pivot path -> names): its keys read by the engine over the steps before it.
+
+    Returns None where a pivot's keys cannot be read so (a step before it
+    that does not compile, or a pivot on dates or objects): the interpreter
+    reads them.
+    """
+    import duckdb
+
+    view = register_table(connection, table, f"rows_{id(table)}")
+    emitted, facet, plans, common, conflicting = vega.parse_plans(chart, layer_fields, shared_fields)
+    pivots: dict = {}
+    wanted = set()
+    for layer, plan, gaps in zip(chart.layers, emitted, plans):
+        chain = chart.transforms(layer)
+        paths = {step.path for step in chain if isinstance(step, Pivot)}
+        if not paths or paths <= set(pivots):
+            continue
+        wanted |= paths
+        if layer.mark is not None and conflicting:
+            return None
+        try:
+            compile_chain(view, table, chain, _top_parses(layer, facet, common, gaps), gaps, plan,
+                          run=lambda sql, functions, errors: fetch_rows(connection, sql, functions, errors),
+                          pivots=pivots)
+        except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
+            pass  # the steps after the last pivot need not compile
+    return pivots if wanted <= set(pivots) else None
 
 
 def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple, shared_fields: dict) -> tuple:
@@ -1649,13 +2010,11 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         if layer.mark is not None and conflicting:
             result.append(None)
             continue
-        top = {**common, **({} if layer.mark is not None else gaps[0])}
-        parses: dict[str, tuple] = {}
-        for name, kind in (*facet.items(), *top.items()):
-            parses[name] = (*parses.get(name, ()), kind)
+        parses = _top_parses(layer, facet, common, gaps)
         try:
-            query = compile_chain(view, table, chain, parses, gaps, plan)
-        except (NotCompiled, RecursionError):
+            query = compile_chain(view, table, chain, parses, gaps, plan,
+                                  run=lambda sql, functions, errors: fetch_rows(connection, sql, functions, errors))
+        except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
             result.append(None)
             continue
         if query.sql not in done:
