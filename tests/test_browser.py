@@ -339,6 +339,40 @@ def test_a_brush_in_one_panel_fades_the_cars_outside_it_in_every_panel(browser, 
     assert browser.console_errors() == []
 
 
+# Every bar's outline width, fill opacity and cursor, left to right, as the page draws them.
+BAR_STYLES = """(() => [...document.querySelectorAll('#chart svg g.mark-rect.role-mark > path')]
+  .map(path => ({x: path.getBoundingClientRect().x, width: path.getAttribute('stroke-width') || '0',
+                 opacity: path.getAttribute('fill-opacity') || '1'}))
+  .sort((a, b) => a.x - b.x))()"""
+CHART_CURSOR = "document.querySelector('#chart').style.cursor"
+
+
+def test_hovering_a_bar_outlines_it_and_clicking_it_selects_it_and_fades_the_others(browser, tmp_path):
+    """The corpus's port of Vega-Lite's bar chart with highlighting on hover and selection on click."""
+    from chartc.commands import cli
+
+    page = tmp_path / "bars.html"
+    assert cli.main(["compile", str(ROOT / "tests" / "corpus2" / "vl_interactive_bar_select_highlight.yaml"),
+                     "-o", str(page)]) == 0
+    browser.open(page.as_uri())
+    browser.wait_for(f"{COUNT_MARKS} === 9")
+    bars = browser.evaluate(BAR_STYLES)
+    assert {(bar["width"], bar["opacity"]) for bar in bars} == {("0", "1")}
+    assert browser.evaluate(CHART_CURSOR) != "pointer"
+    third = "#chart svg g.mark-rect.role-mark > path:nth-child(3)"
+    centre = _centre(browser, third)
+    browser.hover(centre["x"], centre["y"])
+    browser.wait_for(f"{BAR_STYLES}[2].width === '1'", timeout=5)
+    assert [bar["width"] for bar in browser.evaluate(BAR_STYLES)] == ["0", "0", "1"] + ["0"] * 6
+    assert browser.evaluate(CHART_CURSOR) == "pointer"  # Vega sets the hovered mark's cursor on its container
+    browser.page.mouse.click(centre["x"], centre["y"])
+    browser.wait_for(f"{BAR_STYLES}[2].width === '2'", timeout=5)
+    bars = browser.evaluate(BAR_STYLES)
+    assert [bar["width"] for bar in bars] == ["0", "0", "2"] + ["0"] * 6
+    assert [bar["opacity"] for bar in bars] == ["0.3", "0.3", "1"] + ["0.3"] * 6
+    assert browser.console_errors() == []
+
+
 # ----------------------------------------------------------------- serve
 
 @pytest.fixture(scope="module")

@@ -421,3 +421,22 @@ def test_the_pie_slices_span_matplotlibs_angles_and_print_its_percentages():
         drawn = items(graph, "text", layer)
         assert [item["theta"] for item in drawn] == pytest.approx(list(middle), abs=1e-12)
         assert {(item["x"], item["y"], item["radius"]) for item in drawn} == {(slices[0]["x"], slices[0]["y"], radius)}
+
+
+def test_the_resting_bars_are_selected_by_the_empty_click_selection_and_have_no_outline():
+    """Before the reader hovers or clicks, both selections are empty: `select`'s fill opacity condition holds
+    (`empty` defaults to true) and both stroke width conditions fail (`empty: false`), so every bar is drawn
+    opaque in the mark's own fill with its black outline 0 px wide; the bands keep 20% of their step empty."""
+    stem = "vl_interactive_bar_select_highlight"
+    rows = inline(stem)
+    bars = sorted(items(scene(stem), "rect", "marks"), key=lambda bar: bar["x"])
+    assert [bar["description"] for bar in bars] == [f"a: {a}; b: {b}" for a, b in zip(rows.a, rows.b)]
+    assert {(bar["fill"], bar["stroke"], bar["fillOpacity"], bar["strokeWidth"]) for bar in bars} == {
+        ("#4C78A8", "black", 1, 0)}
+    steps = np.diff([bar["x"] for bar in bars])
+    assert steps == pytest.approx([steps[0]] * (len(rows) - 1))
+    assert [bar["width"] for bar in bars] == pytest.approx([0.8 * steps[0]] * len(rows))
+    vega_lite = compiled(stem).vega_lite
+    assert vega_lite["mark"]["cursor"] == "pointer"
+    assert [condition["param"] for condition in vega_lite["encoding"]["strokeWidth"]["condition"]] == [
+        "select", "highlight"]

@@ -175,6 +175,57 @@ def test_a_test_expression_vega_would_refuse_is_reported_at_its_column(tmp_path)
     assert error.path == ("encoding", "color", "condition", "test")
 
 
+
+# ------------------------------------------------------------------ outlines and fills: strokeWidth, fillOpacity
+
+BARS = """
+data: {values: [{a: A, b: 28, w: 1}, {a: B, b: 55, w: 3}, {a: C, b: 43, w: 2}]}
+mark: {type: bar, fill: tab:orange, stroke: k, cursor: pointer}
+encoding:
+  x: {field: a, type: nominal}
+  y: {field: b, type: quantitative}
+"""
+
+
+def test_a_list_of_conditions_is_tried_in_order_the_first_that_holds_giving_the_value(tmp_path):
+    """Vega-Lite's condition array: `b > 50` holds for B alone (3), `b > 40` for B and C, but B took the first."""
+    graph = scene(compile_text(tmp_path, BARS + """  strokeWidth:
+    condition: [{test: datum.b > 50, value: 3}, {test: datum.b > 40, value: 1}]
+    value: 0
+  fillOpacity: {value: 0.4}
+  strokeOpacity: {condition: {test: datum.b > 50, value: 1}, value: 0.5}
+"""))
+    bars = sorted(items(graph, "rect"), key=lambda bar: bar["x"])
+    assert [(bar["strokeWidth"], bar["strokeOpacity"]) for bar in bars] == [(0, 0.5), (3, 1), (1, 0.5)]
+    assert {(bar["fill"], bar["stroke"], bar["fillOpacity"]) for bar in bars} == {("#ff7f0e", "#000000", 0.4)}
+
+
+def test_stroke_width_by_a_field_draws_the_field_on_a_scale(tmp_path):
+    graph = scene(compile_text(tmp_path, BARS + "  strokeWidth: {field: w, type: quantitative, legend: null}\n"))
+    widths = [bar["strokeWidth"] for bar in sorted(items(graph, "rect"), key=lambda bar: bar["x"])]
+    assert widths[0] < widths[2] < widths[1]  # w = 1, 3, 2: a linear scale keeps the order
+
+
+def test_a_condition_in_a_list_names_a_declared_selection_and_gives_a_value(tmp_path):
+    spec = BARS + """  strokeWidth:
+    condition: [{param: pick, value: 2}, {param: hovr, value: 1}]
+    value: 0
+params: [{name: pick, select: point}, {name: hover, select: {type: point, on: pointerover}}]
+"""
+    error = compile_error(tmp_path, spec)
+    assert (error.message, error.code) == (msg.param_undefined("hovr"), "E250")
+    assert error.path == ("encoding", "strokeWidth", "condition", 1, "param")
+    error = compile_error(tmp_path, spec.replace("{param: hovr, value: 1}", "{param: hover, field: w}"))
+    assert (error.message, error.code) == (msg.missing_key("value"), "E203")  # values only: Vega-Lite's array
+    assert error.path == ("encoding", "strokeWidth", "condition", 1)
+
+
+def test_a_cursor_is_one_of_vegas_names(tmp_path):
+    error = compile_error(tmp_path, BARS.replace("cursor: pointer", "cursor: pointr"))
+    assert error.path == ("mark", "cursor")
+    assert "'pointer'" in error.message
+
+
 # ------------------------------------------------------------------ grouped bars, steps, resolve, facet sort
 
 

@@ -394,6 +394,30 @@ def test_two_categories_given_one_style_in_a_marker_map(tmp_path):
         (msg.legend_entries_identical("x", "y"), "W767", ("markers", "styles", "y"), (11, 5), "scene")]
 
 
+
+OUTLINED = """\
+    data:
+      values: [{a: A, b: 28, w: 1}, {a: B, b: 55, w: 3}, {a: C, b: 43, w: 2}]
+    mark: {type: bar, stroke: black}
+    encoding:
+      x: {field: a, type: nominal}
+      y: {field: b, type: quantitative}
+      strokeWidth: {field: w, type: ordinal%s}
+    """
+
+
+def test_legend_entries_told_apart_by_their_outline_width_alone_are_not_alike(tmp_path):
+    """A strokeWidth legend draws one symbol per width, all else equal: read back from the SVG, as Vega drew them."""
+    compiled, warnings, scene = drawn(tmp_path, OUTLINED % "")
+    assert warnings == []
+    svg = export_bytes(compiled, "svg")
+    read = [item["strokeWidth"] for mark in marks(scene_from_svg(svg), role="legend-symbol") for item in mark["items"]]
+    assert read == [item["strokeWidth"] for mark in marks(scene, role="legend-symbol") for item in mark["items"]]
+    assert len(set(read)) == 3
+    _, warnings, _ = drawn(tmp_path, OUTLINED % ", scale: {range: [2, 2]}")
+    assert [(w.message, w.code) for w in warnings] == [(msg.legend_entries_identical("1", "2"), "W767")]
+
+
 # ---------------------------------------------------------------- the examples draw what they declare
 
 @functools.cache

@@ -101,7 +101,7 @@ def _check_layer(layer: Layer, fields: dict, rows: Rows | None, data: DataFlow |
                  need, problems) -> None:
     for channel in layer.encoding.each():
         condition = channel.get("condition")
-        if condition is not None and isinstance(condition.get("field"), str):  # `{param: brush, field: F}`
+        if isinstance(condition, Mapping) and isinstance(condition.get("field"), str):  # `{param: brush, field: F}`
             need(condition.get("field"), fields, channel, "condition", "field")
         picked = channel.aggregate
         if isinstance(picked, Mapping):  # `{argmax: F}`: the row where F is largest

@@ -148,6 +148,9 @@ class _Parser:
         condition = value.get("condition")
         if isinstance(condition, Mapping) and isinstance(condition.get("test"), str):
             self.expression(condition["test"], path + ("condition", "test"))  # refused here, at its column
+        for index, item in enumerate(condition if isinstance(condition, list) else ()):  # a list, tried in order
+            if isinstance(item, Mapping) and isinstance(item.get("test"), str):
+                self.expression(item["test"], path + ("condition", index, "test"))
         return Channel(name, self.free(value, path), path=path, source=self.source)
 
     def style(self, style: Mapping, path: SpecPath) -> MarkerStyle:

@@ -223,6 +223,9 @@ ROTATE = re.compile(r"rotate\(\s*([^,\s)]+)")
 GROUP_SIZE = re.compile(r"^M[-\d.]+,[-\d.]+h([-\d.]+)v([-\d.]+)h")
 PATH_COMMANDS = re.compile(r"[MLHVCSQTA]", re.I)
 ITEM_ATTRIBUTES = (("fill", "fill"), ("stroke", "stroke"), ("d", "shape"))
+# What else tells legend symbols apart (a legend of strokeWidth, fillOpacity ...): read on them alone, not per mark.
+SYMBOL_ATTRIBUTES = (("stroke-width", "strokeWidth"), ("fill-opacity", "fillOpacity"),
+                     ("stroke-opacity", "strokeOpacity"))
 TEXT_TAG = f"{SVG}text"
 ANCHORS = {"start": "left", "middle": "center", "end": "right"}
 ELLIPSIS = "\u2026"
@@ -237,7 +240,8 @@ def scene_from_svg(svg: bytes | str) -> dict:
     alphabetic ``baseline`` its first line is written at, the ``lineHeight``
     its further lines move down by, rotation as ``angle``),
     ``opacity``, and for symbols and lines their path as ``shape``, ``fill``,
-    ``stroke`` and ``strokeDash``. A line or area is one item per vertex of
+    ``stroke`` and ``strokeDash`` (legend symbols also ``strokeWidth``, ``fillOpacity``
+    and ``strokeOpacity``). A line or area is one item per vertex of
     its path. A text Vega cut short ends with an ellipsis, as drawn. Text
     that is no SVG gives an empty mapping (`check_scene` then checks nothing).
     """
@@ -268,6 +272,10 @@ def _svg_mark(element) -> dict:
                          [_svg_item(child)] * max(1, len(PATH_COMMANDS.findall(child.get("d", ""))) // per_point)]
     else:
         node["items"] = [_svg_item(child) for child in children]
+    if role == "legend-symbol":
+        for child, item in zip(children, node["items"]):
+            item.update((key, _float(child.get(attribute))) for attribute, key in SYMBOL_ATTRIBUTES
+                        if child.get(attribute) is not None)
     return node
 
 
@@ -561,10 +569,11 @@ def _texts(chart: Chart, scene: Scene, origins: Origins) -> Iterator[SpecWarning
 
 
 def _style(symbol: dict) -> tuple:
-    """What tells one legend entry from another: shape, colours, size and dash."""
+    """What tells one legend entry from another: shape, colours, size, dash, outline width and opacities."""
     dash = symbol.get("strokeDash")
     dash = tuple(dash) if isinstance(dash, list) and any(dash[1:]) else ()  # [1, 0] is a solid line
-    return (symbol.get("shape", "circle"), symbol.get("fill"), symbol.get("stroke"), symbol.get("size"), dash)
+    return (symbol.get("shape", "circle"), symbol.get("fill"), symbol.get("stroke"), symbol.get("size"), dash,
+            symbol.get("strokeWidth"), symbol.get("opacity"), symbol.get("fillOpacity"), symbol.get("strokeOpacity"))
 
 
 def _legends(chart: Chart, scene: Scene) -> Iterator[SpecWarning]:

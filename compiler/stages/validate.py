@@ -376,21 +376,31 @@ def _check_params(data: dict, doc: Document) -> list[SpecError]:
                 problems.append(_error(msg.filter_param_undefined(name), path + ("transform", index, "filter", "param"),
                                        doc, hint=msg.param_undefined_hint(msg.did_you_mean(name, names), names)))
         encoding = owner.get("encoding")
-        for channel, definition in (encoding.items() if isinstance(encoding, dict) else ()):
-            condition = definition.get("condition") if isinstance(definition, dict) else None
-            name = condition.get("param") if isinstance(condition, dict) else None
+        for channel, definition, where, condition in _conditions(encoding, path):
+            name = condition.get("param")
             if isinstance(name, str) and name not in names:
-                problems.append(_error(msg.param_undefined(name), path + ("encoding", channel, "condition", "param"),
+                problems.append(_error(msg.param_undefined(name), where + ("param",),
                                        doc, hint=msg.param_undefined_hint(msg.did_you_mean(name, names), names)))
-            if isinstance(condition, dict) and "field" in condition:
-                where = path + ("encoding", channel, "condition")
+            if "field" in condition and not isinstance(where[-1], int):  # a list's (values only): the schema's
                 if "value" in condition:
                     problems.append(_error(msg.condition_value_and_field(channel), where + ("value",), doc, key=True,
                                            hint=msg.condition_value_and_field_hint()))
                 elif "field" in definition:
-                    problems.append(_error(msg.condition_field_without_value(channel), where[:-1] + ("field",), doc,
-                                           key=True, hint=msg.condition_field_without_value_hint()))
+                    problems.append(_error(msg.condition_field_without_value(channel), path + ("encoding", channel, "field"),
+                                           doc, key=True, hint=msg.condition_field_without_value_hint()))
     return problems
+
+
+def _conditions(encoding, path):
+    """(channel, its definition, the condition's path, the condition) of every condition, a list's one by one."""
+    for channel, definition in (encoding.items() if isinstance(encoding, dict) else ()):
+        condition = definition.get("condition") if isinstance(definition, dict) else None
+        where = path + ("encoding", channel, "condition")
+        if isinstance(condition, dict):
+            yield channel, definition, where, condition
+        elif isinstance(condition, list):  # tried in order
+            yield from ((channel, definition, where + (index,), item) for index, item in enumerate(condition)
+                        if isinstance(item, dict))
 
 
 # Composite marks take only these properties (Vega-Lite's BoxPlotDef, ErrorBarDef,

@@ -518,8 +518,9 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
     kind = mark.pop("type")
     if "strokeDash" in mark:
         mark["strokeDash"] = list(mark["strokeDash"])
-    if "color" in mark:
-        mark["color"] = resolve_color(mark["color"])
+    for key in ("color", "fill", "stroke"):  # matplotlib's names (`k`, `tab:orange`) as the renderer reads them
+        if isinstance(mark.get(key), str):
+            mark[key] = resolve_color(mark[key])
     if mark.get("ticks"):  # an error bar's caps, drawn like its bar: Vega-Lite draws the bar black, the caps blue
         ticks = {} if mark["ticks"] is True else dict(mark["ticks"])
         ticks["color"] = resolve_color(ticks["color"]) if "color" in ticks else mark.get("color", ERRORBAR_COLOR)

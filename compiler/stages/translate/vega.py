@@ -43,6 +43,7 @@ FORMAT_PRESETS = {
 
 CHANNEL_CLASSES = {
     "x": "X", "y": "Y", "x2": "X2", "y2": "Y2", "color": "Color", "shape": "Shape", "size": "Size",
+    "fillOpacity": "FillOpacity", "strokeOpacity": "StrokeOpacity", "strokeWidth": "StrokeWidth",
     "opacity": "Opacity", "strokeDash": "StrokeDash", "text": "Text", "tooltip": "Tooltip", "detail": "Detail",
     "xOffset": "XOffset", "yOffset": "YOffset",
     "theta": "Theta", "radius": "Radius", "order": "Order",
@@ -78,6 +79,8 @@ def translate_channel(channel: str, definition, types: dict, alt):
         props = _resolve_channel_shapes(props)
     if isinstance(props.get("condition"), dict):
         props["condition"] = _condition(channel, props["condition"], types)
+    elif isinstance(props.get("condition"), list):  # Vega-Lite tries them in order, the first that holds wins
+        props["condition"] = [_condition(channel, item, types) for item in props["condition"]]
     if "value" in props:
         return getattr(alt, CHANNEL_CLASSES[channel] + "Value")(props["value"], **_only(props, "condition"))
     if "datum" in props:
