@@ -1,7 +1,8 @@
 """Shared helpers for the benchmark scripts: running children, timing, tables.
 
-Every figure is measured in a fresh child process (cold), so a benchmark
-script itself never imports chartc or matplotlib. Wall time is
+Every figure of a cold run is measured in a fresh child process, so such a
+benchmark script itself never imports chartc or matplotlib; the warm benchmarks
+of one stage (`median_time`, `parsed_chart`) import it in their own process. Wall time is
 `time.perf_counter` around the child; peak memory is the child's own
 `ru_maxrss` as returned by `os.wait4` (the same number as
 `resource.getrusage(RUSAGE_CHILDREN)` read in a fresh parent per measurement).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import json
 import os
 import platform
 import resource
@@ -478,3 +480,25 @@ def run_script(module_run, description: str, argv=None, extra=None) -> list[Row]
     print_machine(args.repo)
     print(f"\n({seconds(time.perf_counter() - started)} in all)")
     return rows
+
+
+# ------------------------------------------------------------------ warm benchmarks of one stage, in this process
+
+def median_time(run, repeat: int) -> float:
+    """The median wall time of `repeat` calls of `run`, in seconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def parsed_chart(spec: dict, path: str):
+    """The typed chart of a spec written as JSON at `path` (which anchors its relative data paths)."""
+    from chartc.stages.load import load_text
+    from chartc.stages.parse import parse_chart
+
+    chart, problems = parse_chart(load_text(json.dumps(spec), path, format="json"))
+    assert not problems, problems
+    return chart

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import random
-import statistics
 import tempfile
-import time
 from pathlib import Path
+
+from _common import median_time, parsed_chart
 
 KEYS = 1000
 CHAINS = {
@@ -51,23 +50,7 @@ def write_rows(folder: Path, count: int) -> None:
 
 
 def chart_of(chain: list, folder: Path):
-    from chartc.stages.load import load_text
-    from chartc.stages.parse import parse_chart
-
-    document = load_text(json.dumps({"data": {"path": "rows.csv"}, "mark": "point", "transform": chain}),
-                         str(folder / "bench.json"), format="json")
-    chart, problems = parse_chart(document)
-    assert not problems, problems
-    return chart
-
-
-def timed(run, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return parsed_chart({"data": {"path": "rows.csv"}, "mark": "point", "transform": chain}, str(folder / "bench.json"))
 
 
 def main() -> None:
@@ -113,14 +96,14 @@ def main() -> None:
                 interpret_layers(chart, table, fields.layers, fields.shared)
 
             engine()  # warm: DuckDB imported, the second source read
-            engine_time = timed(engine, options.repeat)
-            python_time = timed(interpreter, options.repeat)
-            pandas_time = timed(peers[name], options.repeat)
+            engine_time = median_time(engine, options.repeat)
+            python_time = median_time(interpreter, options.repeat)
+            pandas_time = median_time(peers[name], options.repeat)
             vega_time = None
             if exponent <= options.vega_max:
                 raw = translate_chart(chart, flow_data(chart, table), {}, evaluated=False).vega_lite
                 raw = {**raw, "encoding": {"x": {"field": "k", "type": "quantitative"}}}
-                vega_time = timed(lambda raw=raw: vl_convert.vegalite_to_scenegraph(raw), 1)
+                vega_time = median_time(lambda raw=raw: vl_convert.vegalite_to_scenegraph(raw), 1)
             vega = f"{vega_time:>8.3f}s" if vega_time is not None else f"{'-':>9}"
             against = f"{engine_time / vega_time:>10.2f}x" if vega_time is not None else f"{'-':>11}"
             print(f"{count:>8}  {name:<16} {engine_time:>8.3f}s {python_time:>11.3f}s {pandas_time:>8.3f}s {vega}"

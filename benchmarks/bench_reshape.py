@@ -19,10 +19,9 @@ Not in run_all.py.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import statistics
-import time
+
+from _common import median_time, parsed_chart
 
 CHAINS = {
     "pivot: 10 keys x 1,000 groups, sum": [{"pivot": "k", "value": "x", "groupby": ["g"]}],
@@ -40,24 +39,9 @@ CHAINS = {
 QUADRATIC = {"impute: max over the group", "impute: mean over the group (Vega's running mean per group)"}
 
 
-def timed(run, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def chart_of(chain: list):
-    from chartc.stages.load import load_text
-    from chartc.stages.parse import parse_chart
-
-    document = load_text(json.dumps({"data": {"values": [{"g": "a", "x": 1.0, "k": "k1", "step": 1, "y": 1.0}]},
-                                     "mark": "point", "transform": chain}), "bench.json", format="json")
-    chart, problems = parse_chart(document)
-    assert not problems, problems
-    return chart
+    return parsed_chart({"data": {"values": [{"g": "a", "x": 1.0, "k": "k1", "step": 1, "y": 1.0}]},
+                         "mark": "point", "transform": chain}, "bench.json")
 
 
 def rows(count: int):
@@ -106,13 +90,13 @@ def main() -> None:
             out.append(layer.table)
 
         run()  # warm
-        after = timed(run, options.repeat)
+        after = median_time(run, options.repeat)
         if name in QUADRATIC and options.rows > options.quadratic_max:
             print(f"{name:<58} {len(out[0]):>9,} {'not run':>9} {after:>8.2f}s {'-':>13}")
             continue
         engine_sql._Chain.pivot = engine_sql._Chain.impute = refuse
         try:
-            before = timed(run, options.repeat)
+            before = median_time(run, options.repeat)
         finally:
             engine_sql._Chain.pivot, engine_sql._Chain.impute = compiled
         same = out[0].columns == out[-1].columns or "differ"

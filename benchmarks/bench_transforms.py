@@ -22,14 +22,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _common import median_time, parsed_chart
 
 CHAINS = {
     "native filter": [{"filter": "datum.x > 0.5"}],
@@ -41,26 +40,10 @@ CHAINS = {
 
 
 def chart_of(chain: list, count: int, folder: Path):
-    from chartc.stages.load import load_text
-    from chartc.stages.parse import parse_chart
-
     rng = random.Random(7)
     rows = "".join(f"{rng.random()!r},{'ab'[i % 2]}{i % 13}\n" for i in range(count))
     (folder / "rows.csv").write_text("x,t\n" + rows, encoding="utf-8")
-    document = load_text(json.dumps({"data": {"path": "rows.csv"}, "mark": "point", "transform": chain}),
-                         str(folder / "bench.json"), format="json")
-    chart, problems = parse_chart(document)
-    assert not problems, problems
-    return chart
-
-
-def timed(run, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return parsed_chart({"data": {"path": "rows.csv"}, "mark": "point", "transform": chain}, str(folder / "bench.json"))
 
 
 def main() -> None:
@@ -98,7 +81,7 @@ def main() -> None:
                     assert rows is not None
 
             engine()  # warm: DuckDB imported, functions compiled
-            python_time, engine_time = timed(interpreter, options.repeat), timed(engine, options.repeat)
+            python_time, engine_time = median_time(interpreter, options.repeat), median_time(engine, options.repeat)
             print(f"{count:>8}  {name:<28} {python_time:>11.3f}s {engine_time:>9.3f}s {engine_time / python_time:>6.2f}x"
                   f"  {engine_time / count * 1e6:.2f} µs")
 

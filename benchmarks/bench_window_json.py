@@ -23,10 +23,10 @@ import argparse
 import contextlib
 import json
 import random
-import statistics
 import tempfile
-import time
 from pathlib import Path
+
+from _common import median_time, parsed_chart
 
 WINDOWS = {
     "rank + lag + sliding max, 10 groups": [{"window": [
@@ -41,24 +41,9 @@ WINDOWS = {
 }
 
 
-def timed(run, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def chart_of(chain: list):
-    from chartc.stages.load import load_text
-    from chartc.stages.parse import parse_chart
-
-    document = load_text(json.dumps({"data": {"values": [{"g": "a", "x": 1.0, "k": 1}]}, "mark": "point",
-                                     "transform": chain}), "bench.json", format="json")
-    chart, problems = parse_chart(document)
-    assert not problems, problems
-    return chart
+    return parsed_chart({"data": {"values": [{"g": "a", "x": 1.0, "k": 1}]}, "mark": "point", "transform": chain},
+                        "bench.json")
 
 
 def windows(count: int, repeat: int) -> None:
@@ -83,10 +68,10 @@ def windows(count: int, repeat: int) -> None:
                 assert rows is not None and len(rows.table) == count
 
         run()  # warm
-        after = timed(run, repeat)
+        after = median_time(run, repeat)
         engine_sql._Chain.native_window_op = lambda self, op: False  # every op in Python: the engine before
         try:
-            before = timed(run, repeat)
+            before = median_time(run, repeat)
         finally:
             engine_sql._Chain.native_window_op = native
         print(f"{name:<52} {before:>8.2f}s {after:>8.2f}s {after / before:>12.2f}x")
@@ -122,9 +107,9 @@ def json_reads(count: int, repeat: int) -> None:
             assert all(len(table[name]) == count for name in table.names)
 
     print(f"\n== JSON read, {count:,} records, {size / 1e6:.0f} MB (seconds, median of {repeat})")
-    figures = {"chartc's reader (before; refused past 50 MB)": timed(python, repeat),
-               "engine: view + row count": timed(engine_count, repeat),
-               "engine: view + every cell as a Table": timed(engine_cells, repeat)}
+    figures = {"chartc's reader (before; refused past 50 MB)": median_time(python, repeat),
+               "engine: view + row count": median_time(engine_count, repeat),
+               "engine: view + every cell as a Table": median_time(engine_cells, repeat)}
     base = figures["chartc's reader (before; refused past 50 MB)"]
     for name, value in figures.items():
         print(f"{name:<46} {value:>8.2f}s {value / base:>6.2f}x")
