@@ -49,7 +49,14 @@ def rows(count: int):
     from chartc.infra.table import NUMBER, TEXT, Table
 
     rng = random.Random(7)
-    kept = [i for i in range(int(count / 0.9) + 1) if rng.random() >= 0.1][:count]
+    drawn = int(count / 0.9) + 1
+    kept = [i for i in range(drawn) if rng.random() >= 0.1]
+    spare = random.Random(8)  # a draw short of `count` steps goes on with its own generator: the others' rows stay
+    while len(kept) < count:
+        if spare.random() >= 0.1:
+            kept.append(drawn)
+        drawn += 1
+    kept = kept[:count]
     return Table({"g": [f"g{i % 1000}" for i in range(count)], "k": [f"k{rng.randrange(10)}" for _ in range(count)],
                   "x": [rng.random() for _ in range(count)],
                   "step": [float((i // 1000) % max(1, count // 1000)) for i in kept],
