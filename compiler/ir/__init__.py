@@ -16,18 +16,13 @@ May import: `chartc.errors` only (and the standard library).
 from .nodes import (Channel, Chart, DataSource, Encoding, Facet, FreeForm, Layer, Legend, Mark, MarkerStyle, Markers,
                     Trend, freeze, thaw)
 from .source import Node, Source
-from .transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, FieldRead, Fields, Filter,
-                         Fold, Impute, JoinAggregate, Pivot, Transform, Window, WindowOp)
-from .transforms import Density
-from .transforms import SelectionPredicate
-from .transforms import Lookup
+from .transforms import (Aggregate, AggregateOp, Calculate, Density, Expression, FieldPredicate, FieldRead, Fields,
+                         Filter, Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate, Transform, Window,
+                         WindowOp)
 
 __all__ = [
-    "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Encoding", "Expression", "Facet",
-    "FieldPredicate", "FieldRead", "Fields", "Filter", "Fold", "FreeForm", "Layer", "Legend", "Mark", "MarkerStyle",
-    "Impute", "Markers", "Node", "Pivot", "Source", "Trend", "Transform", "freeze", "thaw",
-    "JoinAggregate", "Window", "WindowOp",
+    "Aggregate", "AggregateOp", "Calculate", "Channel", "Chart", "DataSource", "Density", "Encoding", "Expression",
+    "Facet", "FieldPredicate", "FieldRead", "Fields", "Filter", "Fold", "FreeForm", "Impute", "JoinAggregate", "Layer",
+    "Legend", "Lookup", "Mark", "MarkerStyle", "Markers", "Node", "Pivot", "SelectionPredicate", "Source", "Transform",
+    "Trend", "Window", "WindowOp", "freeze", "thaw",
 ]
-__all__ += ["Density"]
-__all__ += ["SelectionPredicate"]
-__all__ += ["Lookup"]

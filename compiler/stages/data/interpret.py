@@ -30,10 +30,9 @@ from ...infra.table import TEXT, Table
 from ...ir import expressions as ex
 from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
-from ...ir.transforms import (Aggregate, AggregateOp, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
-                              JoinAggregate, Lookup, Pivot, Transform, Window)
-from ...ir.transforms import ARG_OPS, Density, arg_field
-from ...ir.transforms import SelectionPredicate
+from ...ir.transforms import (ARG_OPS, Aggregate, AggregateOp, Calculate, Density, Expression, FieldPredicate, Filter,
+                              Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate, Transform, Window,
+                              arg_field)
 from . import vega, window
 from .lookup import default_value, key_text, lookup_index, lookup_table
 

@@ -63,10 +63,9 @@ from dataclasses import dataclass, field
 from ...infra.table import BOOLEAN, DATE, NUMBER, STORED_INTEGER, TEXT, Table, scannable
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
-from ...ir.transforms import (Aggregate, AggregateOp, Calculate, FieldPredicate, Filter, Fold, Impute, JoinAggregate,
-                              Pivot, Transform, Window, WindowOp)
-from ...ir.transforms import ARG_OPS, RANKING_OPS, VALUE_OPS, Density, Lookup, arg_field
-from ...ir.transforms import SelectionPredicate
+from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, AggregateOp, Calculate, Density,
+                              FieldPredicate, Filter, Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate,
+                              Transform, Window, WindowOp, arg_field)
 from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows, pivot_keys

@@ -41,11 +41,8 @@ from ...infra.shapes import resolve_shape, shape_filled
 from ...infra.table import Table
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
-from ...ir.transforms import (Aggregate, Calculate, Expression, FieldPredicate, Filter, Fold, Impute,
-                              JoinAggregate, Pivot, Window)
-from ...ir.transforms import DENSITY_AS, Density
-from ...ir.transforms import SelectionPredicate
-from ...ir.transforms import ARG_OPS, Lookup, arg_field
+from ...ir.transforms import (ARG_OPS, DENSITY_AS, Aggregate, Calculate, Density, Expression, FieldPredicate, Filter,
+                              Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate, Window, arg_field)
 from ...render.export import vega_themes
 from ..data import DataFlow, Encoded, emitted_predicate
 from ..data.lookup import lookup_table
