@@ -60,8 +60,8 @@ from .methods import TrendMethod
 from .methods.loess import smooth_loess
 from .methods.moving_average import smooth_moving_average
 from .moments import Sums, sums_query
-from .numerics import (IDENTITY, SCALE_TRANSFORMS, Transform, is_number, is_whole, pow_transform, refuse_nonpositive,
-                       require_positive)
+from .numerics import (IDENTITY, SCALE_TRANSFORMS, Transform, count_distinct, is_number, is_whole, pow_transform,
+                       refuse_nonpositive, require_positive)
 
 __all__ = [
     "BAND_METHODS", "LABEL_MAX_LENGTH", "LABEL_MAX_PRECISION", "LABEL_MAX_WIDTH", "LABEL_PLACEHOLDERS",
@@ -249,7 +249,7 @@ def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any =
         keep &= np.isfinite(wv)
         wv = wv[keep]
     xv, yv = xv[keep], yv[keep]
-    distinct = len(np.unique(xv))
+    distinct = count_distinct(xv)
     if distinct < 2:
         raise SpecError(errors.trend_too_few_x(distinct), (), stage=STAGE,
                         hint=errors.trend_too_few_x_hint())

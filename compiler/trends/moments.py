@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .numerics import Ols, back_substitute, forward_substitute
+from .numerics import Ols, back_substitute, count_distinct, forward_substitute
 
 # Distinct values of w are counted exactly up to this many by peeling the two smallest and the two largest
 # (cheap: two more aggregates); a higher polynomial degree counts them all (count(DISTINCT), a hash of every
@@ -249,7 +249,7 @@ def sums_from_arrays(x: np.ndarray, y: np.ndarray, u: np.ndarray, v: np.ndarray,
             cross.append(_fsum(power * tau))
         squares = _fsum(omega * tau * tau)
         log_weights = 0.0 if weights is None else _fsum(np.log(weights))
-    return Sums(n, (float(x.min()), float(x.max())), bad, len(np.unique(w)), w_centre, w_scale, t_centre,
+    return Sums(n, (float(x.min()), float(x.max())), bad, count_distinct(w), w_centre, w_scale, t_centre,
                 t_scale, tuple(powers), tuple(cross), squares, log_weights)
 
 
