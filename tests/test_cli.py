@@ -84,6 +84,16 @@ def test_light_validate_imports_no_heavy_module():
     assert result.stdout.strip() == "[]", result.stderr
 
 
+def test_compile_to_json_imports_neither_the_renderer_nor_masked_arrays(tmp_path):
+    """The Vega-Lite path starts no renderer, and counting a fit's distinct x loads no numpy.ma (np.unique would)."""
+    probe = ("import sys; from chartc.commands import cli; "
+             f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(tmp_path / 'x.vl.json')!r}]); "
+             "print(code, sorted(m for m in ('pandas', 'scipy', 'vl_convert', 'numpy.ma') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    assert result.stdout.strip() == "0 []", result.stderr
+    assert (tmp_path / "x.vl.json").read_bytes() == (ROOT / "tests/golden/seed_pretraining.vl.json").read_bytes()
+
+
 @pytest.mark.slow
 def test_compile_without_bands_imports_neither_pandas_nor_scipy(tmp_path):
     """A cold compile's own imports are its cost: no pandas (rows are a Table), no scipy (numpy solves)."""

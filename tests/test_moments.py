@@ -26,6 +26,7 @@ from chartc.trends.fitting import fit_sums, fit_trend, fit_values, plan_trend
 from chartc.trends.methods.loess import Loess
 from chartc.trends.methods.moving_average import MovingAverage
 from chartc.trends.moments import sums_from_arrays
+from chartc.trends.numerics import count_distinct
 
 LEVEL = 0.95
 N = 1_000_000
@@ -256,3 +257,13 @@ def test_a_compile_fits_the_same_lines_in_memory_and_in_the_engine(spec, monkeyp
     for mine, theirs in zip(in_memory, in_engine):
         assert mine[:2] == theirs[:2]
         assert np.allclose(mine[2:], theirs[2:], rtol=1e-12, atol=1e-12)  # coefficients, curve, band
+
+
+@pytest.mark.parametrize("values", [
+    [], [1.0], [0.0, -0.0], [3.0, 1.0, 3.0, 2.0], [math.nan, math.nan, 1.0], [math.inf, -math.inf, math.inf],
+    [5e-324, 0.0, -5e-324], list(np.random.default_rng(7).integers(0, 50, 1000).astype(float)),
+])
+def test_count_distinct_counts_as_np_unique(values):
+    # The fit counts distinct x with a set (np.unique imports numpy.ma on its first call): the same count.
+    array = np.array(values, dtype=float)
+    assert count_distinct(array) == len(np.unique(array))
