@@ -11,7 +11,6 @@ import json
 import os
 import re
 import stat as stat_module
-from copy import deepcopy
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,11 +59,14 @@ def compose_schema(base: dict) -> dict:
     Returns:
         A new schema; `base` is left as it is.
     """
-    schema = deepcopy(base)
-    trend = schema["$defs"]["trend"]
+    # Only the mappings on the way to the two rewritten parts are copied; the rest is shared with `base`,
+    # which nothing changes (a deep copy of the whole schema took ~15 ms of a cold compile).
+    schema = {**base, "$defs": dict(base["$defs"])}
+    defs = schema["$defs"]
+    trend = defs["trend"] = dict(defs["trend"])
     trend["properties"] = trend_properties(trend["properties"], TREND_KEYS)
-    style = schema["$defs"]["marker_style"]["properties"]
-    style["shape"] = shape_schema(style["shape"])
+    style = defs["marker_style"] = dict(defs["marker_style"])
+    style["properties"] = {**style["properties"], "shape": shape_schema(style["properties"]["shape"])}
     return schema
 
 
