@@ -2,13 +2,17 @@
 
 Cold processes, interleaved: `chartc compile` of an N-point scatter with a
 linear trend (`_workload.write_scatter`) to .svg, .png and .vl.json, and the
-matplotlib peer (peers/mpl_scatter.py) to .svg and .png (100 dpi). Wall and
+matplotlib peer (peers/mpl_scatter.py) to .svg and .png at 100 dpi (the target's
+peer) and at 200 dpi (like for like: 1120x880 px against chartc's 1330x848 at
+scale 2; a row of its own, no target). Wall and
 CPU time (chartc's renderer worker included) are reported; on a shared
 machine the CPU ratio is the steadier one.
 
 Then, warm in this one child process (the engine started, the chart compiled
 once), the renderer alone on the same chart: `vegalite_to_svg`, the SVG
-rasterised at PNG scale 1 and 2 (chartc writes 2), `vegalite_to_png` straight
+rasterised at PNG scale 1 and 2 (chartc writes 2), the rewrite a chart of many
+marks is rasterised from (`export.svg_for_raster`) and its rasterisation at
+scale 2, `vegalite_to_png` straight
 from Vega-Lite, and Vega-Lite JSON written by the standard library's indented
 encoder, by orjson (what `infra.jsonout.canonical_json` uses when the bytes are
 the same) and compact: what each step of an export costs and what the
@@ -58,6 +62,8 @@ out["symbols"] = svg.count("<path")
 for scale in (1, 2):
     out[f"svg_to_png scale {scale}"], png = timed(lambda: engine.svg_to_png(svg, scale=scale))
     out[f"png_bytes scale {scale}"] = len(png)
+out["svg_for_raster"], rewritten = timed(lambda: export.svg_for_raster(svg))
+out["svg_to_png of svg_for_raster, scale 2"], _ = timed(lambda: engine.svg_to_png(rewritten, scale=2))
 out["vegalite_to_png scale 2"], _ = timed(lambda: engine.vegalite_to_png(vl, scale=2, allowed_base_urls=[]), 1)
 out["json.dumps indent=2"], text = timed(
     lambda: json.dumps(_finite(vl), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
@@ -88,12 +94,14 @@ def run(args) -> list[Row]:
             "matplotlib -> .svg": dict(cmd=python(peer, data, tmp / "m.svg"), cwd=args.repo, env=env),
             "chartc compile -o .png": dict(cmd=chartc("compile", spec, "-o", tmp / "c.png"), cwd=args.repo, env=env),
             "matplotlib -> .png": dict(cmd=python(peer, data, tmp / "m.png"), cwd=args.repo, env=env),
+            "matplotlib -> .png 200 dpi": dict(cmd=python(peer, data, tmp / "m200.png", "200"), cwd=args.repo,
+                                               env=env),
             "chartc compile -o .vl.json": dict(cmd=chartc("compile", spec, "-o", tmp / "c.vl.json"), cwd=args.repo,
                                                env=env),
         }
         series = compare(commands, repeats(args, 3, 1), warmup=0)
         sizes = {name: (tmp / name).stat().st_size if (tmp / name).exists() else None
-                 for name in ("c.svg", "m.svg", "c.png", "m.png", "c.vl.json")}
+                 for name in ("c.svg", "m.svg", "c.png", "m.png", "m200.png", "c.vl.json")}
         probe = compare({"renderer": dict(cmd=python("-c", RENDERER_PROBE, spec), cwd=args.repo, env=env)}, 1, 0)
     print_series(f"exports of a {n:,}-point scatter + linear trend", series, commands)
     rows = []
@@ -108,6 +116,12 @@ def run(args) -> list[Row]:
                         note=f"wall {seconds(mine.median)} vs {seconds(theirs.median)} "
                              f"({mine.median / theirs.median:.2f}x); {size(sizes[f'c.{fmt}'])} vs "
                              f"{size(sizes[f'm.{fmt}'])}; peak RSS {mine.maxrss_mb:.0f} vs {theirs.maxrss_mb:.0f} MB"))
+    png, peer200 = series["chartc compile -o .png"], series["matplotlib -> .png 200 dpi"]
+    if png.ok and peer200.ok:
+        rows.append(Row(f"6 N={n:,} -> .png vs matplotlib at 200 dpi (CPU)", seconds(png.cpu), seconds(peer200.cpu),
+                        png.cpu / peer200.cpu, "-", None,
+                        note=f"like for like in pixels; wall {seconds(png.median)} vs {seconds(peer200.median)}; "
+                             f"{size(sizes['m200.png'])}"))
     j = series["chartc compile -o .vl.json"]
     svg = series["chartc compile -o .svg"]
     if j.ok and svg.ok:

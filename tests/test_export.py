@@ -242,3 +242,74 @@ def test_html_scripts_are_valid_javascript(outputs, tmp_path):
         path.write_text(script, encoding="utf-8")
         result = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr[-2000:]
+
+
+# ---------------------------------------------------------------- many marks: the SVG the PNG is rasterised from
+
+def _vega_lite_scatter(n: int, filled: bool) -> dict:
+    rows = [{"x": (i * 7919) % 1000 / 10, "y": (i * 104729) % 997 / 10} for i in range(n)]
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "data": {"values": rows},
+            "mark": {"type": "point", "filled": filled, "opacity": 0.7},
+            "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"}}}
+
+
+def _pixels(png: bytes):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA")).astype(int)
+
+
+@pytest.mark.parametrize("filled", [False, True], ids=["stroked", "filled"])
+def test_many_marks_rasterise_as_before_within_8_levels(filled):
+    """Above RASTER_REWRITE_MARKS, each mark's opacity moves onto its one paint: the PNG keeps its look.
+
+    The reference is the previous path: the SVG export rasterised as it is, at the same scale.
+    """
+    from chartc.render import export
+
+    vl = _vega_lite_scatter(export.RASTER_REWRITE_MARKS, filled)
+    svg = render(vl, "svg")
+    text = svg.decode()
+    paint = "fill" if filled else "stroke"
+    rewritten = export.svg_for_raster(text)
+    assert rewritten.count(f' {paint}-opacity="0.7"') == export.RASTER_REWRITE_MARKS
+    assert rewritten.replace(f' {paint}-opacity="0.7"', ' opacity="0.7"') == text  # nothing else changed
+
+    before = _pixels(export.engine().svg_to_png(text, scale=export.PNG_SCALE))
+    after = _pixels(export.png_from_svg(svg, vl))
+    assert after.shape == before.shape
+    difference = abs(after - before)
+    assert difference.max() <= 8  # the 8-bit layer's rounding, nothing a reader sees
+    assert difference.mean() < 0.5
+
+
+def test_few_marks_rasterise_from_the_svg_unchanged():
+    from chartc.render import export
+
+    text = render(_vega_lite_scatter(export.RASTER_REWRITE_MARKS // 2, False), "svg").decode()
+    assert export.svg_for_raster(text) is text
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ('<path d="M0,0" stroke="#000" stroke-width="2" opacity="0.5"/>',
+     '<path d="M0,0" stroke="#000" stroke-width="2" stroke-opacity="0.5"/>'),
+    ('<path d="M0,0" fill="#000" stroke-width="2" opacity="0.5"/>',
+     '<path d="M0,0" fill="#000" stroke-width="2" fill-opacity="0.5"/>'),
+    # both paints overlap inside the element's layer; a paint's own opacity is kept; nothing painted
+    ('<path d="M0,0" fill="#000" stroke="#000" opacity="0.5"/>', None),
+    ('<path d="M0,0" stroke="#000" stroke-opacity="0.4" opacity="0.5"/>', None),
+    ('<path d="M0,0" fill="none" stroke="none" opacity="0.5"/>', None),
+    ('<path d="M0,0" fill="#000" stroke="none" opacity="0.5"/>',
+     '<path d="M0,0" fill="#000" stroke="none" fill-opacity="0.5"/>'),
+], ids=["stroke", "fill", "both", "own-opacity", "none", "stroke-none"])
+def test_svg_for_raster_moves_opacity_onto_the_one_paint(monkeypatch, path, expected):
+    from chartc.render import export
+
+    monkeypatch.setattr(export, "RASTER_REWRITE_MARKS", 1)
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg"><g fill="none">{path}</g></svg>'
+    assert export.svg_for_raster(svg) == svg.replace(path, expected or path)
+    unfilled_root_missing = f'<svg xmlns="http://www.w3.org/2000/svg"><g>{path}</g></svg>'
+    assert export.svg_for_raster(unfilled_root_missing) == unfilled_root_missing
