@@ -13,7 +13,7 @@ Competitors, each computing what its chart draws:
 
 - ``chartc engine``: the file registered as the engine's view `SOURCE` (chartc's
   types, its connection settings) and the aggregate queried from it (`stages.data.reduce`
-  for M4, `trends.moments` and `fitting.fit_sums` for the fit);
+  for M4, `stages.fit.query_sums` (`trends.moments`) and `fitting.fit_sums` for the fit);
 - ``chartc compile``: ``chartc compile spec.yaml -o out.vl.json`` on a spec the
   benchmark writes (the whole compile: the rows stay in the engine, each layer's
   aggregate is queried there, only the rows M4 keeps are fetched); its Vega-Lite's
@@ -36,10 +36,11 @@ generating the file), and ``chartc compile, hash not cached`` with a cache folde
 used, as a file's first compile. The children's cache folder is the run's temporary one.
 
 ``--engines`` runs only chartc and DuckDB alone (at 10^8 rows matplotlib + pandas needs
-~15 GB). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
+~15 GB); ``--chart NAME`` only that chart (histogram, heatmap, line, fit; repeatable). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
 says whether its Vega-Lite is byte for byte this checkout's.
 
-    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--before REV] [--timeout S]
+    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--chart NAME] [--before REV]
+        [--timeout S]
 """
 
 from __future__ import annotations
@@ -122,11 +123,10 @@ assert len(kept) <= 4 * ({PIXELS} + 2) * {RUNS}
 print(len(kept))
 """
 CHARTC_FIT = CHARTC_SETUP + f"""\
-from chartc.trends.fitting import fit_sums, plan_trend, sums_sql
-from chartc.trends.moments import sums_from_rows
+from chartc.stages.fit import query_sums
+from chartc.trends.fitting import fit_sums, plan_trend
 plan = plan_trend("linear", band={LEVEL}, samples={SAMPLES})
-rows = connection.execute(sums_sql(plan, source, "step", "loss", "run")).fetchall()
-lines = [fit_sums(plan, sums, run) for run, sums in sums_from_rows(rows, plan.degree).items()]
+lines = [fit_sums(plan, sums, run) for run, sums in query_sums(connection, plan, source, "step", "loss", "run").items()]
 assert len(lines) == {RUNS} and all(len(line.upper) == {SAMPLES} for line in lines)
 print(len(lines))
 """
@@ -282,6 +282,8 @@ def options(parser) -> None:
                         help="only chartc (its engine, its compile) and DuckDB alone: no Altair, no matplotlib")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--before", metavar="REV", help="also run `chartc compile` at git revision REV")
+    parser.add_argument("--chart", action="append", choices=sorted(SPECS),
+                        help="only this chart (repeat for several; default: all four)")
 
 
 def cell(series) -> str:
@@ -324,6 +326,8 @@ def main(argv=None) -> int:
             return 1
         results, sizes = {}, {}
         for task, (chart, scripts) in TASKS.items():
+            if args.chart and chart not in args.chart:
+                continue
             commands = {name: {"cmd": python("-c", script, str(path)), "cwd": args.repo, "env": env,
                                "timeout": args.timeout} for name, script in scripts.items()
                         if not args.engines or name in ("chartc engine", "DuckDB alone")}

@@ -289,8 +289,10 @@ def shift_sql(plan: TrendPlan, source: str, x: str, y: str, part: str) -> str:
 def shifted_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, shift: tuple[float, float]) -> str:
     """The one-pass query of a straight line's sums about a shift (`moments.shifted_query`; degree 1, unweighted)."""
     logged = plan.fitter.logarithm_of
+    counted = [c for c, needed in (("x", plan.x_axis.positive), ("y", plan.y_axis.positive),
+                                   ("u", "x" in logged), ("v", "y" in logged)) if needed]
     return shifted_query(source, x, y, part, shift, x_map=plan.x_transform.sql, y_map=plan.y_transform.sql,
-                         log_x="x" in logged, log_y="y" in logged)
+                         log_x="x" in logged, log_y="y" in logged, counted=counted)
 
 
 def fit_sums(plan: TrendPlan, sums: Sums, group: Any = None) -> TrendLine:

@@ -74,7 +74,8 @@ class Sums:
         n: rows with a finite x and y.
         x_range: the smallest and largest x as read (data space), None when n is 0.
         nonpositive: how many values are ≤ 0: ``x``/``y`` as read (for a log axis),
-            ``u``/``v`` in fitting space (for a method's logarithm).
+            ``u``/``v`` in fitting space (for a method's logarithm); the one-pass sums count only
+            those the fit refuses.
         distinct: how many distinct w values, exact below `PEELED_DISTINCT`
             (or when the query counted them all), else at least that many; a straight line's
             one-pass sums count 1, or 2 for at least 2.
@@ -197,24 +198,31 @@ def shift_query(source: str, x: str, y: str, part: str, *, x_map: str = "{0}", y
 
 
 def shifted_query(source: str, x: str, y: str, part: str, shift: tuple[float, float], *, x_map: str = "{0}",
-                  y_map: str = "{0}", log_x: bool = False, log_y: bool = False) -> str:
+                  y_map: str = "{0}", log_x: bool = False, log_y: bool = False,
+                  counted: Iterable[str] = "xyuv") -> str:
     """The SQL of a straight line's sums in one pass, shifted by a constant rather than centred on the means.
+
+    Every aggregate costs a share of the scan, so only what the fit reads is asked for: the values ≤ 0 of
+    the ``counted`` channels (NULL for the others), and the extents of w and t as those of x and y where
+    they are the same values (no transform, no logarithm).
 
     Args:
         source, x, y, part, x_map, y_map, log_x, log_y: as for `sums_query`.
         shift: (w₀, t₀), subtracted from every w and t (`shift_query`'s first row).
+        counted: the channels (of ``x``, ``y``, ``u``, ``v``) whose values ≤ 0 the fit refuses.
 
     Returns:
         A query with one row per group, ordered by it: the group, then `SHIFTED_COLUMNS`.
     """
     w0, t0 = (f"CAST('{value!r}' AS DOUBLE)" for value in shift)   # text: every double, exactly
+    counts = ", ".join(f"count(*) FILTER (WHERE {c} <= 0)" if c in counted else "NULL" for c in "xyuv")
+    w = "x" if x_map == "{0}" and not log_x else "w"
+    t = "y" if y_map == "{0}" and not log_y else "t"
     return f"""{_features(source, x, y, part, x_map, y_map, log_x, log_y, None)}, shifted AS (
     SELECT part, x, y, u, v, w, t, w - {w0} AS d, t - {t0} AS e FROM features
 )
-SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high,
-       count(*) FILTER (WHERE x <= 0) AS x_bad, count(*) FILTER (WHERE y <= 0) AS y_bad,
-       count(*) FILTER (WHERE u <= 0) AS u_bad, count(*) FILTER (WHERE v <= 0) AS v_bad,
-       min(w) AS w_low, max(w) AS w_high, min(t) AS t_low, max(t) AS t_high,
+SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high, {counts},
+       min({w}) AS w_low, max({w}) AS w_high, min({t}) AS t_low, max({t}) AS t_high,
        fsum(d) AS d, fsum(d * d) AS dd, fsum(e) AS e, fsum(d * e) AS de, fsum(e * e) AS ee
 FROM shifted GROUP BY part ORDER BY part"""
 
@@ -277,7 +285,7 @@ def _sums(values: Mapping, powers, cross, squares, weights=None) -> Sums:
     def number(value):
         return math.nan if value is None else float(value)
 
-    nonpositive = {channel: int(values[f"{channel}_bad"]) for channel in "xyuv"}
+    nonpositive = {channel: int(values[f"{channel}_bad"]) for channel in "xyuv" if values[f"{channel}_bad"] is not None}
     total, log_weights = float(n), 0.0
     if weights is not None:
         total, bad, log_weights = number(weights[0]), int(weights[1] or 0), number(weights[2] or 0.0)
