@@ -1,8 +1,9 @@
 """Stage 7: fit every trend layer of a chart on its data.
 
 The least-squares methods fit from sufficient statistics summed by one
-query in the engine per layer, every group and panel at once
-(`fit_statistics`, `trends.moments`); the smoothers fit in numpy on the
+query in the engine per layer, every group and panel at once (`query_sums`,
+`trends.moments`: a straight line's in one pass where its digits allow, else
+centred in two); the smoothers fit in numpy on the
 values (`trends.fitting.fit_values`). The rows each
 trend layer sees come from the data stage's interpreter (every row, through
 the chart's and the layer's transforms, as Vega computes them: a trend after

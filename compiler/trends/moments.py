@@ -23,6 +23,18 @@ on every run (tests/test_moments.py runs one twice on 10⁶ rows and 2 threads).
 `sums_from_arrays` is the same computation on numpy arrays, with `math.fsum`,
 for `fitting.fit_trend` on values in memory.
 
+A straight line without weights (degree 1: ``linear``, ``log``, ``exp``,
+``pow``) is first summed in one pass (`shifted_query`): about a shift (w₀, t₀),
+the first row's values (`shift_query`), rather than the means, which would
+take a pass of their own, and a join of every row to its group's means. Any
+centre gives the same fit; the shift only has to be near enough to each
+group's mean for its spread, which the sums themselves tell:
+Σd² − (Σd)²/n (d = w − w₀) is the centred Σ(w − w̄)², computed with a
+rounding of ε·Σd², so a group is kept when Σd² is within `CONDITION` times the
+centred sum (and the same for t), and otherwise every group is summed
+centred (`sums_query`). On data such as training runs (x a step, the first
+row at the start of the range) Σd² is ~4 times the centred sum.
+
 Weighted least squares (a trend's ``weight`` field) is the same computation
 with every sum but the centres' weighted: Σ ω·z^j, Σ ω·z^j·τ, Σ ω·τ² (ω the
 row's weight; `powers[0]` is then Σ ω). The centres stay the plain means: any
