@@ -13,7 +13,7 @@ Competitors, each computing what its chart draws:
 
 - ``chartc engine``: the file registered as the engine's view `SOURCE` (chartc's
   types, its connection settings) and the aggregate queried from it (`stages.data.reduce`
-  for M4, `trends.moments` and `fitting.fit_sums` for the fit);
+  for M4, `stages.fit.query_sums` (`trends.moments`) and `fitting.fit_sums` for the fit);
 - ``chartc compile``: ``chartc compile spec.yaml -o out.vl.json`` on a spec the
   benchmark writes (the whole compile: the rows stay in the engine, each layer's
   aggregate is queried there, only the rows M4 keeps are fetched); its Vega-Lite's
@@ -27,7 +27,10 @@ Competitors, each computing what its chart draws:
   ``np.histogram2d``, a group-by for M4, statsmodels OLS for the fit), matplotlib
   draws to SVG;
 - ``DuckDB alone``: the same aggregates in plain DuckDB SQL over ``read_parquet``
-  (the bound the issue sets: chartc at most 2x of it at 10^8 rows).
+  (the bound the issue sets: chartc at most 2x of it at 10^8 rows); for the fit, the
+  means, then the centred sums joined to them (two passes), and ``DuckDB alone, one
+  pass`` the same line's sums about the first row's values (as chartc's fit sums a
+  line where the digits allow), plain sums, no check of the digits.
 
 The data file's hash (the chart's provenance) is kept in chartc's cache folder once computed
 (`stages.data.read`, "the hash cache"): ``chartc compile`` is measured with the hash there, as
@@ -36,10 +39,11 @@ generating the file), and ``chartc compile, hash not cached`` with a cache folde
 used, as a file's first compile. The children's cache folder is the run's temporary one.
 
 ``--engines`` runs only chartc and DuckDB alone (at 10^8 rows matplotlib + pandas needs
-~15 GB). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
+~15 GB); ``--chart NAME`` only that chart (histogram, heatmap, line, fit; repeatable). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
 says whether its Vega-Lite is byte for byte this checkout's.
 
-    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--before REV] [--timeout S]
+    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--chart NAME] [--before REV]
+        [--timeout S]
 """
 
 from __future__ import annotations
@@ -122,11 +126,10 @@ assert len(kept) <= 4 * ({PIXELS} + 2) * {RUNS}
 print(len(kept))
 """
 CHARTC_FIT = CHARTC_SETUP + f"""\
-from chartc.trends.fitting import fit_sums, plan_trend, sums_sql
-from chartc.trends.moments import sums_from_rows
+from chartc.stages.fit import query_sums
+from chartc.trends.fitting import fit_sums, plan_trend
 plan = plan_trend("linear", band={LEVEL}, samples={SAMPLES})
-rows = connection.execute(sums_sql(plan, source, "step", "loss", "run")).fetchall()
-lines = [fit_sums(plan, sums, run) for run, sums in sums_from_rows(rows, plan.degree).items()]
+lines = [fit_sums(plan, sums, run) for run, sums in query_sums(connection, plan, source, "step", "loss", "run").items()]
 assert len(lines) == {RUNS} and all(len(line.upper) == {SAMPLES} for line in lines)
 print(len(lines))
 """
@@ -159,6 +162,17 @@ rows = connection.execute(f\"\"\"
          m AS (SELECT run, avg(x) AS mx, avg(y) AS my FROM v GROUP BY run)
     SELECT v.run, count(*), sum((x - mx) * (x - mx)), sum((x - mx) * (y - my)), sum((y - my) * (y - my))
     FROM v JOIN m ON v.run = m.run GROUP BY v.run ORDER BY v.run\"\"\").fetchall()
+print(len(rows))
+"""
+# The same line in one pass about the first row's values, plain sums (chartc's fit takes one pass where its
+# digits allow): the lower bound of DuckDB alone, with no check that the shift keeps the digits, and sums whose
+# last bits change with the threads.
+DUCKDB_FIT_ONE_PASS = DUCKDB_SETUP + """\
+x0, y0 = connection.execute(f"SELECT CAST(step AS DOUBLE), loss FROM {source} LIMIT 1").fetchone()
+rows = connection.execute(f\"\"\"
+    SELECT run, count(*), sum(d), sum(d * d), sum(e), sum(d * e), sum(e * e)
+    FROM (SELECT run, CAST(step AS DOUBLE) - {x0!r} AS d, loss - {y0!r} AS e FROM {source})
+    GROUP BY run ORDER BY run\"\"\").fetchall()
 print(len(rows))
 """
 
@@ -272,7 +286,7 @@ TASKS = {
         "DuckDB alone": DUCKDB_M4}),
     f"linear fit + {LEVEL:.0%} band, {RUNS} runs": ("fit", {
         "chartc engine": CHARTC_FIT, "Altair + VegaFusion": ALTAIR_FIT, "matplotlib + pandas": MPL_FIT,
-        "DuckDB alone": DUCKDB_FIT}),
+        "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
 }
 
 
@@ -282,6 +296,8 @@ def options(parser) -> None:
                         help="only chartc (its engine, its compile) and DuckDB alone: no Altair, no matplotlib")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--before", metavar="REV", help="also run `chartc compile` at git revision REV")
+    parser.add_argument("--chart", action="append", choices=sorted(SPECS),
+                        help="only this chart (repeat for several; default: all four)")
 
 
 def cell(series) -> str:
@@ -324,9 +340,11 @@ def main(argv=None) -> int:
             return 1
         results, sizes = {}, {}
         for task, (chart, scripts) in TASKS.items():
+            if args.chart and chart not in args.chart:
+                continue
             commands = {name: {"cmd": python("-c", script, str(path)), "cwd": args.repo, "env": env,
                                "timeout": args.timeout} for name, script in scripts.items()
-                        if not args.engines or name in ("chartc engine", "DuckDB alone")}
+                        if not args.engines or name.startswith(("chartc engine", "DuckDB alone"))}
             spec = folder / f"{chart}.yaml"
             spec.write_text(SPECS[chart], encoding="utf-8")
             commands["chartc compile"] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.vl.json")),

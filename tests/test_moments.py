@@ -127,13 +127,14 @@ def test_ill_conditioned_x_agrees_where_raw_sums_do_not(rows):
 
 
 @pytest.mark.slow
-def test_sums_are_the_same_bytes_on_every_run_with_two_threads(rows, monkeypatch):
+@pytest.mark.parametrize("method, options", [("poly", {"order": 3}), ("linear", {})], ids=["centred", "one pass"])
+def test_sums_are_the_same_bytes_on_every_run_with_two_threads(rows, monkeypatch, method, options):
     # A plain sum() of doubles here gives a different last bit on nearly every run with two threads (the
     # threads' partial sums are added in the order they finish); fsum's compensated sums do not.
     x, noise = rows
     y = 3.0 + 2.0 * x + noise
     parts = [((), g, x[g::3], y[g::3]) for g in range(3)]   # three groups, GROUP BY in one query
-    plan = plan_trend("poly", order=3, band=LEVEL)
+    plan = plan_trend(method, band=LEVEL, **options)
 
     def image(threads):
         def connect():
@@ -150,6 +151,75 @@ def test_sums_are_the_same_bytes_on_every_run_with_two_threads(rows, monkeypatch
     first = image(2)
     assert all(image(2) == first for _ in range(3))
     assert image(1) == first   # one thread, rows in order: the same bytes
+
+
+def passes(monkeypatch) -> list:
+    """Which query each `fit_statistics` call ended with: "one pass" (shifted sums) or "centred"."""
+    taken = []
+    centred = fit_stage.sums_from_rows
+
+    def two_pass(*args, **kwargs):
+        taken[-1] = "centred"
+        return centred(*args, **kwargs)
+
+    real = fit_stage.query_sums
+    monkeypatch.setattr(fit_stage, "sums_from_rows", two_pass)
+    monkeypatch.setattr(fit_stage, "query_sums", lambda *args, **kwargs: taken.append("one pass") or real(*args, **kwargs))
+    return taken
+
+
+STEPS = np.arange(0.0, 1e8, 100.0)   # 10⁶ steps of a run 10⁸ long: integers, exact in a double
+ADVERSARIAL = {
+    # x around 1e9, a spread of 1, and y around 1e6: the shift (the first row) is near both means.
+    "large offsets": ([lambda u: 1e9 + u / 10.0], lambda x, u, e: 1e6 + 2.0 * (x - 1e9) + 0.01 * e, "one pass"),
+    "steps to 1e8": ([lambda u: STEPS], lambda x, u, e: 3.0 - 2e-8 * x + 0.05 * e, "one pass"),
+    # a group far from the first row for its spread: the centred query, for every group
+    "groups far apart": ([lambda u: u, lambda u: 1e12 + u / 1e3], lambda x, u, e: 1.0 + u + e, "centred"),
+    # the first row an outlier 10⁹ away from the others: the mean is far from it for the spread
+    "first row far out": ([lambda u: np.r_[1e9, u[1:]]], lambda x, u, e: 2.0 + 0.5 * u + e, "centred"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ADVERSARIAL, ids=str)
+def test_line_sums_agree_with_statsmodels_on_adversarial_data(rows, monkeypatch, case):
+    # Each group's x is shifted onto a small exact range first, so statsmodels fits values it can represent;
+    # the slope, R², residual error and band are compared to 1e-9 (the intercept at x = 0 carries the rounding
+    # of the offset, as in the test above).
+    makers, make_y, expected = ADVERSARIAL[case]
+    u, noise = rows[0], rows[1]
+    parts = []
+    for g, make_x in enumerate(makers):
+        x = make_x(u)
+        parts.append(((), g, x, make_y(x, u, noise)))
+    taken = passes(monkeypatch)
+    plan = plan_trend("linear", band=LEVEL)
+    sums = fit_stage.fit_statistics(plan, parts)
+    assert taken == [expected]
+    for g, (_, _, x, y) in enumerate(parts):
+        origin = float(np.min(x))
+        result = OLS(y, np.column_stack([np.ones(len(x)), x - origin])).fit()
+        line = fit_sums(plan, sums[g])
+        coefficients = dict(line.coefficients)
+        close(coefficients["slope"], result.params[1])
+        close(coefficients["intercept"], result.params[0] - result.params[1] * origin,
+              atol=1e-9 * abs(result.params[1] * origin))
+        close([line.r2, line.rse], [result.rsquared, math.sqrt(result.scale)])
+        limits = result.get_prediction(np.column_stack([np.ones(len(line.x)), np.asarray(line.x) - origin]))
+        frame = limits.summary_frame(alpha=1 - LEVEL)
+        close(line.y, frame["mean"])
+        close(line.lower, frame["mean_ci_lower"])
+        close(line.upper, frame["mean_ci_upper"])
+
+
+def test_a_constant_y_fits_a_flat_line_in_one_pass(monkeypatch):
+    # every τ is 0 about a shift that is the constant itself, as about the mean: slope 0, no band
+    x = np.arange(200_000, dtype=float)
+    taken = passes(monkeypatch)
+    line = engine_fit(x, np.full(len(x), 7.25), "linear", band=LEVEL)
+    assert taken == ["one pass"]
+    assert dict(line.coefficients) == {"intercept": 7.25, "slope": 0.0}
+    assert set(line.y) == set(line.lower) == set(line.upper) == {7.25}
 
 
 @pytest.mark.slow

@@ -1,8 +1,9 @@
 """Stage 7: fit every trend layer of a chart on its data.
 
 The least-squares methods fit from sufficient statistics summed by one
-query in the engine per layer, every group and panel at once
-(`fit_statistics`, `trends.moments`); the smoothers fit in numpy on the
+query in the engine per layer, every group and panel at once (`query_sums`,
+`trends.moments`: a straight line's in one pass where its digits allow, else
+centred in two); the smoothers fit in numpy on the
 values (`trends.fitting.fit_values`). The rows each
 trend layer sees come from the data stage's interpreter (every row, through
 the chart's and the layer's transforms, as Vega computes them: a trend after
@@ -31,10 +32,11 @@ from .. import errors as msg
 from ..errors import SpecError
 from ..infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, floats, json_value, milliseconds, parse_date
 from ..ir.nodes import Chart, Layer, thaw
-from ..trends.fitting import TrendLine, TrendPlan, fit_sums, fit_values, format_trend_label, plan_trend, sums_sql
-from ..trends.moments import Sums, sums_from_rows
+from ..trends.fitting import (TrendLine, TrendPlan, fit_sums, fit_values, format_trend_label, plan_trend, shift_sql,
+                              shifted_sql, sums_sql)
+from ..trends.moments import Sums, sums_from_rows, sums_from_shifted
 from .data import DataFlow, Rows
-from .data.engine import connect, quote_identifier, quote_text
+from .data.engine import connect, quote_identifier
 from .data.sources import EngineTable, register_arrays
 from .markers import category_key
 
@@ -263,10 +265,36 @@ def fit_statistics(plan: TrendPlan, parts: list[tuple], weights: list | None = N
     connection = connect()
     try:
         source = register_rows(connection, parts, weights)
-        rows = connection.execute(sums_sql(plan, source, "x", "y", "part", None if weights is None else "w")).fetchall()
+        return query_sums(connection, plan, source, "x", "y", "part", None if weights is None else "w")
     finally:
         connection.close()
-    return sums_from_rows(rows, plan.degree, weighted=weights is not None)
+
+
+def query_sums(connection, plan: TrendPlan, source: str, x: str, y: str, part: str,
+               weight: str | None = None) -> dict:
+    """Every group's `Sums` over a relation in the engine: one pass where it keeps the digits, else two.
+
+    A straight line without weights is summed in one pass about the first row's values
+    (`moments.shifted_query`), where DuckDB alone would take two (the means, then the sums about them);
+    a group whose mean lies too far from that shift for its spread (`moments.CONDITION`), and every
+    other fit, takes the centred two-pass query (`moments.sums_query`).
+
+    Args:
+        connection: the engine's connection.
+        plan: a least-squares request.
+        source, x, y, part, weight: the relation, and the SQL of a row's x, y, group and weight.
+
+    Returns:
+        Group (``part``'s value) -> its `Sums`; a group without a finite x and y has none.
+    """
+    if plan.degree == 1 and weight is None:
+        first = connection.execute(shift_sql(plan, source, x, y, part)).fetchall()
+        shift = (float(first[0][0]), float(first[0][1])) if first else (0.0, 0.0)
+        found = sums_from_shifted(connection.execute(shifted_sql(plan, source, x, y, part, shift)).fetchall(), shift)
+        if found is not None:
+            return found
+    rows = connection.execute(sums_sql(plan, source, x, y, part, weight)).fetchall()
+    return sums_from_rows(rows, plan.degree, weighted=weight is not None)
 
 
 def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: str | None, groups: list,
@@ -285,22 +313,22 @@ def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: s
     def number(column):
         return f"CAST({quote_identifier(column)} AS DOUBLE)"
 
+    # Grouped by the column's own values (numbers as doubles, -0 with 0, as `unique` groups them), matched to
+    # the groups afterwards: a lookup of each row's value in the list of groups cost a quarter of the scan.
     if by is None:
-        part = "0"
+        part, present, index = "0", "true", {0: 0}
     elif table.kinds[by] == NUMBER:
-        part = f"list_position([{', '.join(f'CAST({float(g)!r} AS DOUBLE)' for g in groups)}], {number(by)}) - 1"
-    elif table.kinds[by] == BOOLEAN:
-        part = f"list_position([{', '.join('true' if g else 'false' for g in groups)}], {quote_identifier(by)}) - 1"
+        part, present = number(by), f"{number(by)} IS NOT NULL AND NOT isnan({number(by)})"
+        index = {float(group): i for i, group in enumerate(groups)}
     else:
-        part = f"list_position([{', '.join(quote_text(g) for g in groups)}], {quote_identifier(by)}) - 1"
+        part, present = quote_identifier(by), f"{quote_identifier(by)} IS NOT NULL"
+        index = {group: i for i, group in enumerate(groups)}
     extra = f", {number(weight)} AS w" if weight is not None else ""
     connection = table.connection
-    connection.execute(f"CREATE OR REPLACE TEMP VIEW trend_rows AS SELECT * FROM (SELECT {part} AS part, "
-                       f"{number(x)} AS x, {number(y)} AS y{extra} FROM {quote_identifier(table.view)}) "
-                       "WHERE part IS NOT NULL")
-    rows = connection.execute(sums_sql(plan, "trend_rows", "x", "y", "part",
-                                       None if weight is None else "w")).fetchall()
-    return sums_from_rows(rows, plan.degree, weighted=weight is not None)
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW trend_rows AS SELECT {part} AS part, {number(x)} AS x, "
+                       f"{number(y)} AS y{extra} FROM {quote_identifier(table.view)} WHERE {present}")
+    found = query_sums(connection, plan, "trend_rows", "x", "y", "part", None if weight is None else "w")
+    return {index[value]: sums for value, sums in found.items() if value in index}
 
 
 def register_rows(connection, parts: list[tuple], weights: list | None = None) -> str:

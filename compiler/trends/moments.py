@@ -23,6 +23,18 @@ on every run (tests/test_moments.py runs one twice on 10⁶ rows and 2 threads).
 `sums_from_arrays` is the same computation on numpy arrays, with `math.fsum`,
 for `fitting.fit_trend` on values in memory.
 
+A straight line without weights (degree 1: ``linear``, ``log``, ``exp``,
+``pow``) is first summed in one pass (`shifted_query`): about a shift (w₀, t₀),
+the first row's values (`shift_query`), rather than the means, which would
+take a pass of their own, and a join of every row to its group's means. Any
+centre gives the same fit; the shift only has to be near enough to each
+group's mean for its spread, which the sums themselves tell:
+Σd² − (Σd)²/n (d = w − w₀) is the centred Σ(w − w̄)², computed with a
+rounding of ε·Σd², so a group is kept when Σd² is within `CONDITION` times the
+centred sum (and the same for t), and otherwise every group is summed
+centred (`sums_query`). On data such as training runs (x a step, the first
+row at the start of the range) Σd² is ~4 times the centred sum.
+
 Weighted least squares (a trend's ``weight`` field) is the same computation
 with every sum but the centres' weighted: Σ ω·z^j, Σ ω·z^j·τ, Σ ω·τ² (ω the
 row's weight; `powers[0]` is then Σ ω). The centres stay the plain means: any
@@ -53,6 +65,14 @@ from .numerics import Ols, back_substitute, count_distinct, forward_substitute
 # value), as it needs degree + 1 of them.
 PEELED_DISTINCT = 4
 
+# The most a straight line's one-pass sums may lose to their shift (`sums_from_shifted`): Σd² at most this
+# many times the centred Σ(w − w̄)², so its rounding at most ~2¹⁰ ε (~2e-13) of it.
+CONDITION = 2.0 ** 10
+
+# Result columns of `shifted_query`, after the group key.
+SHIFTED_COLUMNS = ("n", "x_low", "x_high", "x_bad", "y_bad", "u_bad", "v_bad", "w_low", "w_high", "t_low", "t_high",
+                   "d", "dd", "e", "de", "ee")
+
 # Result columns of `sums_query`, after the group key.
 BOUND_COLUMNS = ("n", "x_low", "x_high", "x_bad", "y_bad", "u_bad", "v_bad", "w_centre", "w_scale", "t_centre",
                  "t_scale", "distinct", "w_low", "w_high", "w_second", "w_penultimate")
@@ -66,10 +86,12 @@ class Sums:
         n: rows with a finite x and y.
         x_range: the smallest and largest x as read (data space), None when n is 0.
         nonpositive: how many values are ≤ 0: ``x``/``y`` as read (for a log axis),
-            ``u``/``v`` in fitting space (for a method's logarithm).
+            ``u``/``v`` in fitting space (for a method's logarithm); the one-pass sums count only
+            those the fit refuses.
         distinct: how many distinct w values, exact below `PEELED_DISTINCT`
-            (or when the query counted them all), else at least that many.
-        w_centre, w_scale: z = (w − w_centre) / w_scale.
+            (or when the query counted them all), else at least that many; a straight line's
+            one-pass sums count 1, or 2 for at least 2.
+        w_centre, w_scale: z = (w − w_centre) / w_scale (the centre is the mean, or the one-pass shift).
         t_centre, t_scale: τ = (t − t_centre) / t_scale.
         powers: Σ z^j for j = 0 .. 2k (powers[0] = n; weighted: Σ ω·z^j, powers[0] = Σ ω).
         cross: Σ z^j·τ for j = 0 .. k (weighted: Σ ω·z^j·τ).
@@ -120,8 +142,6 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
         ``p1 .. p{2k}`` (Σ z^j), ``c0 .. c{k}`` (Σ z^j·τ) and ``squares`` (Σ τ²); weighted, each sum
         weighted, then ``p0`` (Σ ω), ``omega_bad`` (weights ≤ 0) and ``log_weights`` (Σ ln ω).
     """
-    w = "CASE WHEN u > 0 THEN ln(u) END" if log_x else "u"
-    t = "CASE WHEN v > 0 THEN ln(v) END" if log_y else "v"
     if degree < PEELED_DISTINCT:
         peel = ("NULL AS distinct, min(w) FILTER (WHERE w > w_low) AS w_second, "
                 "max(w) FILTER (WHERE w < w_high) AS w_penultimate")
@@ -134,15 +154,7 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
     weighted = ("" if weight is None else
                 ", fsum(omega) AS p0, count(*) FILTER (WHERE omega <= 0) AS omega_bad, "
                 "fsum(CASE WHEN omega > 0 THEN ln(omega) END) AS log_weights")
-    omega = "1.0" if weight is None else f"CAST({weight} AS DOUBLE)"
-    return f"""WITH source_rows AS (
-    SELECT {part} AS part, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y, {omega} AS omega FROM {source}
-), fitted AS (
-    SELECT part, x, y, omega, {x_map.format("x")} AS u, {y_map.format("y")} AS v
-    FROM source_rows WHERE isfinite(x) AND isfinite(y) AND isfinite(omega)
-), features AS (
-    SELECT part, x, y, u, v, omega, {w} AS w, {t} AS t FROM fitted
-), bounds AS (
+    return f"""{_features(source, x, y, part, x_map, y_map, log_x, log_y, weight)}, bounds AS (
     SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high,
            count(*) FILTER (WHERE x <= 0) AS x_bad, count(*) FILTER (WHERE y <= 0) AS y_bad,
            count(*) FILTER (WHERE u <= 0) AS u_bad, count(*) FILTER (WHERE v <= 0) AS v_bad,
@@ -170,6 +182,103 @@ FROM centres c JOIN sums s ON c.part IS NOT DISTINCT FROM s.part
 ORDER BY c.part"""
 
 
+def _features(source: str, x: str, y: str, part: str, x_map: str, y_map: str, log_x: bool, log_y: bool,
+              weight: str | None) -> str:
+    """The CTEs both queries start from: each row's group, x and y as read, u and v in fitting space, w and t."""
+    w = "CASE WHEN u > 0 THEN ln(u) END" if log_x else "u"
+    t = "CASE WHEN v > 0 THEN ln(v) END" if log_y else "v"
+    omega = "1.0" if weight is None else f"CAST({weight} AS DOUBLE)"
+    return f"""WITH source_rows AS (
+    SELECT {part} AS part, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y, {omega} AS omega FROM {source}
+), fitted AS (
+    SELECT part, x, y, omega, {x_map.format("x")} AS u, {y_map.format("y")} AS v
+    FROM source_rows WHERE isfinite(x) AND isfinite(y) AND isfinite(omega)
+), features AS (
+    SELECT part, x, y, u, v, omega, {w} AS w, {t} AS t FROM fitted
+)"""
+
+
+def shift_query(source: str, x: str, y: str, part: str, *, x_map: str = "{0}", y_map: str = "{0}",
+                log_x: bool = False, log_y: bool = False) -> str:
+    """The SQL of the first row's w and t (one row, or none): the shift of `shifted_query`.
+
+    The engine keeps the rows' order (`preserve_insertion_order`), so the first row is the same on every run;
+    the scan stops there.
+    """
+    return (f"{_features(source, x, y, part, x_map, y_map, log_x, log_y, None)}\n"
+            "SELECT w, t FROM features WHERE w IS NOT NULL AND t IS NOT NULL LIMIT 1")
+
+
+def shifted_query(source: str, x: str, y: str, part: str, shift: tuple[float, float], *, x_map: str = "{0}",
+                  y_map: str = "{0}", log_x: bool = False, log_y: bool = False,
+                  counted: Iterable[str] = "xyuv") -> str:
+    """The SQL of a straight line's sums in one pass, shifted by a constant rather than centred on the means.
+
+    Every aggregate costs a share of the scan, so only what the fit reads is asked for: the values ≤ 0 of
+    the ``counted`` channels (NULL for the others), and the extents of w and t as those of x and y where
+    they are the same values (no transform, no logarithm).
+
+    Args:
+        source, x, y, part, x_map, y_map, log_x, log_y: as for `sums_query`.
+        shift: (w₀, t₀), subtracted from every w and t (`shift_query`'s first row).
+        counted: the channels (of ``x``, ``y``, ``u``, ``v``) whose values ≤ 0 the fit refuses.
+
+    Returns:
+        A query with one row per group, ordered by it: the group, then `SHIFTED_COLUMNS`.
+    """
+    w0, t0 = (f"CAST('{value!r}' AS DOUBLE)" for value in shift)   # text: every double, exactly
+    counts = ", ".join(f"count(*) FILTER (WHERE {c} <= 0)" if c in counted else "NULL" for c in "xyuv")
+    w = "x" if x_map == "{0}" and not log_x else "w"
+    t = "y" if y_map == "{0}" and not log_y else "t"
+    return f"""{_features(source, x, y, part, x_map, y_map, log_x, log_y, None)}, shifted AS (
+    SELECT part, x, y, u, v, w, t, w - {w0} AS d, t - {t0} AS e FROM features
+)
+SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high, {counts},
+       min({w}) AS w_low, max({w}) AS w_high, min({t}) AS t_low, max({t}) AS t_high,
+       fsum(d) AS d, fsum(d * d) AS dd, fsum(e) AS e, fsum(d * e) AS de, fsum(e * e) AS ee
+FROM shifted GROUP BY part ORDER BY part"""
+
+
+def sums_from_shifted(rows: Iterable[tuple], shift: tuple[float, float]) -> dict | None:
+    """Group -> `Sums`, from the rows `shifted_query` returns; None where a group's shifted sums lose digits.
+
+    A group's Σd² − (Σd)²/n is its centred Σ(w − w̄)²; its rounding is ε·Σd², which is more than
+    ε·`CONDITION` of the centred sum when the shift is far from the group's mean for its spread (a group
+    far from the first row). Then, or where a sum is not finite, the caller sums them centred (`sums_query`).
+    """
+    found = {}
+    w0, t0 = shift
+    for row in rows:
+        part, values = row[0], dict(zip(SHIFTED_COLUMNS, row[1:]))
+        n = int(values["n"])
+        d, dd, e, de, ee = (float("nan") if values[k] is None else float(values[k])
+                            for k in ("d", "dd", "e", "de", "ee"))
+        if not (_conditioned(n, d, dd) and _conditioned(n, e, ee) and math.isfinite(de)):
+            return None
+        # z = d / w_scale and τ = e / t_scale, the centred query's scales about the shift (|z|, |τ| ≤ 1).
+        w_scale = max(float(values["w_high"]) - w0, w0 - float(values["w_low"]))
+        t_scale = max(float(values["t_high"]) - t0, t0 - float(values["t_low"]))
+        values.update(distinct=2 if values["w_low"] != values["w_high"] else 1, w_second=None, w_penultimate=None,
+                      w_centre=w0, w_scale=w_scale, t_centre=t0, t_scale=t_scale)
+        found[part] = _sums(values, (_scaled(d, w_scale), _scaled(_scaled(dd, w_scale), w_scale)),
+                            (_scaled(e, t_scale), _scaled(_scaled(de, w_scale), t_scale)),
+                            _scaled(_scaled(ee, t_scale), t_scale))
+    return found
+
+
+def _scaled(total: float, scale: float) -> float:
+    """A sum of d (or e) as a sum of z (τ): 0 where the values are all the shift, as the centred query's are."""
+    return total / scale if scale > 0 else 0.0
+
+
+def _conditioned(n: int, first: float, second: float) -> bool:
+    """Whether Σd² − (Σd)²/n, from these sums, is within ε·`CONDITION` of the exact centred sum."""
+    if not (math.isfinite(first) and math.isfinite(second)):
+        return False
+    offset = first * first / n
+    return offset <= CONDITION * (second - offset)
+
+
 def sums_from_rows(rows: Iterable[tuple], degree: int, weighted: bool = False) -> dict:
     """Group -> `Sums`, from the rows `sums_query` returns (group first, then its columns in order)."""
     found = {}
@@ -188,7 +297,7 @@ def _sums(values: Mapping, powers, cross, squares, weights=None) -> Sums:
     def number(value):
         return math.nan if value is None else float(value)
 
-    nonpositive = {channel: int(values[f"{channel}_bad"]) for channel in "xyuv"}
+    nonpositive = {channel: int(values[f"{channel}_bad"]) for channel in "xyuv" if values[f"{channel}_bad"] is not None}
     total, log_weights = float(n), 0.0
     if weights is not None:
         total, bad, log_weights = number(weights[0]), int(weights[1] or 0), number(weights[2] or 0.0)
