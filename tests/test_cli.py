@@ -9,6 +9,7 @@ check the real process: exit status, streams, no traceback.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -84,24 +85,27 @@ def test_light_validate_imports_no_heavy_module():
     assert result.stdout.strip() == "[]", result.stderr
 
 
+def compile_loads(output, modules: tuple) -> list:
+    """Which of `modules` a fresh process has imported after compiling the seed chart to `output` (exit 0)."""
+    probe = ("import sys; from chartc.commands import cli; "
+             f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(output)!r}]); "
+             f"print(code, sorted(m for m in {modules!r} if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
+    code, loaded = result.stdout.strip().split(" ", 1)
+    assert code == "0", result.stderr
+    return ast.literal_eval(loaded)
+
+
 def test_compile_to_json_imports_neither_the_renderer_nor_masked_arrays(tmp_path):
     """The Vega-Lite path starts no renderer, and counting a fit's distinct x loads no numpy.ma (np.unique would)."""
-    probe = ("import sys; from chartc.commands import cli; "
-             f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(tmp_path / 'x.vl.json')!r}]); "
-             "print(code, sorted(m for m in ('pandas', 'scipy', 'vl_convert', 'numpy.ma') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
-    assert result.stdout.strip() == "0 []", result.stderr
+    assert compile_loads(tmp_path / "x.vl.json", ("pandas", "scipy", "vl_convert", "numpy.ma")) == []
     assert (tmp_path / "x.vl.json").read_bytes() == (ROOT / "tests/golden/seed_pretraining.vl.json").read_bytes()
 
 
 @pytest.mark.slow
 def test_compile_without_bands_imports_neither_pandas_nor_scipy(tmp_path):
     """A cold compile's own imports are its cost: no pandas (rows are a Table), no scipy (numpy solves)."""
-    probe = ("import sys; from chartc.commands import cli; "
-             f"code = cli.main(['compile', 'specs/seed_pretraining.yaml', '-o', {str(tmp_path / 'x.svg')!r}]); "
-             "print(code, sorted(m for m in ('pandas', 'scipy', 'dateutil') if m in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True)
-    assert result.stdout.strip() == "0 []", result.stderr
+    assert compile_loads(tmp_path / "x.svg", ("pandas", "scipy", "dateutil")) == []
     assert (tmp_path / "x.svg").read_bytes().startswith(b"<svg")
 
 

@@ -36,6 +36,19 @@ def close(actual, expected, rtol=1e-9, atol=0.0):
     np.testing.assert_allclose(np.asarray(actual, float), np.asarray(expected, float), rtol=rtol, atol=atol)
 
 
+def assert_is_ols(line, result, origin: float, intercept_atol: float) -> None:
+    """A fitted line is statsmodels' OLS `result` of y on x - origin: coefficients, R², RSE and the band, to 1e-9."""
+    coefficients = dict(line.coefficients)
+    close(coefficients["slope"], result.params[1])
+    close(coefficients["intercept"], result.params[0] - result.params[1] * origin, atol=intercept_atol)
+    close([line.r2, line.rse], [result.rsquared, math.sqrt(result.scale)])
+    prediction = result.get_prediction(np.column_stack([np.ones(len(line.x)), np.asarray(line.x) - origin]))
+    frame = prediction.summary_frame(alpha=1 - LEVEL)
+    close(line.y, frame["mean"])
+    close(line.lower, frame["mean_ci_lower"])
+    close(line.upper, frame["mean_ci_upper"])
+
+
 def engine_fit(x, y, method, **options):
     """One line fitted through the engine's query, as the fit stage does it."""
     plan = plan_trend(method, **options)
@@ -109,16 +122,8 @@ def test_ill_conditioned_x_agrees_where_raw_sums_do_not(rows):
     y = 3.0 + 2.0 * (x - shift) + 0.1 * rows[1]
     result = OLS(y, np.column_stack([np.ones(N), x - shift])).fit()
     line = engine_fit(x, y, "linear", band=LEVEL)
-    coefficients = dict(line.coefficients)
-    close(coefficients["slope"], result.params[1])
     # The intercept at x = 0 is b0 - b1·1e9: it carries the rounding of a number 1e9 times larger.
-    close(coefficients["intercept"], result.params[0] - result.params[1] * shift, atol=1e-9 * 2.0 * shift)
-    close([line.r2, line.rse], [result.rsquared, math.sqrt(result.scale)])
-    frame = result.get_prediction(np.column_stack([np.ones(len(line.x)), np.asarray(line.x) - shift]))
-    limits = frame.summary_frame(alpha=1 - LEVEL)
-    close(line.y, limits["mean"])
-    close(line.lower, limits["mean_ci_lower"])
-    close(line.upper, limits["mean_ci_upper"])
+    assert_is_ols(line, result, shift, intercept_atol=1e-9 * 2.0 * shift)
 
     # The same line from uncentred sums (normal equations on Σx, Σx², Σy, Σxy): the slope is noise.
     gram = np.array([[N, x.sum()], [x.sum(), (x * x).sum()]])
@@ -200,16 +205,7 @@ def test_line_sums_agree_with_statsmodels_on_adversarial_data(rows, monkeypatch,
         origin = float(np.min(x))
         result = OLS(y, np.column_stack([np.ones(len(x)), x - origin])).fit()
         line = fit_sums(plan, sums[g])
-        coefficients = dict(line.coefficients)
-        close(coefficients["slope"], result.params[1])
-        close(coefficients["intercept"], result.params[0] - result.params[1] * origin,
-              atol=1e-9 * abs(result.params[1] * origin))
-        close([line.r2, line.rse], [result.rsquared, math.sqrt(result.scale)])
-        limits = result.get_prediction(np.column_stack([np.ones(len(line.x)), np.asarray(line.x) - origin]))
-        frame = limits.summary_frame(alpha=1 - LEVEL)
-        close(line.y, frame["mean"])
-        close(line.lower, frame["mean_ci_lower"])
-        close(line.upper, frame["mean_ci_upper"])
+        assert_is_ols(line, result, origin, intercept_atol=1e-9 * abs(result.params[1] * origin))
 
 
 def test_a_constant_y_fits_a_flat_line_in_one_pass(monkeypatch):
