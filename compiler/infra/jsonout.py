@@ -18,6 +18,9 @@ import re
 # nothing else differs. Text that holds one of these (or looks like one inside
 # a string) is written by the standard encoder instead.
 _ORJSON_DIFFERS = re.compile(r"0\.0000|e-\d(?!\d)")
+# Such a number where it stands alone as a value: the indented text puts each scalar on a line of its own,
+# after its key if in an object (a key is a complete string; a string value never starts with a digit).
+_DIFFERING_NUMBER = re.compile(r'^( *(?:"(?:[^"\\\n]|\\.)*": )?)(-?(?:0\.0000\d*|\d(?:\.\d+)?e-\d))(,?)$', re.M)
 
 
 def canonical_json(value) -> str:
@@ -49,7 +52,13 @@ def _orjson_text(value) -> str | None:
         text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2).decode("utf-8")
     except TypeError:  # what orjson does not take (an integer past 64 bits, a float subclass, deep nesting)
         return None
-    return None if _ORJSON_DIFFERS.search(text) else text + "\n"
+    if _ORJSON_DIFFERS.search(text):
+        # Rewritten as the standard encoder writes them (`float.__repr__`, the same shortest digits): one small
+        # number in 10^5 rows would otherwise send the whole text to the pure-Python encoder (~2 s at 5 MB).
+        text = _DIFFERING_NUMBER.sub(lambda m: m[1] + repr(float(m[2])) + m[3], text)
+        if _ORJSON_DIFFERS.search(text):  # inside a string: left to the standard encoder
+            return None
+    return text + "\n"
 
 
 def _finite(value):
