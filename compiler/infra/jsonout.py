@@ -15,8 +15,8 @@ import re
 # Where orjson's text differs from `json.dumps`: a float whose decimal exponent
 # is -5 (orjson 0.00001, Python 1e-05) or -6..-9 (orjson 1e-6, Python 1e-06).
 # Measured on 6·10⁵ floats of every magnitude and on every code point of text:
-# nothing else differs. Text that holds one of these (or looks like one inside
-# a string) is written by the standard encoder instead.
+# nothing else differs. Such numbers are rewritten in orjson's text; a string
+# that holds one of these forms sends the value to the standard encoder.
 _ORJSON_DIFFERS = re.compile(r"0\.0000|e-\d(?!\d)")
 # Such a number where it stands alone as a value: the indented text puts each scalar on a line of its own,
 # after its key if in an object (a key is a complete string; a string value never starts with a digit).
