@@ -20,7 +20,7 @@ import re
 _ORJSON_DIFFERS = re.compile(r"0\.0000|e-\d(?!\d)")
 # Such a number where it stands alone as a value: the indented text puts each scalar on a line of its own,
 # after its key if in an object (a key is a complete string; a string value never starts with a digit).
-_DIFFERING_NUMBER = re.compile(r'^( *(?:"(?:[^"\\\n]|\\.)*": )?)(-?(?:0\.0000\d*|\d(?:\.\d+)?e-\d))(,?)$', re.M)
+_DIFFERING_NUMBER = re.compile(r'( *(?:"(?:[^"\\\n]|\\.)*": )?)(-?(?:0\.0000\d*|\d(?:\.\d+)?e-\d))(,?)')
 
 
 def canonical_json(value) -> str:
@@ -52,13 +52,21 @@ def _orjson_text(value) -> str | None:
         text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2).decode("utf-8")
     except TypeError:  # what orjson does not take (an integer past 64 bits, a float subclass, deep nesting)
         return None
-    if _ORJSON_DIFFERS.search(text):
-        # Rewritten as the standard encoder writes them (`float.__repr__`, the same shortest digits): one small
-        # number in 10^5 rows would otherwise send the whole text to the pure-Python encoder (~2 s at 5 MB).
-        text = _DIFFERING_NUMBER.sub(lambda m: m[1] + repr(float(m[2])) + m[3], text)
-        if _ORJSON_DIFFERS.search(text):  # inside a string: left to the standard encoder
+    # The numbers orjson writes otherwise, rewritten as the standard encoder writes them (`float.__repr__`,
+    # the same shortest digits): one such number in 10^5 rows would send the whole text to the pure-Python
+    # encoder (~2 s at 5 MB). A line where the form is not such a number alone (a string) is left to it.
+    parts, at = [], 0
+    for found in _ORJSON_DIFFERS.finditer(text):
+        if found.start() < at:
+            continue
+        start, end = text.rfind("\n", 0, found.start()) + 1, text.find("\n", found.end())
+        end = len(text) if end < 0 else end
+        line = _DIFFERING_NUMBER.fullmatch(text, start, end)
+        if line is None:
             return None
-    return text + "\n"
+        parts += [text[at:start], line[1], repr(float(line[2])), line[3]]
+        at = end
+    return "".join(parts) + text[at:] + "\n"
 
 
 def _finite(value):
