@@ -122,8 +122,9 @@ print(len(rows))
 CHARTC_M4 = CHARTC_SETUP + f"""\
 from chartc.stages.data.reduce import m4_rows
 low, high = connection.execute(f"SELECT min(step), max(step) FROM {{source}}").fetchone()
+n, = connection.execute(f"SELECT count(*) FROM {{source}}").fetchone()
 kept = m4_rows(connection, source, x="step", y="loss", order="step * {RUNS} + run", series="run",
-               domain=(low, high), width={PIXELS})
+               domain=(low, high), width={PIXELS}, integers=(low, high, n))  # as a compile keys integer steps
 assert len(kept) <= 4 * ({PIXELS} + 2) * {RUNS}
 print(len(kept))
 """
