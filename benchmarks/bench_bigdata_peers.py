@@ -27,10 +27,14 @@ Competitors, each computing what its chart draws:
   ``np.histogram2d``, a group-by for M4, statsmodels OLS for the fit), matplotlib
   draws to SVG;
 - ``DuckDB alone``: the same aggregates in plain DuckDB SQL over ``read_parquet``
-  (the bound the issue sets: chartc at most 2x of it at 10^8 rows); for the fit, the
-  means, then the centred sums joined to them (two passes), and ``DuckDB alone, one
-  pass`` the same line's sums about the first row's values (as chartc's fit sums a
-  line where the digits allow), plain sums, no check of the digits.
+  (the bound the issue sets: chartc at most 2x of it at 10^8 rows); for the line,
+  the min and max of loss and the loss at the first and last step per pixel
+  column, and (``DuckDB alone, M4's aggregates``) what M4 keeps: the steps of
+  the lowest and highest loss and the first and last step with their loss; for
+  the fit, the means, then the centred sums joined to them (two passes), and
+  ``DuckDB alone, one pass`` the same line's sums about the first row's values
+  (as chartc's fit sums a line where the digits allow), plain sums, no check of
+  the digits.
 
 The data file's hash (the chart's provenance) is kept in chartc's cache folder once computed
 (`stages.data.read`, "the hash cache"): ``chartc compile`` is measured with the hash there, as
@@ -39,11 +43,13 @@ generating the file), and ``chartc compile, hash not cached`` with a cache folde
 used, as a file's first compile. The children's cache folder is the run's temporary one.
 
 ``--engines`` runs only chartc and DuckDB alone (at 10^8 rows matplotlib + pandas needs
-~15 GB); ``--chart NAME`` only that chart (histogram, heatmap, line, fit; repeatable). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
+~15 GB). ``--before REV`` adds ``chartc compile`` at git revision REV to the same run, and
 says whether its Vega-Lite is byte for byte this checkout's.
 
-    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--chart NAME] [--before REV]
-        [--timeout S]
+``--charts`` runs only some of the four (histogram, heatmap, line, fit).
+
+    python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--before REV]
+        [--charts NAME ...] [--timeout S]
 """
 
 from __future__ import annotations
@@ -120,8 +126,9 @@ print(len(rows))
 CHARTC_M4 = CHARTC_SETUP + f"""\
 from chartc.stages.data.reduce import m4_rows
 low, high = connection.execute(f"SELECT min(step), max(step) FROM {{source}}").fetchone()
+n, = connection.execute(f"SELECT count(*) FROM {{source}}").fetchone()
 kept = m4_rows(connection, source, x="step", y="loss", order="step * {RUNS} + run", series="run",
-               domain=(low, high), width={PIXELS})
+               domain=(low, high), width={PIXELS}, integers=(low, high, n))  # as a compile keys integer steps
 assert len(kept) <= 4 * ({PIXELS} + 2) * {RUNS}
 print(len(kept))
 """
@@ -153,6 +160,19 @@ rows = connection.execute(f\"\"\"
                       least(CAST(floor((step - x0) / CAST(x1 - x0 AS DOUBLE) * {PIXELS}) AS BIGINT), {PIXELS - 1}) AS px
                FROM {{source}} CROSS JOIN e)
     SELECT run, px, min(loss), max(loss), arg_min(loss, step), arg_max(loss, step)
+    FROM p GROUP BY run, px ORDER BY run, px\"\"\").fetchall()
+print(len(rows))
+"""
+# M4 as chartc computes it: per run and pixel column the rows of the lowest and highest loss and of the first
+# and last step, each with its step and loss (the points the line is drawn through), ties left to the engine.
+DUCKDB_M4_SAME = DUCKDB_SETUP + f"""\
+rows = connection.execute(f\"\"\"
+    WITH e AS (SELECT min(step) AS x0, max(step) AS x1 FROM {{source}}),
+         p AS (SELECT run, step, loss,
+                      least(CAST(floor((step - x0) / CAST(x1 - x0 AS DOUBLE) * {PIXELS}) AS BIGINT), {PIXELS - 1}) AS px
+               FROM {{source}} CROSS JOIN e)
+    SELECT run, px, min(loss), arg_min(step, loss), max(loss), arg_max(step, loss),
+           min(step), arg_min(loss, step), max(step), arg_max(loss, step)
     FROM p GROUP BY run, px ORDER BY run, px\"\"\").fetchall()
 print(len(rows))
 """
@@ -276,6 +296,11 @@ SPECS = {
            f"layers:\n  - trend: {{method: linear, band: {LEVEL}, by: run}}\n",
 }
 
+# DuckDB alone's M4 above is min/max of loss and the loss at the first and last step: not the first and last
+# rows' steps, nor the rows of the extremes. This one computes all that M4 keeps (the line's second peer).
+SAME_PEER = "DuckDB alone, M4's aggregates"
+ALONE = ("DuckDB alone", SAME_PEER, "DuckDB alone, one pass")
+
 TASKS = {
     f"histogram, {BINS} bins": ("histogram", {"chartc engine": CHARTC_HISTOGRAM, "Altair + VegaFusion": ALTAIR_HISTOGRAM,
                                                "matplotlib + pandas": MPL_HISTOGRAM, "DuckDB alone": DUCKDB_HISTOGRAM}),
@@ -283,7 +308,7 @@ TASKS = {
                                                  "matplotlib + pandas": MPL_HEATMAP, "DuckDB alone": DUCKDB_HEATMAP}),
     f"line, {RUNS} runs, M4 to {PIXELS} px": ("line", {
         "chartc engine": CHARTC_M4, "Altair + VegaFusion": ALTAIR_LINE, "matplotlib + pandas": MPL_M4,
-        "DuckDB alone": DUCKDB_M4}),
+        "DuckDB alone": DUCKDB_M4, SAME_PEER: DUCKDB_M4_SAME}),
     f"linear fit + {LEVEL:.0%} band, {RUNS} runs": ("fit", {
         "chartc engine": CHARTC_FIT, "Altair + VegaFusion": ALTAIR_FIT, "matplotlib + pandas": MPL_FIT,
         "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
@@ -296,8 +321,8 @@ def options(parser) -> None:
                         help="only chartc (its engine, its compile) and DuckDB alone: no Altair, no matplotlib")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--before", metavar="REV", help="also run `chartc compile` at git revision REV")
-    parser.add_argument("--chart", action="append", choices=sorted(SPECS),
-                        help="only this chart (repeat for several; default: all four)")
+    parser.add_argument("--charts", nargs="+", default=list(SPECS), choices=list(SPECS),
+                        help="only these charts (default: all four)")
 
 
 def cell(series) -> str:
@@ -340,11 +365,11 @@ def main(argv=None) -> int:
             return 1
         results, sizes = {}, {}
         for task, (chart, scripts) in TASKS.items():
-            if args.chart and chart not in args.chart:
-                continue
             commands = {name: {"cmd": python("-c", script, str(path)), "cwd": args.repo, "env": env,
                                "timeout": args.timeout} for name, script in scripts.items()
-                        if not args.engines or name.startswith(("chartc engine", "DuckDB alone"))}
+                        if (not args.engines or name in ("chartc engine", *ALONE)) and chart in args.charts}
+            if not commands:
+                continue
             spec = folder / f"{chart}.yaml"
             spec.write_text(SPECS[chart], encoding="utf-8")
             commands["chartc compile"] = {"cmd": chartc("compile", str(spec), "-o", str(folder / f"{chart}.vl.json")),
@@ -368,13 +393,14 @@ def main(argv=None) -> int:
     print(f"\n== {n:,} rows, {RUNS} runs of {n // RUNS:,} steps (Parquet {size / 2**20:.0f} MB): "
           f"wall / peak RSS, median of {runs}, fresh process each, import included")
     for task, series in results.items():
-        engine, alone = series["chartc engine"], series["DuckDB alone"]
-        rows = [[name, cell(s), ratio(engine, s), ratio(s, alone)] for name, s in series.items()]
+        engine, peers = series["chartc engine"], [series[name] for name in ALONE if name in series]
+        rows = [[name, cell(s), ratio(engine, s)] + [ratio(s, peer) for peer in peers] for name, s in series.items()]
         size = f"{sizes[task] / 1000:,.1f} kB" if sizes.get(task) is not None else "not written"
         then = "" if task not in same else f"; the same bytes at {args.before}: {'yes' if same[task] else 'NO'}"
         then += "" if task not in alike else f"; the same bytes, hash not cached: {'yes' if alike[task] else 'NO'}"
         print(f"\n-- {task} (chartc compile's Vega-Lite: {size}{then})")
-        print(table(["command", "wall / peak RSS", "chartc engine / it", "it / DuckDB alone"], rows))
+        print(table(["command", "wall / peak RSS", "chartc engine / it"]
+                    + [f"it / {name}" for name in ALONE if name in series], rows))
     return 0
 
 

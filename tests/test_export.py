@@ -11,13 +11,14 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 
 from chartc import compile_spec, export_chart
 from chartc import errors as msg
 from chartc.errors import Location, SpecError
 from chartc.infra.files import write_all, write_atomic
-from chartc.infra.jsonout import canonical_json, html_safe_json
+from chartc.infra.jsonout import _orjson_text, canonical_json, html_safe_json
 from chartc.render.export import export_format, normalize_svg_ids, render
 from conftest import label
 
@@ -76,6 +77,18 @@ def standard_canonical(value) -> str:
 def test_canonical_json_is_the_standard_encoders_text_to_the_byte(value):
     """canonical_json writes with orjson where it can; the bytes are always those of json.dumps."""
     assert canonical_json(value) == standard_canonical(value)
+
+
+def test_canonical_json_rewrites_orjsons_small_numbers_rather_than_encoding_in_python():
+    """Numbers of exponent -5 to -9 (orjson's 0.00001 and 1e-6 are Python's 1e-05 and 1e-06) are rewritten in
+    orjson's text, under keys that look like JSON themselves; the text is still json.dumps's to the byte."""
+    rng = np.random.default_rng(5)
+    numbers = (rng.uniform(-1, 1, 20_000) * 10.0 ** rng.integers(-12, 3, 20_000)).tolist()
+    value = {"rows": [{"x": v, 'k": 1, "\\"': -v, "n": i} for i, v in enumerate(numbers)],
+             "tiny": [1e-05, -2.5e-06, 1e-09, 9.99e-10, 1e-10, 0.0001, 5e-324]}
+    assert _orjson_text(value) == standard_canonical(value)
+    for lookalike in ({**value, "text": "a 1e-7 in a string"}, {**value, 'k": 0.00001': 1}):
+        assert _orjson_text(lookalike) is None and canonical_json(lookalike) == standard_canonical(lookalike)
 
 
 def test_svg_parses_and_keeps_the_title_as_text(outputs):

@@ -259,3 +259,35 @@ def test_m4_breaks_ties_by_the_row_order_on_any_values(threads):
     index = np.flatnonzero(drawn)
     expected = sorted({int(index[i]) for i in numpy_m4(x[drawn], y[drawn], s[drawn], 17)} | set(odd.tolist()))
     assert kept == expected
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_m4_of_integer_x_keeps_the_same_rows_without_the_bits(threads):
+    """An x of integers (ties everywhere, missing cells, negatives) keyed as (x - low) * rows + row keeps the
+    rows the key of x's IEEE bits keeps, and numpy's M4 of the drawn rows plus every row not drawn."""
+    rng = np.random.default_rng(11)
+    n = 30_000
+    x = rng.integers(-40, 41, n)
+    s = rng.integers(0, 3, n)
+    y = np.floor(rng.normal(0, 3, n))
+    missing = rng.choice(n, 200, replace=False)
+    connection = engine.connect()
+    connection.execute(f"SET threads = {threads}")
+    connection.register("raw", {"r": np.arange(n), "s": s, "x": x, "y": y})
+    # A column of integers with gaps, as a Parquet file's would be.
+    connection.execute("CREATE TABLE line AS SELECT r, s, CASE WHEN r IN (SELECT unnest($1::BIGINT[])) THEN NULL "
+                       "ELSE x END AS x, y FROM raw", [missing.tolist()])
+    options = dict(x="x", y="y", order="r", series="s", domain=(-40.0, 40.0), width=23)
+    kept = m4_rows(connection, "line", integers=(-40, 40, n), **options)
+    assert "x_bits" not in m4_query("line", integers=(-40, 40, n), **options)
+    assert kept == m4_rows(connection, "line", **options)
+    drawn = np.ones(n, bool)
+    drawn[missing] = False
+    index = np.flatnonzero(drawn)
+    expected = {int(index[i]) for i in numpy_m4(x[drawn].astype(float), y[drawn], s[drawn], 23)}
+    assert kept == sorted(expected | set(missing.tolist()))
+
+
+def test_m4_keys_x_by_its_bits_where_the_integer_key_would_not_fit():
+    query = m4_query("line", x="x", y="y", order="r", domain=(0.0, 1.0), width=10, integers=(0, 2**40, 2**23))
+    assert "x_bits" in query

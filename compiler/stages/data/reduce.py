@@ -18,7 +18,9 @@ Ties are broken by the row order column, so the rows kept are the same on
 every run, whatever the engine's threads do: each extreme is the row of the
 smallest (or largest) one 128-bit integer per row, an order-preserving
 integer of the value's IEEE bits (-0 taken as 0) above the row's place, which
-DuckDB compares 1.5–2× faster than the pair (value, place) it stands for.
+DuckDB compares 1.5–2× faster than the pair (value, place) it stands for. An x
+of integers (a step counter: the common case) needs no bits: (x − low) times
+the number of rows, plus the row's place, is the same order in 64 bits.
 
 May import: the standard library (a caller passes the connection, from `engine.connect`).
 """
@@ -34,7 +36,7 @@ PLACES = 2**64
 
 
 def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-             series: str | None = None) -> str:
+             series: str | None = None, integers: tuple[int, int, int] | None = None) -> str:
     """The SQL of the rows M4 keeps (DuckDB's dialect): their `order` values, ascending.
 
     Args:
@@ -46,6 +48,10 @@ def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, fl
         width: the plot's width in pixels (its pixel columns).
         series: the SQL expression that splits the rows into lines (the color or detail field), or None
             for one line.
+        integers: ``(low, high, places)`` when every x is an integer a double holds exactly, between low
+            and high, and every `order` is below `places`: x's key is then the 64-bit
+            ``(x - low) * places + order``, which orders the rows as the 128-bit key of x's bits does,
+            without the bits (where it fits in 63 bits).
 
     Returns:
         A query with one column, ``r``: the `order` of each row kept.
@@ -54,21 +60,25 @@ def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, fl
     if not low < high or width < 1:
         raise ValueError(f"M4 needs a domain low < high and a width >= 1, got {domain} and {width}")
     group = series if series is not None else "NULL"
+    if integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63:
+        x_bits, x_key = "", f"(CAST(x AS BIGINT) - {int(integers[0])}) * {int(integers[2])}"
+    else:
+        x_bits, x_key = "CASE WHEN drawn THEN CAST(CAST(x + 0.0 AS BIT) AS BIGINT) ELSE 0 END AS x_bits,", \
+            _ordered("x_bits")
     return f"""WITH line AS (
     SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}
 ), placed AS (
     SELECT s, r, x, y, isfinite(x) AND isfinite(y) AS drawn FROM line
 ), columns AS (
-    SELECT s, r,
+    SELECT s, r, x, drawn,
            CASE WHEN drawn THEN least(greatest(CAST(floor(round((x - {low!r}) / {high - low!r} * {int(width)},
                                                                 {COORDINATE_DIGITS})) AS BIGINT), -1), {int(width)})
            END AS px,
-           CASE WHEN drawn THEN NULL ELSE r END AS alone,
-           CASE WHEN drawn THEN CAST(CAST(x + 0.0 AS BIT) AS BIGINT) ELSE 0 END AS x_bits,
+           CASE WHEN drawn THEN NULL ELSE r END AS alone, {x_bits}
            CASE WHEN drawn THEN CAST(CAST(y + 0.0 AS BIT) AS BIGINT) ELSE 0 END AS y_bits
     FROM placed
 ), keyed AS (
-    SELECT s, r, px, alone, {_ordered("x_bits")} AS xk, {_ordered("y_bits")} AS yk FROM columns
+    SELECT s, r, px, alone, CASE WHEN drawn THEN {x_key} ELSE 0 END AS xk, {_ordered("y_bits")} AS yk FROM columns
 ), kept AS (
     SELECT arg_min(r, yk + r) AS low_y, arg_max(r, yk + ({PLACES - 1} - r)) AS high_y,
            arg_min(r, xk + r) AS first_x, arg_max(r, xk + r) AS last_x
@@ -84,7 +94,7 @@ def _ordered(bits: str) -> str:
 
 
 def m4_rows(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-            series: str | None = None) -> list:
+            series: str | None = None, integers: tuple[int, int, int] | None = None) -> list:
     """Run `m4_query` on a connection (`engine.connect()`): the `order` values of the rows kept, ascending."""
-    query = m4_query(source, x=x, y=y, order=order, domain=domain, width=width, series=series)
+    query = m4_query(source, x=x, y=y, order=order, domain=domain, width=width, series=series, integers=integers)
     return [row[0] for row in connection.execute(query).fetchall()]

@@ -293,6 +293,9 @@ def _place_rows(chart: Chart, views: list, sources: list, computed: tuple, alt) 
         The views, the rows for the chart's data (None when every view has its own),
         and the ids of the views that filter their tag.
     """
+    drawing = [layer for layer in sources if layer.trend is None]
+    if len(drawing) <= 1:  # one layer's rows, nothing to compare them with (the key is a dump of every row)
+        return views, (computed[drawing[0].index].records() if drawing else []), set()
     records: dict[str, list[dict]] = {}
     keys = []
     for layer in sources:
