@@ -295,3 +295,28 @@ def test_a_bin_alone_stays_vega_lites_to_compute_and_a_box_plot_draws_alike(tmp_
         else:
             assert vega_lite_rows(evaluated, evaluated["data"]) == [{"g": "a", "v": 1.0}] * 5 + [{"g": "b", "v": 3.0}] * 5
             assert svg_of(evaluated) == svg_of(raw)
+
+
+def test_bins_grouped_by_their_index_keep_vegas_groups_nulls_and_starts_that_meet(tmp_path, monkeypatch):
+    """The engine groups a bin by its index and computes its start and end from it (`sql._Chain.bin`): the
+    same groups, in the order of their first rows, a null in a group of its own; where a step is below the
+    start's precision two indexes may give one start (1e16 + 0.2 is 1e16): there the bins' starts group the rows.
+    The rows are those computed before the bins were grouped by their index; Vega draws the same."""
+    text = """\
+        data: {values: [{a: 1, b: 1e16}, {a: 9.9, b: 10000000000000002}, {a: null, b: 1e16},
+                        {a: 2.5, b: 10000000000000004}, {a: 7, b: 1e16}, {a: 1.2, b: null}, {a: 9.5, b: 1e16},
+                        {a: 1.5, b: 1e16}, {a: 1.9, b: null}]}
+        mark: rect
+        encoding:
+          x: {field: a, bin: {maxbins: 10}}
+          y: {field: b, bin: {maxbins: 20}}
+          color: {aggregate: count}
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    rows = vega_lite_rows(evaluated, evaluated["data"])
+    big, next_big, far = 1e16, 1e16 + 2, 1e16 + 4
+    assert [(row["a (binned)"], row["a (binned)_end"], row["b (binned)"], row["b (binned)_end"],
+             row["Count of Records"]) for row in rows] == [
+        (1.0, 2.0, big, big, 2.0), (9.0, 10.0, next_big, next_big, 1.0), (None, None, big, big, 1.0),
+        (2.0, 3.0, far, far, 1.0), (7.0, 8.0, big, big, 1.0), (1.0, 2.0, None, None, 2.0), (9.0, 10.0, big, big, 1.0)]
+    assert svg_of(evaluated) == svg_of(raw)

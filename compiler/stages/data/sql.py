@@ -98,6 +98,10 @@ class BinStep:
     as_: tuple[str, str]
 
 
+# Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
+MAX_INDEXED_BINS = 100_000
+
+
 class NotCompiled(Exception):
     """A chain this module does not compile to SQL (the caller says why the rows cannot be known)."""
 
@@ -216,6 +220,9 @@ class _Chain:
         self.later: tuple = ()  # the steps after the one being compiled
         self.pivots: dict | None = None  # pivot path -> its columns, recorded when given
         self.only: dict[str, str] = {}  # a pivot's hidden field -> the rows whose value its op does not skip
+        # A bin's start or end column -> (its bin's index column, the value written from an index's SQL): an
+        # aggregate groups by the index and computes the value on its groups alone (`bin`).
+        self.binned: dict[str, tuple[str, Callable[[str], str]]] = {}
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -429,39 +436,64 @@ class _Chain:
     def bin(self, step: BinStep) -> None:
         """Vega's bin of each value, and the bin's end (vega-transforms' ``Bin``, EPSILON 1e-14 included).
 
-        NaN is tested first: DuckDB orders it above every number, JavaScript compares it false.
+        NaN is tested first: DuckDB orders it above every number, JavaScript compares it false. The bin's
+        index (NaN, NULL and the infinities kept as they are) is carried too: an aggregate grouping by the
+        bin groups by that one number, and computes the start and end on its groups only, not on every row
+        (the same doubles: the same operations on the same index). Only where no two indexes give the same
+        start (a step under the start's precision), so the groups are the same.
         """
         state = self.fields.get(step.field)
         if state is None or state.value.kind != NUM or state.value.undefined:
             raise NotCompiled("a bin of a field that is not a number")
         x, (start, _), (step_, _), (last, _) = (state.value.sql, _literal(step.start), _literal(step.step),
                                                   _literal(step.stop - step.step))
-        low, high = Column(self.fresh(), NUM), Column(self.fresh(), NUM)
-        value = (f"CASE WHEN {x} IS NULL THEN NULL WHEN isnan({x}) THEN {x} "
-                 f"WHEN {x} < {start} THEN CAST('-inf' AS DOUBLE) WHEN {x} > {_literal(step.stop)[0]} "
-                 f"THEN CAST('inf' AS DOUBLE) "
-                 f"ELSE {start} + {step_} * floor(CAST('1e-14' AS DOUBLE) + (greatest({start}, least({x}, {last})) "
-                 f"- {start}) / {step_}) END")
+        index, low, high = Column(self.fresh(), NUM), Column(self.fresh(), NUM), Column(self.fresh(), NUM)
+        position = (f"CASE WHEN {x} IS NULL THEN NULL WHEN isnan({x}) THEN {x} "
+                    f"WHEN {x} < {start} THEN CAST('-inf' AS DOUBLE) WHEN {x} > {_literal(step.stop)[0]} "
+                    f"THEN CAST('inf' AS DOUBLE) "
+                    f"ELSE floor(CAST('1e-14' AS DOUBLE) + (greatest({start}, least({x}, {last})) "
+                    f"- {start}) / {step_}) END")
+
+        def start_of(i: str) -> str:
+            return f"CASE WHEN isfinite({i}) THEN {start} + {step_} * {i} ELSE {i} END"
+
+        def end_of(i: str) -> str:
+            value = start_of(i)
+            return f"CASE WHEN {i} IS NULL THEN NULL ELSE {start} + {step_} * (1 + ({value} - {start}) / {step_}) END"
+
         carried = self.carried()
-        binned = self.add(f"SELECT {carried}, {value} AS {low.sql} FROM {quote_identifier(self.current)}")
-        end = f"CASE WHEN {low.sql} IS NULL THEN NULL ELSE {start} + {step_} * (1 + ({low.sql} - {start}) / {step_}) END"
-        self.add(f"SELECT {carried}, {low.sql}, {end} AS {high.sql} FROM {quote_identifier(binned)}")
+        indexed = self.add(f"SELECT {carried}, {position} AS {index.sql} FROM {quote_identifier(self.current)}")
+        self.add(f"SELECT {carried}, {index.sql}, {start_of(index.sql)} AS {low.sql}, {end_of(index.sql)} AS "
+                 f"{high.sql} FROM {quote_identifier(indexed)}")
         self.fields[step.as_[0]] = FieldState(low, ("computed", low), NUMBER)
         self.fields[step.as_[1]] = FieldState(high, ("computed", high), NUMBER)
+        self.extra = [*self.extra, index.name]
+        count = round((step.stop - step.start) / step.step)
+        if count <= MAX_INDEXED_BINS and len({step.start + step.step * i for i in range(count + 1)}) == count + 1:
+            self.binned[low.name] = (index.name, start_of)
+            self.binned[high.name] = (index.name, end_of)
 
     def aggregate(self, step: Aggregate) -> None:
         for op in step.ops:
             if op.op in vega.RANDOM_OPS:
                 raise NotCompiled(f"the {op.op} op")
         previous = quote_identifier(self.current)
-        keys = []
+        keys, indexed = [], {}  # indexed: a binned field -> its bin's index column and its value from the index
+        carried = self.columns()
         for name in step.groupby:
             state = self.fields.get(name)
-            keys.append(_group_key(state.value, self) if state is not None else "NULL")
+            binned = self.binned.get(state.value.name) if state is not None else None
+            if binned is not None and binned[0] in carried:
+                indexed[name] = binned
+                keys.append(quote_identifier(binned[0]))
+            else:
+                keys.append(_group_key(state.value, self) if state is not None else "NULL")
         if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
                                  for name in step.groupby):
-            keys = [self.joined_key(step.groupby)]
+            keys, indexed = [self.joined_key(step.groupby)], {}
+        keys = list(dict.fromkeys(keys))  # a bin's start and end: one index
         key_names = [self.fresh("k") for _ in keys]
+        key_of = dict(zip(keys, key_names))
         measures, out_fields = [], {}
         first = self.fresh("first")
         for name in step.groupby:
@@ -501,10 +533,17 @@ class _Chain:
             for old in [state.value.name, *_cell_columns(state.cell)]:
                 if old not in renamed:
                     renamed[old] = self.fresh()
+                    if name in indexed:  # the group's key is its bin's index: the value is computed from it
+                        index, value = indexed[name]
+                        carry.append(f"{value('g.' + quote_identifier(key_of[quote_identifier(index)]))} "
+                                     f"AS {quote_identifier(renamed[old])}")
+                        continue
                     firsts.append(old)
                     carry.append(f"{row}.{quote_identifier(old)} AS {quote_identifier(renamed[old])}")
             fields[name] = FieldState(_renamed(state.value, renamed), _renamed_cell(state.cell, renamed), state.kind)
-        select = [f"min({SEQ}) AS {first}", *measures, *self.first_values(list(dict.fromkeys(firsts)))]
+        indexes = [quote_identifier(key_of[quote_identifier(index)]) for index in
+                   dict.fromkeys(index for index, _ in indexed.values())]
+        select = [f"min({SEQ}) AS {first}", *measures, *indexes, *self.first_values(list(dict.fromkeys(firsts)))]
         grouped = self.add(f"SELECT {', '.join(select)} FROM {quote_identifier(base)}{group}{having}")
         joined = "" if lazy else f" JOIN {previous} AS p ON p.{SEQ} = g.{first}"
         # An argmin/argmax's row gives every field (value and cell) under `arg_field` names; none where it picks none.
