@@ -153,13 +153,16 @@ print(len(connection.execute(\"\"\"{HISTOGRAM_SQL}\"\"\".format(source=source)).
 DUCKDB_HEATMAP = DUCKDB_SETUP + f"""\
 print(len(connection.execute(\"\"\"{HEATMAP_SQL}\"\"\".format(source=source)).fetchall()))
 """
-DUCKDB_M4 = DUCKDB_SETUP + f"""\
-rows = connection.execute(f\"\"\"
+# Each row's pixel column (px) of the x scale over the steps' extent: what both M4 peers group by.
+M4_PIXELS = f"""\
     WITH e AS (SELECT min(step) AS x0, max(step) AS x1 FROM {{source}}),
          p AS (SELECT run, step, loss,
                       least(CAST(floor((step - x0) / CAST(x1 - x0 AS DOUBLE) * {PIXELS}) AS BIGINT), {PIXELS - 1}) AS px
                FROM {{source}} CROSS JOIN e)
-    SELECT run, px, min(loss), max(loss), arg_min(loss, step), arg_max(loss, step)
+"""
+DUCKDB_M4 = DUCKDB_SETUP + f"""\
+rows = connection.execute(f\"\"\"
+{M4_PIXELS}    SELECT run, px, min(loss), max(loss), arg_min(loss, step), arg_max(loss, step)
     FROM p GROUP BY run, px ORDER BY run, px\"\"\").fetchall()
 print(len(rows))
 """
@@ -167,11 +170,7 @@ print(len(rows))
 # and last step, each with its step and loss (the points the line is drawn through), ties left to the engine.
 DUCKDB_M4_SAME = DUCKDB_SETUP + f"""\
 rows = connection.execute(f\"\"\"
-    WITH e AS (SELECT min(step) AS x0, max(step) AS x1 FROM {{source}}),
-         p AS (SELECT run, step, loss,
-                      least(CAST(floor((step - x0) / CAST(x1 - x0 AS DOUBLE) * {PIXELS}) AS BIGINT), {PIXELS - 1}) AS px
-               FROM {{source}} CROSS JOIN e)
-    SELECT run, px, min(loss), arg_min(step, loss), max(loss), arg_max(step, loss),
+{M4_PIXELS}    SELECT run, px, min(loss), arg_min(step, loss), max(loss), arg_max(step, loss),
            min(step), arg_min(loss, step), max(step), arg_max(loss, step)
     FROM p GROUP BY run, px ORDER BY run, px\"\"\").fetchall()
 print(len(rows))
