@@ -830,34 +830,3 @@ def test_the_build_after_a_preview_waits_until_an_open_page_asked_about_it(tmp_p
     started = time.monotonic()
     state.wait_shown(1, 5.0)
     assert time.monotonic() - started < 2.0 and state.asked == 1
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
-def test_a_save_in_a_watched_folder_wakes_the_poll_at_once(tmp_path):
-    """`FileEvents.wait` returns when a file of a watched folder is written or renamed into it, not at its timeout."""
-    from chartc.infra.file_events import FileEvents
-
-    watched, other = tmp_path / "specs", tmp_path / "other"
-    watched.mkdir()
-    other.mkdir()
-    events = FileEvents()
-    assert events.available
-    events.watch([watched, watched])  # a folder twice is one watch
-    assert events.wait(0.05) is False   # nothing happened: the whole wait
-    def renamed_into_place():  # as editors save: a new file renamed over the old
-        (other / "chart.tmp").write_text("title: b\n")
-        os.replace(other / "chart.tmp", watched / "chart.yaml")
-
-    for save in (lambda: (watched / "chart.yaml").write_text("title: a\n"), renamed_into_place):
-        timer = threading.Timer(0.1, save)
-        timer.start()
-        started = time.monotonic()
-        assert events.wait(10) is True
-        assert time.monotonic() - started < 5
-        timer.join()
-        while events.wait(0.05):  # the burst's later events
-            pass
-    (other / "x.csv").write_text("a\n1\n")  # a folder not watched wakes nothing
-    assert events.wait(0.05) is False
-    events.close()
-    assert not events.available and events.wait(0.01) is False

@@ -59,7 +59,6 @@ from urllib.parse import parse_qs, unquote, unquote_to_bytes, urlsplit
 
 from .. import errors as msg
 from ..errors import SpecError
-from ..infra.file_events import FileEvents
 from ..infra.html import page
 from . import gallery  # as `gallery.build_gallery`, looked up at each build
 from .manifest import MANIFEST_NAME, read_manifest
@@ -68,9 +67,7 @@ from .specs import UsageError, spec_files
 HOST = "127.0.0.1"
 # How often spec and data files are checked: a stat of the few watched files
 # (the folder listing and the manifest are read again only when they change),
-# about 0.3% of a core at idle (benchmarks/bench_editor.py measures it). Where
-# the system reports changes in their folders (`FileEvents`), a save starts the
-# check at once instead of waiting for the next one.
+# about 0.3% of a core at idle (benchmarks/bench_editor.py measures it).
 POLL_SECONDS = 0.025
 # A changed file is built once its stat stayed the same for this long (a file
 # still being written keeps changing), or after SETTLE_MAX_SECONDS at most.
@@ -360,20 +357,12 @@ class Watcher(threading.Thread):
         self.listed: list[Path] | None = None  # `watched`'s last listing, and the stats it was made at
         self.listed_key: tuple = ()
         self.listed_at = 0.0
-        self.events = FileEvents()  # the watched files' folders, to wake the poll when one of them changes
 
     def run(self) -> None:
         self.guarded(self.build)
         self.guarded(self.warm)
-        try:
-            while not self.stop.is_set():
-                # A save wakes the poll at once where the system reports it (`FileEvents`), else the poll waits.
-                if not self.events.wait(POLL_SECONDS):
-                    self.stop.wait(0 if self.events.available else POLL_SECONDS)
-                if not self.stop.is_set():
-                    self.guarded(self.check)
-        finally:
-            self.events.close()
+        while not self.stop.wait(POLL_SECONDS):
+            self.guarded(self.check)
 
     def guarded(self, step) -> None:
         """Run one step; an exception (an unreadable folder, say) is reported and the watching goes on."""
@@ -397,7 +386,6 @@ class Watcher(threading.Thread):
         preview (PREVIEW_DRAW_SECONDS at most): its renders would take the
         cores the browser draws with.
         """
-        self.events.watch({path.parent for path in self.watched()})
         changed = self.poll()
         if not changed:
             return
