@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import hashlib
 import math
 from pathlib import Path
 
@@ -366,13 +367,30 @@ def test_a_streamed_hash_is_the_input_hash_whatever_the_blocks(data, block):
     assert input_blocks_hash(data[i:i + block] for i in range(0, len(data), block)) == input_hash(data)
 
 
-def test_a_parquet_identity_is_its_input_hash(project):
-    from chartc.infra.provenance import input_hash
+@pytest.mark.parametrize("data", [b"", b"a\r\nb", bytes(range(256)) * 9])
+@pytest.mark.parametrize("block", [1, 3, 1 << 20])
+def test_a_streamed_binary_hash_is_the_sha256_of_the_bytes_whatever_the_blocks(data, block):
+    from chartc.infra.provenance import binary_blocks_hash
+
+    views = (memoryview(data)[i:i + block] for i in range(0, len(data), block))
+    assert binary_blocks_hash(views) == hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 20])
+def test_blocks_read_into_one_buffer_are_the_file(tmp_path, block):
+    from chartc.infra.files import read_blocks
+
+    path = tmp_path / "bytes.bin"
+    path.write_bytes(bytes(range(256)) * 41)
+    assert b"".join(bytes(view) for view in read_blocks(path, block, reuse=True)) == path.read_bytes()
+
+
+def test_a_parquet_identity_is_the_sha256_of_its_bytes(project):
     from chartc.stages.data import data_identity
 
     write_runs(project / "runs.parquet")
     label, digest, path = data_identity(source(project, file="runs.parquet"))
-    assert (label, digest, path) == ("runs.parquet", input_hash((project / "runs.parquet").read_bytes()),
+    assert (label, digest, path) == ("runs.parquet", hashlib.sha256((project / "runs.parquet").read_bytes()).hexdigest(),
                                      (project / "runs.parquet").resolve())
     (project / "runs").mkdir()
     write_runs(project / "runs" / "a.parquet")
@@ -380,6 +398,42 @@ def test_a_parquet_identity_is_its_input_hash(project):
     assert label == "runs/*.parquet" and path is None and len(digest) == 64
     write_runs(project / "runs" / "b.parquet")  # one more file matched: another identity
     assert data_identity(source(project, file="runs/*.parquet"))[1] != digest
+
+
+def test_the_binary_suffixes_are_those_of_the_engine_formats():
+    from chartc.infra.provenance import BINARY_SUFFIXES
+    from chartc.stages.data.read import SUFFIXES
+    from chartc.stages.data.sources import ENGINE_SUFFIXES
+
+    assert sorted(BINARY_SUFFIXES) == sorted(name for name, suffix in SUFFIXES.items() if suffix in ENGINE_SUFFIXES)
+
+
+@pytest.mark.parametrize("name", ["notes.parquet", "notes.arrow", "notes.feather", "notes.csv", "notes.tsv"])
+@pytest.mark.parametrize("aside", [False, True])
+def test_a_binary_file_is_hashed_as_its_bytes_a_text_file_blind_to_crlf_as_the_manifest_hashes_them(
+        project, monkeypatch, tmp_path, name, aside):
+    from chartc.commands.manifest import current_input_hash
+    from chartc.infra.provenance import input_hash
+    from chartc.stages.data import read, start_identity
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    if aside:
+        monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # streamed, on a thread
+        monkeypatch.setattr(read, "ENGINE_TEXT_BYTES", 1)  # the text files too
+    path = project / name
+    table = pa.table({"x": [1, 2], "note": ["a line\r\nbreak", "b"]})
+    if path.suffix == ".parquet":
+        pyarrow.parquet.write_table(table, path, compression="none")
+    elif path.suffix in (".arrow", ".feather"):
+        pyarrow.feather.write_feather(table, path, compression="uncompressed")
+    else:
+        path.write_bytes(b"x,note\r\n1,a\r\n2,b\r\n".replace(b",", b"\t" if path.suffix == ".tsv" else b","))
+    content = path.read_bytes()
+    assert b"\r\n" in content and input_hash(content) != hashlib.sha256(content).hexdigest()
+    binary = path.suffix not in (".csv", ".tsv")
+    digest = start_identity(source(project, file=name))()[1]
+    assert digest == (hashlib.sha256(content).hexdigest() if binary else input_hash(content))
+    assert current_input_hash(name, project) == digest  # a chart just built is not stale
 
 
 @pytest.mark.parametrize("file", ["runs.parquet", "runs/*.parquet"])
@@ -415,24 +469,26 @@ def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(
     import os
     import time
 
-    from chartc.infra.provenance import input_hash
     from chartc.stages.data import data_identity, read, start_identity
+
+    def sha256(content):  # a Parquet file's hash: that of its bytes
+        return hashlib.sha256(content).hexdigest()
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # every file large enough to be kept
     path = project / "runs.parquet"
     data = source(project, file="runs.parquet")
     write_runs(path)
-    assert data_identity(data)[1] == input_hash(path.read_bytes())
+    assert data_identity(data)[1] == sha256(path.read_bytes())
     assert read._cached_hash(path.resolve(), read._file_state(path)) is None  # written just now: not kept
     monkeypatch.setattr(read, "SETTLED_NS", 0)
     time.sleep(0.05)  # the file's times are now before any hash begins
-    assert data_identity(data)[1] == input_hash(path.read_bytes())
+    assert data_identity(data)[1] == sha256(path.read_bytes())
     entry = read._hash_entry_path(path.resolve())
-    assert read._cached_hash(path.resolve(), read._file_state(path)) == input_hash(path.read_bytes())
+    assert read._cached_hash(path.resolve(), read._file_state(path)) == sha256(path.read_bytes())
     kept = entry.read_text(encoding="utf-8")
     planted = "0" * 64  # the cache is what answers while the state is the one kept: no byte is read
-    entry.write_text(kept.replace(input_hash(path.read_bytes()), planted), encoding="utf-8")
+    entry.write_text(kept.replace(sha256(path.read_bytes()), planted), encoding="utf-8")
     assert data_identity(data)[1] == planted and start_identity(data)()[1] == planted
     # New bytes of the same size, the modification time put back: the status-change time still moved.
     before = os.stat(path)
@@ -441,9 +497,9 @@ def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(
     path.write_bytes(bytes(content))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert os.stat(path).st_size == before.st_size and os.stat(path).st_mtime_ns == before.st_mtime_ns
-    assert data_identity(data)[1] == input_hash(bytes(content)) != planted
+    assert data_identity(data)[1] == sha256(bytes(content)) != planted
     entry.write_text("{not json", encoding="utf-8")  # a damaged entry is a miss, never an error
-    assert data_identity(data)[1] == input_hash(bytes(content))
+    assert data_identity(data)[1] == sha256(bytes(content))
 
 
 @pytest.mark.parametrize("extra", [{}, {"file_row_number": pa.array([7, 7, 7, 7])}])

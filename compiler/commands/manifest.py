@@ -34,7 +34,7 @@ from ..errors import Location, SpecError
 from ..infra import paths
 from ..infra.files import UnreadableFile, file_kind, read_bounded
 from ..infra.jsonout import canonical_json
-from ..infra.provenance import MAX_INPUT_BYTES, dataset_hash, dist_version, input_hash, output_hash
+from ..infra.provenance import MAX_INPUT_BYTES, dataset_hash, dist_version, file_hash, input_hash, output_hash
 from ..version import __version__
 
 MANIFEST_NAME = "manifest.json"
@@ -450,7 +450,7 @@ def current_input_hash(key: str, folder: Path, preset: str | None = None) -> str
         name = key.removeprefix(PRESET_INPUT)
         return input_hash(name.encode("utf-8")) if name == preset else None
     try:
-        return input_hash(read_bounded(Path(folder) / key, MAX_INPUT_BYTES))
+        return file_hash(read_bounded(Path(folder) / key, MAX_INPUT_BYTES), key)  # as a compile hashed it
     except (FileNotFoundError, NotADirectoryError):
         return None
 

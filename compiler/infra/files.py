@@ -75,14 +75,21 @@ def read_bounded(path: str | os.PathLike, limit: int, *, follow: bool = True) ->
     return b"".join(chunks)
 
 
-def read_blocks(path: str | os.PathLike, block: int = 1 << 20):
+def read_blocks(path: str | os.PathLike, block: int = 1 << 20, *, reuse: bool = False):
     """The bytes of a regular file of any size, block by block (for hashing a large data file).
 
     Opened as `read_bounded` opens a file: without blocking, and refused
     unless it is a regular file.
 
+    Args:
+        path: the file.
+        block: the most bytes yielded at a time.
+        reuse: read every block into one buffer and yield a view of it, valid only until the next
+            block is asked for: no new bytes object a block (1.7 GB of Parquet hashed in 2.0 s
+            rather than 2.9 s, docs/data-engine.md).
+
     Yields:
-        The file's bytes, at most `block` at a time.
+        The file's bytes, at most `block` at a time (`memoryview`s with `reuse`).
 
     Raises:
         FileNotFoundError: there is no file at `path`.
@@ -98,8 +105,14 @@ def read_blocks(path: str | os.PathLike, block: int = 1 << 20):
         info = os.fstat(stream.fileno())
         if not stat.S_ISREG(info.st_mode):
             raise UnreadableFile(0, f"{file_kind(info.st_mode)}, not a regular file", os.fspath(path))
-        while chunk := stream.read(block):
-            yield chunk
+        if reuse:
+            buffer = bytearray(block)
+            view = memoryview(buffer)
+            while size := stream.readinto(buffer):
+                yield view[:size]
+        else:
+            while chunk := stream.read(block):
+                yield chunk
 
 
 def file_kind(mode: int) -> str:

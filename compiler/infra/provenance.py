@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import re
 
 from ..version import __version__
@@ -23,6 +24,10 @@ PROVENANCE_KEY = "chartc"  # the usermeta key; also the PNG tEXt keyword
 DATASET_DISTRIBUTION = "vega_datasets"
 VEGA_LITE_SCHEMA = re.compile(r"/vega-lite/v([^/]+?)\.json$")
 CRLF = re.compile(b"\r\n")
+# The data formats that are binary (Parquet, Arrow IPC and Feather: the engine's, `stages.data.read.SUFFIXES`),
+# by file name suffix: the one thing the manifest knows of an input. A file of one of them is hashed as its
+# bytes are (`binary_hash`); any other as text, blind to CRLF vs LF (`input_hash`).
+BINARY_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc")
 # Largest input a build hashes: an input the pipeline would refuse
 # (`stages.data.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all.
 MAX_INPUT_BYTES = 50 * 1024 * 1024
@@ -37,6 +42,27 @@ def input_hash(content: bytes) -> str:
     give the same hash, and so the same output bytes.
     """
     return hashlib.sha256(content.replace(b"\r\n", b"\n")).hexdigest()
+
+
+def file_hash(content: bytes, name: str) -> str:
+    """A data or spec file's hash, by its name: `binary_hash` for the binary formats, else `input_hash`.
+
+    The manifest's staleness check (`commands.manifest.current_input_hash`) and a compile's provenance
+    (`stages.data.read`) both hash through here, so the two agree on every file.
+    """
+    return binary_hash(content) if is_binary(name) else input_hash(content)
+
+
+def is_binary(name: str) -> bool:
+    """Whether a file is of a binary format (`BINARY_SUFFIXES`), hashed as its exact bytes."""
+    return os.path.splitext(name)[1].lower() in BINARY_SUFFIXES
+
+
+def binary_hash(content: bytes) -> str:
+    """SHA-256 of a binary file's exact bytes: git never rewrites line endings in one, so there is
+    nothing to be blind to (and looking for the CRLFs a Parquet file holds by chance made hashing
+    it twice as slow)."""
+    return hashlib.sha256(content).hexdigest()
 
 
 def output_hash(content: bytes) -> str:
@@ -72,6 +98,14 @@ def input_blocks_hash(blocks) -> str:
             start = found.start() + 1  # the LF starts the next piece
         digest.update(view[start:])
     digest.update(held)
+    return digest.hexdigest()
+
+
+def binary_blocks_hash(blocks) -> str:
+    """`binary_hash` of the bytes `blocks` yields in turn (bytes or views of them), in constant memory."""
+    digest = hashlib.sha256()
+    for block in blocks:
+        digest.update(block)
     return digest.hexdigest()
 
 

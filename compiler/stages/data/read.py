@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 from ... import errors as msg
 from ...errors import SpecError
 from ...infra.files import read_blocks, read_bounded, write_atomic
-from ...infra.provenance import MAX_INPUT_BYTES, dataset_hash, input_blocks_hash, input_hash, values_hash
+from ...infra.provenance import (MAX_INPUT_BYTES, binary_blocks_hash, dataset_hash, file_hash, input_blocks_hash,
+                                  is_binary, values_hash)
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
@@ -615,9 +616,10 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
         ``("frame:NAME", hash of its rows, None)`` (computed by the engine: `sources.view_hash`),
         ``(path as written in the spec, hash, resolved path)`` or, for a
         glob, ``(the glob, hash of every file it matches and its name, None)``.
-        A file is hashed blind to line endings (`input_hash`, as the
-        gallery's manifest hashes its inputs); a Parquet or Arrow file
-        streamed, as they have no size limit.
+        A file is hashed as the gallery's manifest hashes its inputs
+        (`provenance.file_hash`): a Parquet or Arrow file as its exact bytes,
+        a text file blind to line endings; the files without a size limit
+        streamed.
 
     Raises:
         SpecError: the data file fails `data_file`'s checks (outside the
@@ -645,19 +647,23 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
 
 
 def _file_hash(path: Path, suffix: str, stop: threading.Event | None = None) -> str:
-    """A data file's `input_hash` (blind to CRLF, as the gallery's manifest hashes it): the files without a size
-    limit (the engine's formats, large delimited and JSON files) streamed in constant memory, to the same hash; one
-    of `HASHED_ASIDE_BYTES` or more is taken from the hash cache when its state there is its state now
-    (`_cached_hash`), and put there when hashed (`_remember_hash`)."""
+    """A data file's `provenance.file_hash` (as the gallery's manifest hashes it: chosen by the file's name, not
+    the spec's `format`, which the manifest does not know): the files without a size limit (the engine's formats,
+    large delimited and JSON files) streamed in constant memory, to the same hash; one of `HASHED_ASIDE_BYTES` or
+    more is taken from the hash cache when its state there is its state now (`_cached_hash`), and put there when
+    hashed (`_remember_hash`)."""
     if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED and suffix != ".json":
-        return input_hash(read_bounded(path, MAX_INPUT_BYTES))
+        return file_hash(read_bounded(path, MAX_INPUT_BYTES), path.name)
     state = _file_state(path)
     large = state[0] >= HASHED_ASIDE_BYTES
     cached = _cached_hash(path, state) if large else None
     if cached is not None:
         return cached
     started = time.time_ns()
-    digest = input_blocks_hash(read_blocks(path) if stop is None else _until(stop, read_blocks(path)))
+    if is_binary(path.name):  # its bytes, read into one buffer: nothing to look for in them
+        digest = binary_blocks_hash(_until(stop, read_blocks(path, reuse=True)))
+    else:
+        digest = input_blocks_hash(_until(stop, read_blocks(path)))
     if large:
         _remember_hash(path, state, started, digest)
     return digest
@@ -677,7 +683,9 @@ def _file_hash(path: Path, suffix: str, stop: threading.Event | None = None) -> 
 # "racily clean"), and a file whose state changed while it was hashed. What is not covered: a file system
 # without inodes or status-change times that report stable values (some network mounts): their state
 # changes on every look, so their hash is never taken from the cache, only recomputed.
-HASH_CACHE_FOLDER = "data-hashes-1"  # the 1: `input_blocks_hash` as it is; another hash, another folder
+# The 2: Parquet and Arrow files hashed as their bytes (`provenance.file_hash`), text files by `input_blocks_hash`
+# as it is; another hash, another folder (an entry of the 1 holds a Parquet file's hash blind to CRLF).
+HASH_CACHE_FOLDER = "data-hashes-2"
 SETTLED_NS = 2 * 10**9
 HASH_ENTRY_BYTES = 4096
 
@@ -718,9 +726,9 @@ class _Abandoned(Exception):
     """A hash no longer wanted (`start_identity`)."""
 
 
-def _until(stop: threading.Event, blocks: Iterator[bytes]) -> Iterator[bytes]:
+def _until(stop: threading.Event | None, blocks: Iterator) -> Iterator:
     for block in blocks:
-        if stop.is_set():
+        if stop is not None and stop.is_set():
             raise _Abandoned
         yield block
 
