@@ -203,14 +203,15 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
         chart = check_document(document, preset)
     if tables is not None:
         chart = bind_table(chart, tables)
+    # Hashed before the rows are read (a large file beside them, and checked after): a save meanwhile leaves it stale.
+    # Started before the imports below, which keep one core busy for ~0.4 s: a large file's hash has the other.
+    identity = start_identity(chart.data)
+    lookups = lookup_identities(chart)  # each lookup's second source too, before its rows are read
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart
     from .stages.verify import check_vega_lite
 
-    # Hashed before the rows are read (a large file beside them, and checked after): a save meanwhile leaves it stale.
-    identity = start_identity(chart.data)
-    lookups = lookup_identities(chart)  # each lookup's second source too, before its rows are read
     # Parquet and Arrow are read by the engine; text and inline rows by chartc's readers, so a chart
     # without transforms over them never imports it (the transforms' query registers what it reads).
     table, scrubbed = scrub_table(read_rows(chart.data), chart.data)  # text that aborts the renderer
