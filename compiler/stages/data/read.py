@@ -661,7 +661,7 @@ def _file_hash(path: Path, suffix: str, stop: threading.Event | None = None) -> 
         return cached
     started = time.time_ns()
     if is_binary(path.name):  # its bytes, read into one buffer: nothing to look for in them
-        digest = binary_blocks_hash(_until(stop, read_blocks(path, reuse=True)))
+        digest = binary_blocks_hash(_until(stop, read_blocks(path, HASH_BLOCK_BYTES, reuse=True)))
     else:
         digest = input_blocks_hash(_until(stop, read_blocks(path)))
     if large:
@@ -733,6 +733,11 @@ def _until(stop: threading.Event | None, blocks: Iterator) -> Iterator:
         yield block
 
 
+# A binary file is hashed this many bytes at a time. The thread hashing it takes the GIL back after each block
+# (hashlib and the read let it go), waiting up to the interpreter's switch interval (5 ms) while the compile runs
+# Python beside it: 173 MB hashed in 1.2-1.5 s by 1 MB blocks beside a busy Python thread, 0.6-0.9 s by 4-16 MB
+# ones (0.2-0.4 s alone either way; docs/data-engine.md).
+HASH_BLOCK_BYTES = 16 * 1024 * 1024
 # Data files of this many bytes or more are hashed on a thread of their own while the engine reads them.
 HASHED_ASIDE_BYTES = 64 * 1024 * 1024
 # The hash recorded for data saved while it was hashed: no file has it, so the chart stays stale.
