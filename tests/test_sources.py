@@ -469,23 +469,25 @@ def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(
     import os
     import time
 
+    from chartc.infra import datahash
     from chartc.stages.data import data_identity, read, start_identity
 
     def sha256(content):  # a Parquet file's hash: that of its bytes
         return hashlib.sha256(content).hexdigest()
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # every file large enough to be kept
+    monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # every file hashed aside ...
+    monkeypatch.setattr(datahash, "HASHED_ASIDE_BYTES", 1)  # ... and large enough to be kept
     path = project / "runs.parquet"
     data = source(project, file="runs.parquet")
     write_runs(path)
     assert data_identity(data)[1] == sha256(path.read_bytes())
-    assert read._cached_hash(path.resolve(), read._file_state(path)) is None  # written just now: not kept
-    monkeypatch.setattr(read, "SETTLED_NS", 0)
+    assert datahash.cached_hash(path.resolve(), datahash.file_state(path)) is None  # written just now: not kept
+    monkeypatch.setattr(datahash, "SETTLED_NS", 0)
     time.sleep(0.05)  # the file's times are now before any hash begins
     assert data_identity(data)[1] == sha256(path.read_bytes())
-    entry = read._hash_entry_path(path.resolve())
-    assert read._cached_hash(path.resolve(), read._file_state(path)) == sha256(path.read_bytes())
+    entry = datahash.hash_entry_path(path.resolve())
+    assert datahash.cached_hash(path.resolve(), datahash.file_state(path)) == sha256(path.read_bytes())
     kept = entry.read_text(encoding="utf-8")
     planted = "0" * 64  # the cache is what answers while the state is the one kept: no byte is read
     entry.write_text(kept.replace(sha256(path.read_bytes()), planted), encoding="utf-8")

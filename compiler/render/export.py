@@ -36,6 +36,7 @@ from ..infra.files import read_bounded, write_atomic
 from ..infra.fonts import FONT_DIRECTORY
 from ..infra.html import inline_script, page
 from ..infra.jsonout import canonical_json, html_safe_json
+from ..infra.paths import cache_dir  # the folder the data hash cache shares (`infra.datahash`)
 from ..infra.provenance import PROVENANCE_KEY, provenance
 from .pdf import canonical_pdf
 
@@ -396,13 +397,6 @@ CACHE_FILES = {"bundle": "vega-bundle-{version}.js", "themes": "vega-themes-{ver
 # What a cache file may weigh: the bundle is ~0.9 MB, the themes ~17 KB; a
 # bigger file (or a FIFO, a device) is not chartc's and is not read.
 CACHE_LIMITS = {"bundle": 8 * 1024 * 1024, "themes": 1024 * 1024}
-
-
-def cache_dir() -> Path:
-    """chartc's cache folder: ``$XDG_CACHE_HOME/chartc``, else ``~/.cache/chartc``."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
-    return root / "chartc"
 
 
 @functools.cache

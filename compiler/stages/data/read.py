@@ -24,17 +24,15 @@ import json
 import os
 import re
 import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ... import errors as msg
 from ...errors import SpecError
-from ...infra.files import read_blocks, read_bounded, write_atomic
-from ...infra.provenance import (MAX_INPUT_BYTES, binary_blocks_hash, dataset_hash, file_hash, input_blocks_hash,
-                                  is_binary, values_hash)
+from ...infra import datahash
+from ...infra.provenance import dataset_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
@@ -616,10 +614,10 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
         ``("frame:NAME", hash of its rows, None)`` (computed by the engine: `sources.view_hash`),
         ``(path as written in the spec, hash, resolved path)`` or, for a
         glob, ``(the glob, hash of every file it matches and its name, None)``.
-        A file is hashed as the gallery's manifest hashes its inputs
-        (`provenance.file_hash`): a Parquet or Arrow file as its exact bytes,
-        a text file blind to line endings; the files without a size limit
-        streamed.
+        A file is hashed as the gallery's manifest hashes its data inputs
+        (`datahash.data_file_hash`): a Parquet or Arrow file as its exact
+        bytes, a text file blind to line endings, every one streamed and a
+        large one's hash kept for its state.
 
     Raises:
         SpecError: the data file fails `data_file`'s checks (outside the
@@ -635,7 +633,7 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
         if kind == "dataset":
             return f"dataset:{value}", dataset_hash(value), None
         resolved, suffix = data_files(data)
-        hashes = [_file_hash(path, suffix, stop) for path in resolved]
+        hashes = [datahash.data_file_hash(path, stop) for path in resolved]
         if kind == "glob":
             root = spec_file(data).parent.resolve()
             listing = "".join(f"{os.path.relpath(path, root)}\0{digest}\n" for path, digest in zip(resolved, hashes))
@@ -646,100 +644,9 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
                          stage=STAGE) from None
 
 
-def _file_hash(path: Path, suffix: str, stop: threading.Event | None = None) -> str:
-    """A data file's `provenance.file_hash` (as the gallery's manifest hashes it: chosen by the file's name, not
-    the spec's `format`, which the manifest does not know): the files without a size limit (the engine's formats,
-    large delimited and JSON files) streamed in constant memory, to the same hash; one of `HASHED_ASIDE_BYTES` or
-    more is taken from the hash cache when its state there is its state now (`_cached_hash`), and put there when
-    hashed (`_remember_hash`)."""
-    if suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED and suffix != ".json":
-        return file_hash(read_bounded(path, MAX_INPUT_BYTES), path.name)
-    state = _file_state(path)
-    large = state[0] >= HASHED_ASIDE_BYTES
-    cached = _cached_hash(path, state) if large else None
-    if cached is not None:
-        return cached
-    started = time.time_ns()
-    if is_binary(path.name):  # its bytes, read into one buffer: nothing to look for in them
-        digest = binary_blocks_hash(_until(stop, read_blocks(path, HASH_BLOCK_BYTES, reuse=True)))
-    else:
-        digest = input_blocks_hash(_until(stop, read_blocks(path)))
-    if large:
-        _remember_hash(path, state, started, digest)
-    return digest
-
-
-# ----------------------------------------------------------------- the hash cache
-
-# Hashing a data file costs about what one scan of it by the engine does (1.7 GB of Parquet: ~2 s of a core).
-# A file of `HASHED_ASIDE_BYTES` or more is hashed once per state: its hash is kept in chartc's cache folder
-# (`render.export.cache_dir`), one small file per data file, beside the file's state when it was hashed:
-# (size, modification time, inode, status-change time, device), all in nanoseconds where they are times. The
-# status-change time (ctime) is set by the kernel on every write, rename, truncation or `touch`, and no call
-# sets it back, so a file whose state is the one recorded has not been written since it was hashed (the test
-# git's index makes of a file). Two cases would escape it, and neither is recorded: a file whose times are
-# within `SETTLED_NS` of the moment hashing began (its timestamps come from a clock that ticks in
-# milliseconds: a second write in the same tick, of the same size, would leave them alone; git calls this
-# "racily clean"), and a file whose state changed while it was hashed. What is not covered: a file system
-# without inodes or status-change times that report stable values (some network mounts): their state
-# changes on every look, so their hash is never taken from the cache, only recomputed.
-# The 2: Parquet and Arrow files hashed as their bytes (`provenance.file_hash`), text files by `input_blocks_hash`
-# as it is; another hash, another folder (an entry of the 1 holds a Parquet file's hash blind to CRLF).
-HASH_CACHE_FOLDER = "data-hashes-2"
-SETTLED_NS = 2 * 10**9
-HASH_ENTRY_BYTES = 4096
-
-
-def _hash_entry_path(path: Path) -> Path:
-    from ...render.export import cache_dir  # only a large file's hash reaches here
-
-    name = hashlib.sha256(os.fsencode(path)).hexdigest()
-    return cache_dir() / HASH_CACHE_FOLDER / f"{name}.json"
-
-
-def _cached_hash(path: Path, state: tuple) -> str | None:
-    """The hash kept for this file in this state, or None (no entry, another state, an unreadable entry)."""
-    try:
-        entry = json.loads(read_bounded(_hash_entry_path(path), HASH_ENTRY_BYTES))
-    except (OSError, ValueError, RecursionError):
-        return None
-    if (not isinstance(entry, dict) or entry.get("path") != os.fsdecode(path) or entry.get("state") != list(state)
-            or not isinstance(entry.get("sha256"), str) or not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"])):
-        return None
-    return entry["sha256"]
-
-
-def _remember_hash(path: Path, state: tuple, started: int, digest: str) -> None:
-    """Keep a file's hash for its state, when that state says the bytes hashed are the file's (see above)."""
-    try:
-        settled = max(state[1], state[3]) < started - SETTLED_NS and _file_state(path) == state
-        if settled:
-            entry = _hash_entry_path(path)
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(entry, json.dumps({"path": os.fsdecode(path), "state": list(state),
-                                            "sha256": digest}).encode("utf-8"))
-    except OSError:  # a read-only home, a full disk: the hash is made again next time
-        pass
-
-
-class _Abandoned(Exception):
-    """A hash no longer wanted (`start_identity`)."""
-
-
-def _until(stop: threading.Event | None, blocks: Iterator) -> Iterator:
-    for block in blocks:
-        if stop is not None and stop.is_set():
-            raise _Abandoned
-        yield block
-
-
-# A binary file is hashed this many bytes at a time. The thread hashing it takes the GIL back after each block
-# (hashlib and the read let it go), waiting up to the interpreter's switch interval (5 ms) while the compile runs
-# Python beside it: 173 MB hashed in 1.2-1.5 s by 1 MB blocks beside a busy Python thread, 0.6-0.9 s by 4-16 MB
-# ones (0.2-0.4 s alone either way; docs/data-engine.md).
-HASH_BLOCK_BYTES = 16 * 1024 * 1024
-# Data files of this many bytes or more are hashed on a thread of their own while the engine reads them.
-HASHED_ASIDE_BYTES = 64 * 1024 * 1024
+# Data files (together) of `datahash.HASHED_ASIDE_BYTES` or more are hashed on a thread of their own while the
+# engine reads them.
+HASHED_ASIDE_BYTES = datahash.HASHED_ASIDE_BYTES
 # The hash recorded for data saved while it was hashed: no file has it, so the chart stays stale.
 CHANGED_WHILE_HASHED = hashlib.sha256(b"chartc: the data changed while it was hashed").hexdigest()
 
@@ -753,7 +660,7 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     for, each file's size, modification time and inode are compared with what they were before it was
     hashed: a file saved meanwhile is recorded as `CHANGED_WHILE_HASHED`, so that the chart stays stale,
     as hashing before reading guarantees (`data_identity`). Smaller data is hashed now, and so is a large file
-    whose hash the cache holds for its state (`_cached_hash`): then nothing is read to hash it.
+    whose hash the cache holds for its state (`datahash.cached_hash`): then nothing is read to hash it.
 
     Args:
         data: the chart's data source.
@@ -767,12 +674,12 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     try:
         kind, _ = data_source(data)
         resolved, suffix = data_files(data) if kind in ("path", "glob") else ([], None)
-        before = [_file_state(path) for path in resolved]
+        before = [datahash.file_state(path) for path in resolved]
     except (OSError, RuntimeError):
         resolved, before = [], []  # reported by `data_identity`, now
     if (not resolved or (suffix not in ENGINE_SUFFIXES and suffix not in DELIMITED)
             or sum(state[0] for state in before) < HASHED_ASIDE_BYTES
-            or all(_cached_hash(path, state) is not None for path, state in zip(resolved, before))):
+            or all(datahash.cached_hash(path, state) is not None for path, state in zip(resolved, before))):
         identity = data_identity(data)
         return lambda: identity
     stop, outcome = threading.Event(), {}
@@ -780,7 +687,7 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     def run() -> None:
         try:
             outcome["identity"] = data_identity(data, stop)
-        except _Abandoned:
+        except datahash.HashAbandoned:
             pass
         except BaseException as error:  # raised where the identity is asked for
             outcome["error"] = error
@@ -788,11 +695,6 @@ def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None
     thread = threading.Thread(target=run, name="chartc-data-hash", daemon=True)
     thread.start()
     return _HashedAside(thread, stop, outcome, resolved, before)
-
-
-def _file_state(path: Path) -> tuple[int, int, int, int, int]:
-    info = os.stat(path)
-    return info.st_size, info.st_mtime_ns, info.st_ino, info.st_ctime_ns, info.st_dev
 
 
 class _HashedAside:
@@ -807,7 +709,7 @@ class _HashedAside:
             raise self.outcome["error"]
         label, digest, path = self.outcome["identity"]
         try:
-            unchanged = [_file_state(path) for path in self.paths] == self.before
+            unchanged = [datahash.file_state(path) for path in self.paths] == self.before
         except OSError:
             unchanged = False
         return label, digest if unchanged else CHANGED_WHILE_HASHED, path
