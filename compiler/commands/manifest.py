@@ -10,8 +10,9 @@ The manifest arrives through pull requests like any committed file, so it is
 trusted for nothing: `load_manifest` refuses (with `ManifestError`) any entry
 that names a file outside the gallery folder or the project, a name chartc
 would not have written, or more entries or longer strings than a gallery
-holds; every file it names is read with a size bound, and only when it is a
-regular file (never a device, FIFO or symlink out of the project).
+holds; every file it names is read only when it is a regular file (never a
+device, FIFO or symlink out of the project), and with a size bound unless it
+is a data file, which is streamed in constant memory (`current_input_hash`).
 
 This module imports nothing heavy at module level; keep it that way (a no-op
 `chartc build` and `chartc build --check` run on it alone).
@@ -32,8 +33,10 @@ from pathlib import Path, PureWindowsPath
 from .. import errors as msg
 from ..errors import Location, SpecError
 from ..infra import paths
+from ..infra.datahash import data_file_hash
 from ..infra.files import UnreadableFile, file_kind, read_bounded
 from ..infra.jsonout import canonical_json
+from ..infra.paper import PROJECT_FILE
 from ..infra.provenance import MAX_INPUT_BYTES, dataset_hash, dist_version, file_hash, input_hash, output_hash
 from ..version import __version__
 
@@ -61,8 +64,9 @@ MAX_RECORD_FILES = 16
 MAX_TOOLS = 64
 MAX_NAME_CHARS = 1024    # a path, file name, stem or tool version
 MAX_TITLE_CHARS = 4096   # titles are cut to this when recorded
-# Bounds on the files a build hashes: an input past `provenance.MAX_INPUT_BYTES`
-# is not read at all, and an output beyond any chart's size is stale without being read.
+# Bounds on the files a build hashes: a spec or project file past `provenance.MAX_INPUT_BYTES`
+# is not read at all (a data file, of any size, is streamed: `current_input_hash`), and an output
+# beyond any chart's size is stale without being read.
 MAX_OUTPUT_BYTES = 512 * 1024 * 1024
 HASH = re.compile(r"[0-9a-f]{64}")
 DATASET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
@@ -435,24 +439,44 @@ def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Pa
 PRESET_INPUT = "preset:"
 
 
-def current_input_hash(key: str, folder: Path, preset: str | None = None) -> str | None:
+def current_input_hash(key: str, folder: Path, preset: str | None = None, *, data: bool = False) -> str | None:
     """Hash an input named in a manifest as it is now; None when it is gone.
 
-    A ``preset:NAME`` input is there while the build's `preset` is NAME.
+    A ``preset:NAME`` input is there while the build's `preset` is NAME. A
+    data file (`data`: the chart's or a lookup's, `is_data_input`) is hashed
+    as a compile hashes it (`datahash.data_file_hash`): streamed, whatever
+    its size, and a large one's hash taken from the hash cache while the
+    file's state is the one it was hashed in, so nothing of it is read. Any
+    other file (the spec, the project's defaults file) is read only up to
+    `MAX_INPUT_BYTES`, as the pipeline reads it.
 
     Raises:
         OSError: it cannot be read (`UnreadableFile`: not a regular file, or
-            over `MAX_INPUT_BYTES`; its ``strerror`` says why).
+            a spec over `MAX_INPUT_BYTES`; its ``strerror`` says why).
     """
     if key.startswith("dataset:"):
         return dataset_hash(key.split(":", 1)[1])
     if key.startswith(PRESET_INPUT):
         name = key.removeprefix(PRESET_INPUT)
         return input_hash(name.encode("utf-8")) if name == preset else None
+    path = Path(folder) / key
     try:
-        return file_hash(read_bounded(Path(folder) / key, MAX_INPUT_BYTES), key)  # as a compile hashed it
+        if data:  # by its resolved path, as the compile named it in the hash cache
+            return data_file_hash(Path(os.path.realpath(path)))
+        return file_hash(read_bounded(path, MAX_INPUT_BYTES), key)  # as a compile hashed it
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def is_data_input(record: ChartRecord, key: str) -> bool:
+    """Whether a recorded input is a data file (the chart's or a lookup's), by elimination.
+
+    Its spec and the project's defaults file (`paper.PROJECT_FILE`, which
+    no data file can be named: chartc reads no ``.toml`` rows) are not; nor
+    are a dataset or a preset, which are no files.
+    """
+    return (key != record.spec and posixpath.basename(key) != PROJECT_FILE
+            and not key.startswith(("dataset:", PRESET_INPUT)))
 
 
 def tool_differences(recorded: dict[str, str], current: dict[str, str]) -> list[tuple[str, str, str]]:

@@ -25,7 +25,7 @@ from ...infra.files import leftovers
 from ...infra.paper import project_file
 from ...infra.provenance import output_hash
 from ..manifest import (INDEX_NAME, PRESET_INPUT, SHARED_OUTPUTS, ChartRecord, Manifest, ManifestError, check_manifest_files,
-                        current_input_hash, file_output_hash, load_manifest, manifest_problem, project_roots,
+                        current_input_hash, file_output_hash, is_data_input, load_manifest, manifest_problem, project_roots,
                         relative_to, tool_differences, toolchain, tools_changed)
 from .lock import LOCK_NAME, lock_left_over
 from .pages import index_entries, index_page, output_stem
@@ -121,7 +121,7 @@ def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
             chart.reasons.extend(f"{msg.chart_tools_changed(change)}" for change in tool_changes)
             for key, recorded in sorted(record.inputs.items()):
                 try:
-                    now = current_input_hash(key, out, preset)
+                    now = current_input_hash(key, out, preset, data=is_data_input(record, key))
                 except OSError as error:  # too large, not a regular file, no permission
                     chart.reasons.append(msg.chart_input_unreadable(_display(key, out), error.strerror or str(error)))
                     continue
