@@ -7,6 +7,7 @@ never specs/ or the repository's gallery/.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -364,6 +365,128 @@ def test_cli_check_exit_codes(project, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "gallery/bars.svg: stale (" in err
     assert main(["build", "--check", "--force"]) == 2
+
+
+# ------------------------------------------------------- data files of any size
+
+def test_a_data_file_past_the_spec_size_bound_is_hashed_in_full_and_a_spec_is_not(project, monkeypatch, tmp_path):
+    from chartc.commands import manifest
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    gallery, specs = project / "gallery", project / "specs"
+    rows = POINTS + "".join(f"{x},{2 * x + 0.1}\n" for x in range(6, 40))
+    (specs / "data" / "points.csv").write_text(rows)
+    assert build_gallery(spec_list(specs), gallery).rendered == ["trend"]
+    bound = max(len(BARS), len(TREND)) + 1  # the specs fit; the data file does not
+    assert len(rows) > bound
+    monkeypatch.setattr(manifest, "MAX_INPUT_BYTES", bound)
+    report = check_gallery(spec_list(specs), gallery)
+    assert not report.failed, report.problems  # before: "points.csv cannot be read (larger than 0 MB)"
+    assert build_gallery(spec_list(specs), gallery).rendered == []
+    (specs / "trend.yaml").write_text(TREND + "#" * bound + "\n")  # a spec keeps its bound
+    report = check_gallery(spec_list(specs), gallery)
+    unreadable = msg.chart_input_unreadable(os.path.relpath(specs / "trend.yaml"), "larger than 0 MB")
+    trend = [p for p in report.problems if "/trend." in p]
+    assert len(trend) == 5 and all(p.endswith(f"({unreadable})") for p in trend), report.problems
+
+
+@pytest.fixture
+def kept_hashes(monkeypatch, tmp_path):
+    """Every data file large enough to have its hash kept, and settled at once: the hash cache's module."""
+    from chartc.infra import datahash
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(datahash, "HASHED_ASIDE_BYTES", 1)
+    monkeypatch.setattr(datahash, "SETTLED_NS", 0)
+    return datahash
+
+
+def test_a_changed_large_data_file_makes_its_chart_stale(project, kept_hashes):
+    gallery, points = project / "gallery", project / "specs" / "data" / "points.csv"
+    assert not check_gallery(spec_list(project / "specs"), gallery).failed
+    assert kept_hashes.cached_hash(points.resolve(), kept_hashes.file_state(points)) == input_hash(POINTS.encode())
+    # New bytes of the same size, the modification time put back: the status-change time still moved.
+    before = os.stat(points)
+    points.write_text(POINTS.replace("6.2", "6.3"))
+    os.utime(points, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(points).st_size == before.st_size and os.stat(points).st_mtime_ns == before.st_mtime_ns
+    report = check_gallery(spec_list(project / "specs"), gallery)
+    trend = [p for p in report.problems if "/trend." in p]
+    assert len(trend) == 5 and all(p.endswith("points.csv changed)") for p in trend), report.problems
+    assert build_gallery(spec_list(project / "specs"), gallery).rendered == ["trend"]
+    assert not check_gallery(spec_list(project / "specs"), gallery).failed
+
+
+def test_the_check_of_an_unchanged_large_data_file_reads_nothing_of_it(project, kept_hashes, monkeypatch):
+    gallery, points = project / "gallery", project / "specs" / "data" / "points.csv"
+    assert not check_gallery(spec_list(project / "specs"), gallery).failed  # hashed once, and kept
+    reads = []
+    real_read_blocks = kept_hashes.read_blocks
+
+    def counted(path, *args, **kwargs):
+        reads.append(Path(path).name)
+        return real_read_blocks(path, *args, **kwargs)
+
+    monkeypatch.setattr(kept_hashes, "read_blocks", counted)
+    assert not check_gallery(spec_list(project / "specs"), gallery).failed
+    assert build_gallery(spec_list(project / "specs"), gallery).rendered == []
+    assert reads == []
+    # The kept hash is what answers: planted, it makes the chart stale with no byte read.
+    entry = kept_hashes.hash_entry_path(points.resolve())
+    entry.write_text(entry.read_text().replace(input_hash(POINTS.encode()), "0" * 64))
+    report = check_gallery(spec_list(project / "specs"), gallery)
+    assert any(p.endswith("points.csv changed)") for p in report.problems) and reads == [], report.problems
+
+
+@pytest.mark.slow
+def test_a_chart_of_a_70_mb_parquet_file_is_built_checked_and_left_alone(tmp_path, monkeypatch, capsys):
+    """The commands a user runs, on a data file past the 50 MB a spec may have: the check passes, the
+    second build renders nothing, neither reads the file (the first build kept its hash), and a
+    changed byte makes the chart stale."""
+    import time
+
+    import duckdb
+
+    from chartc.infra import datahash
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "specs" / "data").mkdir(parents=True)
+    data = tmp_path / "specs" / "data" / "logs.parquet"
+    duckdb.sql(f"COPY (SELECT chr(97 + (i % 5)::INT) AS k, random() AS v, random() AS w FROM range(4500000) t(i)) "
+               f"TO '{data}' (FORMAT parquet, COMPRESSION uncompressed)")
+    written = time.time()
+    assert data.stat().st_size > 70 * 1024 * 1024
+    (tmp_path / "specs" / "logs.yaml").write_text(
+        "title: Mean loss by run\ndata: {path: data/logs.parquet}\nmark: bar\n"
+        "encoding:\n  x: {field: k, type: nominal}\n  y: {field: v, aggregate: mean}\n")
+    time.sleep(max(0.0, written + datahash.SETTLED_NS / 1e9 + 0.1 - time.time()))  # settled: its hash is kept
+    # In a process of its own, as a user runs it (this one's render workers may be another test's).
+    first = subprocess.run([sys.executable, "-m", "chartc", "build", "specs", "--out", "gallery"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[-1] == msg.build_summary("gallery", 1, 0, 0)
+    reads = []
+    real_read_blocks = datahash.read_blocks
+
+    def counted(path, *args, **kwargs):
+        reads.append(Path(path).name)
+        return real_read_blocks(path, *args, **kwargs)
+
+    monkeypatch.setattr(datahash, "read_blocks", counted)
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == msg.check_passed(1, "gallery")
+    assert main(["build", "specs", "--out", "gallery"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == msg.build_summary("gallery", 0, 1, 0)
+    assert reads == []
+    with data.open("r+b") as file:  # one byte of its rows changed, its size kept
+        file.seek(data.stat().st_size // 2)
+        byte = file.read(1)
+        file.seek(-1, 1)
+        file.write(bytes([byte[0] ^ 1]))
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 1
+    assert "specs/data/logs.parquet changed)" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ failures
