@@ -292,10 +292,29 @@ def test_the_input_bound_lets_through_every_file_a_compile_accepts():
     assert MAX_INPUT_BYTES >= max(MAX_SPEC_BYTES, MAX_FILE_BYTES)
 
 
-def test_an_input_over_the_size_bound_is_stale_without_being_read(tmp_path, monkeypatch):
+def test_a_spec_over_the_size_bound_is_stale_without_being_read(tmp_path, monkeypatch):
     root = tmp_path / "project"
     make_project(root)
     monkeypatch.chdir(root)
+    with open(root / "specs" / "bars.yaml", "r+b") as stream:
+        stream.truncate(MAX_INPUT_BYTES + 1)
+    manifest = hand_made_manifest(root)
+    manifest["charts"]["bars"]["outputs"]["bars.svg"] = output_hash(b"<svg/>")
+    (root / "gallery" / "bars.svg").write_bytes(b"<svg/>")
+    write_manifest(root / "gallery", manifest)
+    report = check_gallery(specs_of(root)[:1], root / "gallery")
+    reason = msg.chart_input_unreadable("specs/bars.yaml", f"larger than {MAX_INPUT_BYTES >> 20} MB")
+    assert f"{root / 'gallery' / 'bars.svg'}: {msg.output_stale(reason)}" in report.problems
+
+
+def test_a_data_file_over_the_size_bound_is_hashed_in_full(tmp_path, monkeypatch):
+    """A data file has no size bound: the compile streams it, and the check hashes it the same way."""
+    import hashlib
+
+    root = tmp_path / "project"
+    make_project(root)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     big = root / "specs" / "data" / "big.csv"
     with open(big, "wb") as stream:
         stream.truncate(MAX_INPUT_BYTES + 1)
@@ -305,8 +324,12 @@ def test_an_input_over_the_size_bound_is_stale_without_being_read(tmp_path, monk
     (root / "gallery" / "bars.svg").write_bytes(b"<svg/>")
     write_manifest(root / "gallery", manifest)
     report = check_gallery(specs_of(root)[:1], root / "gallery")
-    reason = msg.chart_input_unreadable("specs/data/big.csv", f"larger than {MAX_INPUT_BYTES >> 20} MB")
+    reason = msg.chart_input_changed("specs/data/big.csv")
     assert f"{root / 'gallery' / 'bars.svg'}: {msg.output_stale(reason)}" in report.problems
+    manifest["charts"]["bars"]["inputs"]["../specs/data/big.csv"] = hashlib.sha256(bytes(MAX_INPUT_BYTES + 1)).hexdigest()
+    write_manifest(root / "gallery", manifest)
+    report = check_gallery(specs_of(root)[:1], root / "gallery")
+    assert not [p for p in report.problems if "bars.svg" in p], report.problems
 
 
 def test_an_output_that_is_a_symlink_is_not_followed(tmp_path, monkeypatch):
