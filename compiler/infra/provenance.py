@@ -28,8 +28,9 @@ CRLF = re.compile(b"\r\n")
 # by file name suffix: the one thing the manifest knows of an input. A file of one of them is hashed as its
 # bytes are (`binary_hash`); any other as text, blind to CRLF vs LF (`input_hash`).
 BINARY_SUFFIXES = (".parquet", ".arrow", ".feather", ".ipc")
-# Largest input a build hashes: an input the pipeline would refuse
-# (`stages.data.MAX_FILE_BYTES`, `load.MAX_SPEC_BYTES`) is not read at all.
+# Largest spec or project file a build's staleness check reads: one the pipeline would refuse
+# (`load.MAX_SPEC_BYTES`) is not read at all. A data file has no such bound: it is streamed
+# (`infra.datahash`), as the compile streams it.
 MAX_INPUT_BYTES = 50 * 1024 * 1024
 
 
@@ -48,7 +49,8 @@ def file_hash(content: bytes, name: str) -> str:
     """A data or spec file's hash, by its name: `binary_hash` for the binary formats, else `input_hash`.
 
     The manifest's staleness check (`commands.manifest.current_input_hash`) and a compile's provenance
-    (`stages.data.read`) both hash through here, so the two agree on every file.
+    (`stages.data.read`) both give this hash (a data file's streamed, `infra.datahash`), so the two agree
+    on every file.
     """
     return binary_hash(content) if is_binary(name) else input_hash(content)
 
