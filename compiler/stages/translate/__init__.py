@@ -187,7 +187,7 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, 
     if faceted_trends:
         views, rows = _facet_trend_rows(views, trend_views, rows, alt, tagged)
     inline = inline_data(alt, rows)
-    top = views[0] if len(views) == 1 else alt.LayerChart(layer=views)
+    top = views[0] if len(views) == 1 else alt.LayerChart(layer=[_shared(view) for view in views])
     # A facet carries the data itself; trend layers carry their own curves, so
     # a chart of trends alone embeds no raw rows (its size does not grow with them).
     if chart.facet is None and rows is not None and any(layer.trend is None for layer in chart.layers):
@@ -703,6 +703,19 @@ def _set_properties(view, **properties):
     for key, value in properties.items():
         view.validate_property(key, value)
         setattr(view, key, value)
+    return view
+
+
+def _shared(view):
+    """`view`, made its own deep copy: a `LayerChart` over it holds it as it is.
+
+    Altair's LayerChart deep-copies every layer twice as it is built, and its
+    `to_dict` builds it again (two more copies of each): ~20 ms of a ~70 ms
+    compile of seed_pretraining, the editor's preview of a save. The views are
+    this translation's own, held by nothing else once layered, so the layer
+    may keep them; what the copies would have had changed is changed in them.
+    """
+    object.__setattr__(view, "__deepcopy__", lambda memo=None: view)  # Altair's `_deep_copy` asks the object first
     return view
 
 
