@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from chartc.stages.data import engine
-from chartc.stages.data.reduce import m4_query, m4_rows
+from chartc.stages.data.reduce import extremes_query, m4_rows, rows_query
 
 WIDTH, HEIGHT = 400, 200
 
@@ -68,7 +68,7 @@ def test_m4_keeps_rows_the_renderer_breaks_the_line_at():
 
 def test_m4_refuses_an_empty_domain():
     with pytest.raises(ValueError):
-        m4_query("line", x="x", y="y", order="r", domain=(1.0, 1.0), width=10)
+        rows_query("line", x="x", y="y", order="r", domain=(1.0, 1.0), width=10)
 
 
 @pytest.mark.slow
@@ -279,7 +279,7 @@ def test_m4_of_integer_x_keeps_the_same_rows_without_the_bits(threads):
                        "ELSE x END AS x, y FROM raw", [missing.tolist()])
     options = dict(x="x", y="y", order="r", series="s", domain=(-40.0, 40.0), width=23)
     kept = m4_rows(connection, "line", integers=(-40, 40, n), **options)
-    assert "x_bits" not in m4_query("line", integers=(-40, 40, n), **options)
+    assert "arg_min(r, x)" not in extremes_query(rows_query("line", **options), integers=(-40, 40, n))
     assert kept == m4_rows(connection, "line", **options)
     drawn = np.ones(n, bool)
     drawn[missing] = False
@@ -288,6 +288,7 @@ def test_m4_of_integer_x_keeps_the_same_rows_without_the_bits(threads):
     assert kept == sorted(expected | set(missing.tolist()))
 
 
-def test_m4_keys_x_by_its_bits_where_the_integer_key_would_not_fit():
-    query = m4_query("line", x="x", y="y", order="r", domain=(0.0, 1.0), width=10, integers=(0, 2**40, 2**23))
-    assert "x_bits" in query
+def test_m4_finds_x_by_its_values_where_the_integer_key_would_not_fit():
+    rows = rows_query("line", x="x", y="y", order="r", domain=(0.0, 1.0), width=10)
+    assert "arg_min(r, x)" in extremes_query(rows, integers=(0, 2**40, 2**23))
+    assert "arg_min(r, x)" not in extremes_query(rows, integers=(0, 2**39, 2**23))
