@@ -292,3 +292,22 @@ def test_m4_finds_x_by_its_values_where_the_integer_key_would_not_fit():
     rows = rows_query("line", x="x", y="y", order="r", domain=(0.0, 1.0), width=10)
     assert "arg_min(r, x)" in extremes_query(rows, integers=(0, 2**40, 2**23))
     assert "arg_min(r, x)" not in extremes_query(rows, integers=(0, 2**39, 2**23))
+
+
+def test_pixel_columns_are_the_floors_of_the_positions_rounded_to_a_thousandth():
+    """The column of a row far from a column's edge is taken without rounding: the same columns as rounding
+    every position to 0.001 px (Vega's precision) for positions on, beside and halfway to each edge."""
+    rng = np.random.default_rng(5)
+    edges = np.arange(-3.0, 104.0)
+    t = np.concatenate([rng.uniform(-3, 104, 100_000), edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf),
+                        edges - 0.0005, edges + 0.0005, edges - 0.0004999, edges - 0.0005001, edges + 0.001,
+                        edges - 0.001, np.round(rng.uniform(0, 100, 100_000), 3) + 0.0005])
+    x = t / 100 * 7 + 2  # positions on a 100-pixel plot of the domain [2, 9]
+    connection = engine.connect()
+    connection.register("line", {"r": np.arange(len(x)), "x": x, "y": np.zeros(len(x))})
+    rows = rows_query("line", x="x", y="y", order="r", domain=(2.0, 9.0), width=100)
+    got = connection.execute(f"SELECT px, (x - 2.0) / 7.0 * 100 AS t FROM ({rows}) ORDER BY r").fetchall()
+    expected = connection.execute("SELECT least(greatest(CAST(floor(round((x - 2.0) / 7.0 * 100, 3)) AS BIGINT), -1), "
+                                  "100) FROM line ORDER BY r").fetchall()
+    assert [px for px, _ in got] == [px for (px,) in expected]
+    assert sum(px != np.floor(np.clip(t_, -1, 100)) for px, t_ in got) > 100  # the edges' rounding was exercised

@@ -81,11 +81,14 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
     if not low < high or width < 1:
         raise ValueError(f"M4 needs a domain low < high and a width >= 1, got {domain} and {width}")
     group = series if series is not None else "NULL"
+    # A position t at least 0.001 from a whole number rounds (to 0.001) to a number of the same whole part, so
+    # floor(t) is its column; only the few nearer a column's edge pay for `round`, which costs 7 times `floor`.
+    column = (f"CASE WHEN t - floor(t) BETWEEN 0.001 AND 0.999 THEN floor(t) "
+              f"ELSE floor(round(t, {COORDINATE_DIGITS})) END")
     return f"""SELECT s, r, x, y, CASE WHEN isfinite(x) AND isfinite(y)
-        THEN least(greatest(CAST(floor(round((x - {low!r}) / {high - low!r} * {int(width)}, {COORDINATE_DIGITS}))
-                                 AS BIGINT), -1), {int(width)})
-        ELSE -2 - r END AS px
-    FROM (SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source})"""
+        THEN least(greatest(CAST({column} AS BIGINT), -1), {int(width)}) ELSE -2 - r END AS px
+    FROM (SELECT s, r, x, y, (x - {low!r}) / {high - low!r} * {int(width)} AS t
+          FROM (SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}))"""
 
 
 def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
