@@ -40,9 +40,16 @@ COORDINATE_DIGITS = 3
 EXTREMES = (("low_y", "y", False), ("high_y", "y", True), ("first_x", "x", False), ("last_x", "x", True))
 
 
-def m4_rows(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-            series: str | None = None, integers: tuple[int, int, int] | None = None) -> list[int]:
-    """The `order` values of the rows M4 keeps, ascending, computed on a connection (`engine.connect()`).
+def m4_rows(connection, source: str, **line) -> list[int]:
+    """The `order` values of the rows M4 keeps, ascending (`m4_reduce`'s first result)."""
+    return m4_reduce(connection, source, **line)[0]
+
+
+def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
+              series: str | None = None, integers: tuple[int, int, int] | None = None) -> tuple[list[int], list]:
+    """The `order` values of the rows M4 keeps, ascending, and the values of `series` other than null in the order
+    of their first rows, computed on a connection (`engine.connect()`). The series' values come with the pass
+    that finds the extremes: a legend's categories need no scan of their own.
 
     Args:
         connection: the engine's connection, where `source` is.
@@ -67,7 +74,10 @@ def m4_rows(connection, source: str, *, x: str, y: str, order: str, domain: tupl
         for value in ("y", "x"):
             kept |= _first_of_ties(connection, columns, rows, value)
         kept.discard(None)
-        return sorted(kept)
+        named = [value for (value,) in connection.execute(
+            f"SELECT s FROM {columns} WHERE s IS NOT NULL GROUP BY s ORDER BY min(first)").fetchall()] \
+            if series is not None else []
+        return sorted(kept), named
     finally:
         connection.execute(f"DROP TABLE IF EXISTS {columns}")
 
@@ -92,7 +102,7 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
 
 
 def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
-    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, and for each of
+    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, and for each of
     `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the column may
     hold that value (``low_y_tied``). A row not drawn is its own column and every extreme of it."""
     keyed = integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63
@@ -108,7 +118,8 @@ def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> s
             found.append(f"{pick}(r, {value}) AS {name}, {top}({value}, 2) AS {name}_two")
             selected.append(f"{alone}, {name}_two[1] AS {name}_value, "
                             f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
-    return f"""SELECT s, px, {', '.join(selected)} FROM (SELECT s, px, {', '.join(found)} FROM ({rows}) GROUP BY s, px)"""
+    return f"""SELECT s, px, first, {', '.join(selected)} FROM (
+    SELECT s, px, min(r) AS first, {', '.join(found)} FROM ({rows}) GROUP BY s, px)"""
 
 
 def _first_of_ties(connection, columns: str, rows: str, value: str) -> set[int]:
