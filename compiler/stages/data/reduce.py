@@ -102,9 +102,9 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
 
 
 def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
-    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, and for each of
-    `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the column may
-    hold that value (``low_y_tied``). A row not drawn is its own column and every extreme of it."""
+    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, and
+    for each of `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the
+    column may hold that value (``low_y_tied``). A row not drawn is its own column and every extreme of it."""
     keyed = integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63
     found, selected = [], []
     for name, value, highest in EXTREMES:
