@@ -311,3 +311,27 @@ def test_pixel_columns_are_the_floors_of_the_positions_rounded_to_a_thousandth()
                                   "100) FROM line ORDER BY r").fetchall()
     assert [px for px, _ in got] == [px for (px,) in expected]
     assert sum(px != np.floor(np.clip(t_, -1, 100)) for px, t_ in got) > 100  # the edges' rounding was exercised
+
+
+@pytest.mark.parametrize("axis, cell", [("x", None), ("y", None), ("x", np.nan), ("y", np.nan), ("x", np.inf),
+                                        ("y", np.inf), ("x", -np.inf), ("y", -np.inf)])
+def test_m4_keeps_a_single_row_not_drawn_whatever_its_cell(axis, cell):
+    """One missing, NaN or infinite cell among clean rows (M4's first pass assumes every row drawn, and must
+    notice this one): numpy's M4 of the others, plus that row, on a double x and an integer x alike."""
+    x, y, s = walk(5_000, series=2)
+    odd = 1234
+    connection = engine.connect()
+    values = {"r": np.arange(len(x)), "s": s, "x": x.copy(), "y": y.copy()}
+    if cell is None:
+        values[axis] = np.ma.masked_array(values[axis], mask=np.arange(len(x)) == odd)
+    else:
+        values[axis][odd] = cell
+    connection.register("raw", values)
+    connection.execute("CREATE TABLE line AS SELECT * FROM raw")
+    drawn = np.arange(len(x)) != odd
+    index = np.flatnonzero(drawn)
+    expected = sorted({int(index[i]) for i in numpy_m4(x[drawn], y[drawn], s[drawn], 37)} | {odd})
+    options = dict(x="x", y="y", order="r", series="s", domain=(0.0, float(len(x) - 1)), width=37)
+    assert m4_rows(connection, "line", **options) == expected
+    if axis == "y" or cell is None:  # x integers (or missing): its integer key
+        assert m4_rows(connection, "line", integers=(0, len(x) - 1, len(x)), **options) == expected

@@ -65,10 +65,18 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
             and high, and every `order` is below `places`: x's extremes are then those of the 64-bit
             ``(x - low) * places + order``, one row each (where it fits in 63 bits).
     """
-    rows = rows_query(source, x=x, y=y, order=order, domain=domain, width=width, series=series)
+    line = dict(x=x, y=y, order=order, domain=domain, width=width, series=series)
     columns = f"chartc_m4_{id(connection):x}"
-    connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS {extremes_query(rows, integers)}")
+    # First as if every row were drawn (a quarter cheaper: no test per row); where one is not (a missing x or y,
+    # NaN, an infinity: the columns' counts and extremes show it), again with each such row a column of its own.
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS "
+                       f"{extremes_query(rows_query(source, **line, alone=False), integers)}")
+    rows = rows_query(source, **line)
     try:
+        undrawn = " OR ".join(["missing > 0", "px IS NULL"] + [
+            f"NOT isfinite({name}_value)" for name, value, _ in EXTREMES if value == "y" or not _keyed(integers)])
+        if connection.execute(f"SELECT count(*) FROM {columns} WHERE {undrawn}").fetchall()[0][0]:
+            connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS {extremes_query(rows, integers)}")
         alone = ", ".join(f"CASE WHEN {name}_tied THEN NULL ELSE {name} END" for name, _, _ in EXTREMES)
         kept = {r for (r,) in connection.execute(f"SELECT DISTINCT unnest([{alone}]) FROM {columns}").fetchall()}
         for value in ("y", "x"):
@@ -83,10 +91,11 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
 
 
 def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-               series: str | None = None) -> str:
+               series: str | None = None, alone: bool = True) -> str:
     """Each row's series `s`, place `r`, x and y as doubles, and pixel column `px`: Vega's for a row drawn, and
-    for a row not drawn (a missing or non-finite x or y) ``-2 - r``, a column of its own. Arguments as
-    `m4_rows`'s."""
+    for a row not drawn (a missing or non-finite x or y) ``-2 - r``, a column of its own, unless `alone` is false
+    (then such a row has a column of its x: -1 or `width` if x is not finite, null if it is missing). Other
+    arguments as `m4_rows`'s."""
     low, high = (float(v) for v in domain)
     if not low < high or width < 1:
         raise ValueError(f"M4 needs a domain low < high and a width >= 1, got {domain} and {width}")
@@ -95,17 +104,20 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
     # floor(t) is its column; only the few nearer a column's edge pay for `round`, which costs 7 times `floor`.
     column = (f"CASE WHEN t - floor(t) BETWEEN 0.001 AND 0.999 THEN floor(t) "
               f"ELSE floor(round(t, {COORDINATE_DIGITS})) END")
-    return f"""SELECT s, r, x, y, CASE WHEN isfinite(x) AND isfinite(y)
-        THEN least(greatest(CAST({column} AS BIGINT), -1), {int(width)}) ELSE -2 - r END AS px
+    # Clamped before the cast: a NaN is above every number, so it comes out as `width`, not as an error.
+    px = f"CAST(least(greatest({column}, -1), {int(width)}) AS BIGINT)"
+    if alone:
+        px = f"CASE WHEN isfinite(x) AND isfinite(y) THEN {px} ELSE -2 - r END"
+    return f"""SELECT s, r, x, y, {px} AS px
     FROM (SELECT s, r, x, y, (x - {low!r}) / {high - low!r} * {int(width)} AS t
           FROM (SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}))"""
 
 
 def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
-    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, and
-    for each of `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the
+    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, its
+    `missing` cells of x and y, and for each of `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the
     column may hold that value (``low_y_tied``). A row not drawn is its own column and every extreme of it."""
-    keyed = integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63
+    keyed = _keyed(integers)
     found, selected = [], []
     for name, value, highest in EXTREMES:
         pick, top = ("arg_max", "max") if highest else ("arg_min", "min")
@@ -118,8 +130,14 @@ def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> s
             found.append(f"{pick}(r, {value}) AS {name}, {top}({value}, 2) AS {name}_two")
             selected.append(f"{alone}, {name}_two[1] AS {name}_value, "
                             f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
-    return f"""SELECT s, px, first, {', '.join(selected)} FROM (
-    SELECT s, px, min(r) AS first, {', '.join(found)} FROM ({rows}) GROUP BY s, px)"""
+    return f"""SELECT s, px, first, missing, {', '.join(selected)} FROM (
+    SELECT s, px, min(r) AS first, 2 * count(*) - count(x) - count(y) AS missing, {', '.join(found)}
+    FROM ({rows}) GROUP BY s, px)"""
+
+
+def _keyed(integers: tuple[int, int, int] | None) -> bool:
+    """Whether x's integer key (`m4_rows`'s `integers`) fits in 63 bits."""
+    return integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63
 
 
 def _first_of_ties(connection, columns: str, rows: str, value: str) -> set[int]:
