@@ -122,11 +122,39 @@ def test_a_long_line_fetches_only_the_rows_m4_keeps(folder, fetched, monkeypatch
     rows = data_rows(chart.vega_lite)
     columns = 200 * 2  # the PNG's pixel columns
     assert len(rows) <= 4 * columns * RUNS
-    # the rows kept, and the colour's categories (asked by the legend and the colour-vision check): nothing else
-    assert fetched[0] == len(rows) and max(fetched[1:]) == RUNS
+    # the rows kept, nothing else: the colour's categories (asked by the legend and the colour-vision check) come
+    # with M4's pass
+    assert fetched == [len(rows)]
     lines = scene_nodes(vl_convert.vegalite_to_scenegraph(chart.vega_lite), "line", role="mark")
     assert sum(len(line["items"]) for line in lines) == len(rows)
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+@pytest.mark.parametrize("field, kind", [("run", int), ("name", str), ("gap", float), ("flag", bool)])
+def test_a_long_lines_categories_from_m4_are_those_of_the_rows_read(tmp_path, field, kind, fetched, monkeypatch):
+    """The colour's values found by M4's pass (integers, text, integers beside a gap, booleans) are the values of
+    the rows read, in the order of their first rows, typed as a column's values are (integers beside a gap as
+    floats), and no query but the kept rows' fetches rows."""
+    connection = duckdb.connect()
+    connection.execute(
+        f"COPY (SELECT (i * 7) % 3 AS run, 'run ' || ((i * 7) % 3) AS name, CASE WHEN i % 3 = 1 AND i > 5 THEN 9 "
+        f"WHEN i % 3 = 2 THEN i % 4 END AS gap, i % 2 = 1 AS flag, i // 6 AS step, sin(i * 12.9898) AS loss "
+        f"FROM range(30000) AS t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
+    expected = [kind(value) for (value,) in connection.execute(
+        f"SELECT {field} FROM (SELECT {field}, min(file_row_number) AS first FROM "
+        f"read_parquet('{tmp_path / 'runs.parquet'}', file_row_number = true) WHERE {field} IS NOT NULL "
+        f"GROUP BY {field}) ORDER BY first").fetchall()]
+    connection.close()
+    seen = []
+    original = EngineTable.unique
+    monkeypatch.setattr(EngineTable, "unique", lambda table, name: seen.append(original(table, name)) or seen[-1])
+    text = f"width: 200\ndata: {{path: runs.parquet}}\nmark: line\nencoding:\n  x: step\n  y: loss\n" \
+           f"  color: {{field: {field}, type: nominal}}\n"
+    chart = compiled(tmp_path, text)
+    assert seen and all(values == expected and [type(v) for v in values] == [kind] * len(expected)
+                        for values in seen)
+    assert fetched == [len(data_rows(chart.vega_lite))]
+    assert chart.vega_lite == eager(tmp_path, text, monkeypatch).vega_lite
 
 
 def test_a_linear_fit_over_a_large_parquet_is_summed_in_the_engine_as_over_the_rows_read(folder, fetched,

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from chartc.stages.data import engine
-from chartc.stages.data.reduce import m4_query, m4_rows
+from chartc.stages.data.reduce import extremes_query, m4_rows, rows_query
 
 WIDTH, HEIGHT = 400, 200
 
@@ -68,7 +68,7 @@ def test_m4_keeps_rows_the_renderer_breaks_the_line_at():
 
 def test_m4_refuses_an_empty_domain():
     with pytest.raises(ValueError):
-        m4_query("line", x="x", y="y", order="r", domain=(1.0, 1.0), width=10)
+        rows_query("line", x="x", y="y", order="r", domain=(1.0, 1.0), width=10)
 
 
 @pytest.mark.slow
@@ -279,7 +279,7 @@ def test_m4_of_integer_x_keeps_the_same_rows_without_the_bits(threads):
                        "ELSE x END AS x, y FROM raw", [missing.tolist()])
     options = dict(x="x", y="y", order="r", series="s", domain=(-40.0, 40.0), width=23)
     kept = m4_rows(connection, "line", integers=(-40, 40, n), **options)
-    assert "x_bits" not in m4_query("line", integers=(-40, 40, n), **options)
+    assert "arg_min(r, x)" not in extremes_query(rows_query("line", **options), integers=(-40, 40, n))
     assert kept == m4_rows(connection, "line", **options)
     drawn = np.ones(n, bool)
     drawn[missing] = False
@@ -288,6 +288,50 @@ def test_m4_of_integer_x_keeps_the_same_rows_without_the_bits(threads):
     assert kept == sorted(expected | set(missing.tolist()))
 
 
-def test_m4_keys_x_by_its_bits_where_the_integer_key_would_not_fit():
-    query = m4_query("line", x="x", y="y", order="r", domain=(0.0, 1.0), width=10, integers=(0, 2**40, 2**23))
-    assert "x_bits" in query
+def test_m4_finds_x_by_its_values_where_the_integer_key_would_not_fit():
+    rows = rows_query("line", x="x", y="y", order="r", domain=(0.0, 1.0), width=10)
+    assert "arg_min(r, x)" in extremes_query(rows, integers=(0, 2**40, 2**23))
+    assert "arg_min(r, x)" not in extremes_query(rows, integers=(0, 2**39, 2**23))
+
+
+def test_pixel_columns_are_the_floors_of_the_positions_rounded_to_a_thousandth():
+    """The column of a row far from a column's edge is taken without rounding: the same columns as rounding
+    every position to 0.001 px (Vega's precision) for positions on, beside and halfway to each edge."""
+    rng = np.random.default_rng(5)
+    edges = np.arange(-3.0, 104.0)
+    t = np.concatenate([rng.uniform(-3, 104, 100_000), edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf),
+                        edges - 0.0005, edges + 0.0005, edges - 0.0004999, edges - 0.0005001, edges + 0.001,
+                        edges - 0.001, np.round(rng.uniform(0, 100, 100_000), 3) + 0.0005])
+    x = t / 100 * 7 + 2  # positions on a 100-pixel plot of the domain [2, 9]
+    connection = engine.connect()
+    connection.register("line", {"r": np.arange(len(x)), "x": x, "y": np.zeros(len(x))})
+    rows = rows_query("line", x="x", y="y", order="r", domain=(2.0, 9.0), width=100)
+    got = connection.execute(f"SELECT px, (x - 2.0) / 7.0 * 100 AS t FROM ({rows}) ORDER BY r").fetchall()
+    expected = connection.execute("SELECT least(greatest(CAST(floor(round((x - 2.0) / 7.0 * 100, 3)) AS BIGINT), -1), "
+                                  "100) FROM line ORDER BY r").fetchall()
+    assert [px for px, _ in got] == [px for (px,) in expected]
+    assert sum(px != np.floor(np.clip(t_, -1, 100)) for px, t_ in got) > 100  # the edges' rounding was exercised
+
+
+@pytest.mark.parametrize("axis, cell", [("x", None), ("y", None), ("x", np.nan), ("y", np.nan), ("x", np.inf),
+                                        ("y", np.inf), ("x", -np.inf), ("y", -np.inf)])
+def test_m4_keeps_a_single_row_not_drawn_whatever_its_cell(axis, cell):
+    """One missing, NaN or infinite cell among clean rows (M4's first pass assumes every row drawn, and must
+    notice this one): numpy's M4 of the others, plus that row, on a double x and an integer x alike."""
+    x, y, s = walk(5_000, series=2)
+    odd = 1234
+    connection = engine.connect()
+    values = {"r": np.arange(len(x)), "s": s, "x": x.copy(), "y": y.copy()}
+    if cell is None:
+        values[axis] = np.ma.masked_array(values[axis], mask=np.arange(len(x)) == odd)
+    else:
+        values[axis][odd] = cell
+    connection.register("raw", values)
+    connection.execute("CREATE TABLE line AS SELECT * FROM raw")
+    drawn = np.arange(len(x)) != odd
+    index = np.flatnonzero(drawn)
+    expected = sorted({int(index[i]) for i in numpy_m4(x[drawn], y[drawn], s[drawn], 37)} | {odd})
+    options = dict(x="x", y="y", order="r", series="s", domain=(0.0, float(len(x) - 1)), width=37)
+    assert m4_rows(connection, "line", **options) == expected
+    if axis == "y" or cell is None:  # x integers (or missing): its integer key
+        assert m4_rows(connection, "line", integers=(0, len(x) - 1, len(x)), **options) == expected

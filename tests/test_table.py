@@ -595,3 +595,19 @@ def test_datasets_like_their_pandas_loaders(name):
         assert [v is None for v in got] == [v is None for v in expected], column
         numbers = [(g, e) for g, e in zip(got, expected) if e is not None]
         assert [g for g, _ in numbers] == pytest.approx([e for _, e in numbers], rel=1e-15, abs=0), column
+
+
+@given(st.lists(st.one_of(st.floats(), st.integers(-2**60, 2**60), st.booleans(), st.none(), st.text(max_size=3),
+                          st.datetimes(min_value=datetime.datetime(1900, 1, 1))), max_size=12),
+       st.sampled_from([float, int, str, None]))
+@settings(max_examples=300, deadline=None)
+def test_a_columns_json_cells_are_each_cells_json_value(cells, only):
+    """`json_column`'s shortcut (a column of finite floats, text, or integers a double holds, as it is) gives
+    what `json_value` gives cell by cell, on columns of one kind and of many."""
+    from chartc.infra.table import json_column, json_value
+
+    if only is not None:
+        cells = [cell for cell in cells if type(cell) is only]
+    got = json_column(cells)
+    expected = [json_value(cell) for cell in cells]
+    assert [repr(v) for v in got] == [repr(v) for v in expected]

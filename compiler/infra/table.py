@@ -174,8 +174,19 @@ class Table:
         whatever its time zone.
         """
         names = list(self.columns)
-        columns = [[json_value(v) for v in self.columns[n]] for n in names]
+        columns = [json_column(self.columns[n]) for n in names]
         return [dict(zip(names, row)) for row in zip(*columns)]
+
+
+def json_column(values: list) -> list:
+    """`json_value` of each cell: a column of finite floats, of text, or of integers a double holds, as it is."""
+    kinds = set(map(type, values))
+    if kinds == {float} and math.isfinite(sum(values)):  # a NaN or an infinity makes the sum one
+        return values
+    if kinds <= {str, type(None)} or (kinds == {int} and -MAX_EXACT_INTEGER <= min(values)
+                                       and max(values) <= MAX_EXACT_INTEGER):
+        return values
+    return [json_value(v) for v in values]
 
 
 def is_missing(value: Any) -> bool:

@@ -410,14 +410,14 @@ def _configures_view(chart: Chart) -> bool:
 
 
 def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dict) -> Encoded | None:
-    """A long line layer's rows reduced with M4 to at most 4 per pixel column and series (`reduce.m4_query`).
+    """A long line layer's rows reduced with M4 to at most 4 per pixel column and series (`reduce.m4_rows`).
 
     The columns are those of the x scale Vega draws (the extent of x, niced
     as d3 nices it) at the PNG's resolution, so the reduced line covers the
     full line's pixels in the SVG and in the PNG. None where the layer is not
     reduced (`line_columns`) or has at most `REDUCE_ABOVE` rows per column.
     """
-    from .reduce import m4_query
+    from .reduce import m4_reduce
     from .sql import ROW
 
     columns = line_columns(chart, layer, types)
@@ -454,12 +454,22 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         # One field of integers (a double holds each exactly), text or booleans: equal values are equal texts,
         # so the lines are split by the values themselves (building a list of text per row cost 15%).
         series = quote_identifier(fields[0])
-    query = m4_query(view, x=quote_identifier(x), y=quote_identifier(y), order=quote_identifier(ROW),
-                     domain=domain, width=columns, series=series, integers=integers)
-    kept = {row[0] for row in connection.execute(query).fetchall()}
+    kept, named = m4_reduce(connection, view, x=quote_identifier(x), y=quote_identifier(y),
+                            order=quote_identifier(ROW), domain=domain, width=columns, series=series, integers=integers)
     if isinstance(table, EngineTable):  # only the rows kept leave the engine
-        return Encoded(table.take(sorted(kept)), {}, {})
+        if series == quote_identifier(fields[0]) and fields[0] not in table.cache:
+            table.uniques.setdefault(fields[0], _as_fetched(table, fields[0], named))
+        return Encoded(table.take(kept), {}, {})
+    kept = set(kept)
     return Encoded(table.select([index in kept for index in range(len(table))]), {}, {})
+
+
+def _as_fetched(table: EngineTable, name: str, values: list) -> list:
+    """A raw series column's values as the line's view holds them (integers as doubles) typed as `table.unique`
+    fetches them: a legend's categories without a scan of their own (`reduce_line`)."""
+    if table.stored[name] == STORED_INTEGER:
+        return [float(v) if name in table.floats else int(v) for v in values]
+    return list(values)
 
 
 def _channels(value) -> tuple:

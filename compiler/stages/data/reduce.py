@@ -15,12 +15,16 @@ and ``width`` (so the segments that leave the plot keep their ends). Rows with a
 missing or non-finite x or y are all kept (each a group of its own, so the rows
 are read once): the renderer breaks the line there.
 Ties are broken by the row order column, so the rows kept are the same on
-every run, whatever the engine's threads do: each extreme is the row of the
-smallest (or largest) one 128-bit integer per row, an order-preserving
-integer of the value's IEEE bits (-0 taken as 0) above the row's place, which
-DuckDB compares 1.5–2× faster than the pair (value, place) it stands for. An x
-of integers (a step counter: the common case) needs no bits: (x − low) times
-the number of rows, plus the row's place, is the same order in 64 bits.
+every run, whatever the engine's threads do: the lowest (highest, first,
+last) row of a tie, the last of the largest x. One pass over the rows finds each
+column's extremes with `arg_min` and `arg_max`, whose choice among equal values
+depends on the threads, and the two lowest (highest) values beside them: where
+the two differ the extreme is alone and the row found is the only one. The
+columns where they are equal (rare in measured data, common in rounded data)
+are settled by a second pass over the rows holding those values alone, the
+lowest row of each. An x of integers (a step counter: the common case) needs no
+second pass: (x − low) times the number of rows, plus the row's place, is a
+64-bit key with no two rows alike.
 
 May import: the standard library (a caller passes the connection, from `engine.connect`).
 """
@@ -31,70 +35,121 @@ from __future__ import annotations
 # Vega writes a line's coordinates rounded to 0.001 px (its SVG path precision, which vl-convert's PNG is
 # drawn from): a row 0.0004 px left of a column's edge is drawn in the next column, so it is placed there.
 COORDINATE_DIGITS = 3
-# Room for a row's place below a value's ordered bits in one HUGEINT (`_ordered`).
-PLACES = 2**64
+# The extremes a pixel column keeps, each the lowest or highest of one value: (name, value, highest). A tie goes to
+# the first row, except for the largest x, whose last row the line leaves the column from.
+EXTREMES = (("low_y", "y", False), ("high_y", "y", True), ("first_x", "x", False), ("last_x", "x", True))
 
 
-def m4_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-             series: str | None = None, integers: tuple[int, int, int] | None = None) -> str:
-    """The SQL of the rows M4 keeps (DuckDB's dialect): their `order` values, ascending.
+def m4_rows(connection, source: str, **line) -> list[int]:
+    """The `order` values of the rows M4 keeps, ascending (`m4_reduce`'s first result)."""
+    return m4_reduce(connection, source, **line)[0]
+
+
+def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
+              series: str | None = None, integers: tuple[int, int, int] | None = None) -> tuple[list[int], list]:
+    """The `order` values of the rows M4 keeps, ascending, and the values of `series` other than null in the order
+    of their first rows, computed on a connection (`engine.connect()`). The series' values come with the pass
+    that finds the extremes: a legend's categories need no scan of their own.
 
     Args:
+        connection: the engine's connection, where `source` is.
         source: the relation (a name or a parenthesised query).
         x, y: SQL expressions of the line's x (a number: dates as milliseconds) and y.
         order: the SQL expression of a row's place (an integer from 0 to 2^63 - 1, unique per row): ties
-            are broken by it, and the result is in its order.
+            are broken by it.
         domain: the x scale's domain (x0, x1), x0 < x1.
         width: the plot's width in pixels (its pixel columns).
         series: the SQL expression that splits the rows into lines (the color or detail field), or None
             for one line.
         integers: ``(low, high, places)`` when every x is an integer a double holds exactly, between low
-            and high, and every `order` is below `places`: x's key is then the 64-bit
-            ``(x - low) * places + order``, which orders the rows as the 128-bit key of x's bits does,
-            without the bits (where it fits in 63 bits).
-
-    Returns:
-        A query with one column, ``r``: the `order` of each row kept.
+            and high, and every `order` is below `places`: x's extremes are then those of the 64-bit
+            ``(x - low) * places + order``, one row each (where it fits in 63 bits).
     """
+    line = dict(x=x, y=y, order=order, domain=domain, width=width, series=series)
+    columns = f"chartc_m4_{id(connection):x}"
+    # First as if every row were drawn (a quarter cheaper: no test per row); where one is not (a missing x or y,
+    # NaN, an infinity: the columns' counts and extremes show it), again with each such row a column of its own.
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS "
+                       f"{extremes_query(rows_query(source, **line, alone=False), integers)}")
+    rows = rows_query(source, **line)
+    try:
+        undrawn = " OR ".join(["missing > 0", "px IS NULL"] + [
+            f"NOT isfinite({name}_value)" for name, value, _ in EXTREMES if value == "y" or not _keyed(integers)])
+        if connection.execute(f"SELECT count(*) FROM {columns} WHERE {undrawn}").fetchall()[0][0]:
+            connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS {extremes_query(rows, integers)}")
+        alone = ", ".join(f"CASE WHEN {name}_tied THEN NULL ELSE {name} END" for name, _, _ in EXTREMES)
+        kept = {r for (r,) in connection.execute(f"SELECT DISTINCT unnest([{alone}]) FROM {columns}").fetchall()}
+        for value in ("y", "x"):
+            kept |= _first_of_ties(connection, columns, rows, value)
+        kept.discard(None)
+        named = [value for (value,) in connection.execute(
+            f"SELECT s FROM {columns} WHERE s IS NOT NULL GROUP BY s ORDER BY min(first)").fetchall()] \
+            if series is not None else []
+        return sorted(kept), named
+    finally:
+        connection.execute(f"DROP TABLE IF EXISTS {columns}")
+
+
+def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
+               series: str | None = None, alone: bool = True) -> str:
+    """Each row's series `s`, place `r`, x and y as doubles, and pixel column `px`: Vega's for a row drawn, and
+    for a row not drawn (a missing or non-finite x or y) ``-2 - r``, a column of its own, unless `alone` is false
+    (then such a row has a column of its x: -1 or `width` if x is not finite, null if it is missing). Other
+    arguments as `m4_rows`'s."""
     low, high = (float(v) for v in domain)
     if not low < high or width < 1:
         raise ValueError(f"M4 needs a domain low < high and a width >= 1, got {domain} and {width}")
     group = series if series is not None else "NULL"
-    if integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63:
-        x_bits, x_key = "", f"(CAST(x AS BIGINT) - {int(integers[0])}) * {int(integers[2])}"
-    else:
-        x_bits, x_key = "CASE WHEN drawn THEN CAST(CAST(x + 0.0 AS BIT) AS BIGINT) ELSE 0 END AS x_bits,", \
-            _ordered("x_bits")
-    return f"""WITH line AS (
-    SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}
-), placed AS (
-    SELECT s, r, x, y, isfinite(x) AND isfinite(y) AS drawn FROM line
-), columns AS (
-    SELECT s, r, x, drawn,
-           CASE WHEN drawn THEN least(greatest(CAST(floor(round((x - {low!r}) / {high - low!r} * {int(width)},
-                                                                {COORDINATE_DIGITS})) AS BIGINT), -1), {int(width)})
-           END AS px,
-           CASE WHEN drawn THEN NULL ELSE r END AS alone, {x_bits}
-           CASE WHEN drawn THEN CAST(CAST(y + 0.0 AS BIT) AS BIGINT) ELSE 0 END AS y_bits
-    FROM placed
-), keyed AS (
-    SELECT s, r, px, alone, CASE WHEN drawn THEN {x_key} ELSE 0 END AS xk, {_ordered("y_bits")} AS yk FROM columns
-), kept AS (
-    SELECT arg_min(r, yk + r) AS low_y, arg_max(r, yk + ({PLACES - 1} - r)) AS high_y,
-           arg_min(r, xk + r) AS first_x, arg_max(r, xk + r) AS last_x
-    FROM keyed GROUP BY s, px, alone
-)
-SELECT DISTINCT unnest([low_y, high_y, first_x, last_x]) AS r FROM kept ORDER BY r"""
+    # A position t at least 0.001 from a whole number rounds (to 0.001) to a number of the same whole part, so
+    # floor(t) is its column; only the few nearer a column's edge pay for `round`, which costs 7 times `floor`.
+    column = (f"CASE WHEN t - floor(t) BETWEEN 0.001 AND 0.999 THEN floor(t) "
+              f"ELSE floor(round(t, {COORDINATE_DIGITS})) END")
+    # Clamped before the cast: a NaN is above every number, so it comes out as `width`, not as an error.
+    px = f"CAST(least(greatest({column}, -1), {int(width)}) AS BIGINT)"
+    if alone:
+        px = f"CASE WHEN isfinite(x) AND isfinite(y) THEN {px} ELSE -2 - r END"
+    return f"""SELECT s, r, x, y, {px} AS px
+    FROM (SELECT s, r, x, y, (x - {low!r}) / {high - low!r} * {int(width)} AS t
+          FROM (SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}))"""
 
 
-def _ordered(bits: str) -> str:
-    """A double's bits (as a BIGINT) as an integer in the double's order, times `PLACES`: a row's place added
-    to it orders the rows by (value, place). A negative double's bits grow with its magnitude: flipped."""
-    return f"CAST(CASE WHEN {bits} < 0 THEN xor({bits}, {2**63 - 1}) ELSE {bits} END AS HUGEINT) * {PLACES}"
+def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
+    """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, its
+    `missing` cells of x and y, and for each of `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the
+    column may hold that value (``low_y_tied``). A row not drawn is its own column and every extreme of it."""
+    keyed = _keyed(integers)
+    found, selected = [], []
+    for name, value, highest in EXTREMES:
+        pick, top = ("arg_max", "max") if highest else ("arg_min", "min")
+        alone = f"CASE WHEN px < -1 THEN -2 - px ELSE {name} END AS {name}"
+        if value == "x" and keyed:  # one row per key: no ties
+            low, places = int(integers[0]), int(integers[2])
+            found.append(f"{top}((CAST(x AS BIGINT) - {low}) * {places} + r) % {places} AS {name}")
+            selected.append(f"{alone}, NULL AS {name}_value, false AS {name}_tied")
+        else:
+            found.append(f"{pick}(r, {value}) AS {name}, {top}({value}, 2) AS {name}_two")
+            selected.append(f"{alone}, {name}_two[1] AS {name}_value, "
+                            f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
+    return f"""SELECT s, px, first, missing, {', '.join(selected)} FROM (
+    SELECT s, px, min(r) AS first, 2 * count(*) - count(x) - count(y) AS missing, {', '.join(found)}
+    FROM ({rows}) GROUP BY s, px)"""
 
 
-def m4_rows(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-            series: str | None = None, integers: tuple[int, int, int] | None = None) -> list:
-    """Run `m4_query` on a connection (`engine.connect()`): the `order` values of the rows kept, ascending."""
-    query = m4_query(source, x=x, y=y, order=order, domain=domain, width=width, series=series, integers=integers)
-    return [row[0] for row in connection.execute(query).fetchall()]
+def _keyed(integers: tuple[int, int, int] | None) -> bool:
+    """Whether x's integer key (`m4_rows`'s `integers`) fits in 63 bits."""
+    return integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63
+
+
+def _first_of_ties(connection, columns: str, rows: str, value: str) -> set[int]:
+    """The row each tied extreme of `value` ("x" or "y") in the table `columns` keeps: the first holding the
+    extreme's value in its column (the last, for the largest x). One pass over the rows, none if no tie."""
+    tied = " UNION ALL ".join(f"SELECT s, px, {highest and value == 'x'} AS last, {name}_value + 0.0 AS v "
+                              f"FROM {columns} WHERE {name}_tied" for name, axis, highest in EXTREMES if axis == value)
+    if not connection.execute(f"SELECT count(*) FROM ({tied})").fetchall()[0][0]:
+        return set()
+    # -0 and 0 are one value to `=` and to the join's hash alike: `+ 0.0` makes them one value whatever
+    # the engine.
+    settled = connection.execute(f"""SELECT CASE WHEN t.last THEN max(c.r) ELSE min(c.r) END FROM ({rows}) AS c
+    JOIN ({tied}) AS t ON c.{value} + 0.0 = t.v AND c.px = t.px AND c.s IS NOT DISTINCT FROM t.s
+    GROUP BY t.s, t.px, t.last, t.v""")
+    return {r for (r,) in settled.fetchall()}
