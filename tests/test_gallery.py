@@ -417,17 +417,23 @@ def test_a_changed_large_data_file_makes_its_chart_stale(project, kept_hashes):
     assert not check_gallery(spec_list(project / "specs"), gallery).failed
 
 
-def test_the_check_of_an_unchanged_large_data_file_reads_nothing_of_it(project, kept_hashes, monkeypatch):
-    gallery, points = project / "gallery", project / "specs" / "data" / "points.csv"
-    assert not check_gallery(spec_list(project / "specs"), gallery).failed  # hashed once, and kept
+def counted_reads(datahash, monkeypatch) -> list[str]:
+    """The names of the files `datahash.read_blocks` reads from now on, in order."""
     reads = []
-    real_read_blocks = kept_hashes.read_blocks
+    real_read_blocks = datahash.read_blocks
 
     def counted(path, *args, **kwargs):
         reads.append(Path(path).name)
         return real_read_blocks(path, *args, **kwargs)
 
-    monkeypatch.setattr(kept_hashes, "read_blocks", counted)
+    monkeypatch.setattr(datahash, "read_blocks", counted)
+    return reads
+
+
+def test_the_check_of_an_unchanged_large_data_file_reads_nothing_of_it(project, kept_hashes, monkeypatch):
+    gallery, points = project / "gallery", project / "specs" / "data" / "points.csv"
+    assert not check_gallery(spec_list(project / "specs"), gallery).failed  # hashed once, and kept
+    reads = counted_reads(kept_hashes, monkeypatch)
     assert not check_gallery(spec_list(project / "specs"), gallery).failed
     assert build_gallery(spec_list(project / "specs"), gallery).rendered == []
     assert reads == []
@@ -467,14 +473,7 @@ def test_a_chart_of_a_70_mb_parquet_file_is_built_checked_and_left_alone(tmp_pat
                            capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines()[-1] == msg.build_summary("gallery", 1, 0, 0)
-    reads = []
-    real_read_blocks = datahash.read_blocks
-
-    def counted(path, *args, **kwargs):
-        reads.append(Path(path).name)
-        return real_read_blocks(path, *args, **kwargs)
-
-    monkeypatch.setattr(datahash, "read_blocks", counted)
+    reads = counted_reads(datahash, monkeypatch)
     assert main(["build", "specs", "--out", "gallery", "--check"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == msg.check_passed(1, "gallery")
     assert main(["build", "specs", "--out", "gallery"]) == 0
