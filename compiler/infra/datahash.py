@@ -9,6 +9,7 @@ This module imports nothing heavy; keep it that way (a no-op `chartc build` runs
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -49,6 +50,10 @@ HASHED_ASIDE_BYTES = 64 * 1024 * 1024
 HASH_BLOCK_BYTES = 16 * 1024 * 1024
 
 
+# What makes a data path a glob (`stages.data.read.is_glob`).
+GLOB_CHARACTERS = re.compile(r"[*?\[]")
+
+
 class HashAbandoned(Exception):
     """A hash no longer wanted (its `stop` was set)."""
 
@@ -86,6 +91,25 @@ def data_file_hash(path: Path, stop: threading.Event | None = None) -> str:
     if large:
         remember_hash(path, state, started, digest)
     return digest
+
+
+def glob_matches(folder: Path, pattern: str) -> list[str]:
+    """The files a glob matches relative to `folder`, as paths written like the pattern, in path order.
+
+    The compile (`stages.data.read.data_files`) and the gallery's staleness check
+    (`commands.manifest.current_input_hash`) both match through here, so they agree on what a glob holds.
+    """
+    found = glob.glob(pattern, root_dir=folder, recursive=True)
+    return sorted(match.replace(os.sep, "/") for match in found if (Path(folder) / match).is_file())
+
+
+def glob_hash(root: Path, paths: list[Path], hashes: list[str]) -> str:
+    """A glob's one hash: of a "path relative to `root` (the spec's folder) \\0 file hash" line per file.
+
+    A file added, removed, renamed or changed changes it.
+    """
+    listing = "".join(f"{os.path.relpath(path, root)}\0{digest}\n" for path, digest in zip(paths, hashes))
+    return hashlib.sha256(listing.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def file_state(path: Path) -> tuple[int, int, int, int, int]:

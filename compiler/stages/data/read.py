@@ -17,7 +17,6 @@ source (before they are read) for the chart's provenance. Every failure is a
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import importlib.util
 import json
@@ -81,7 +80,7 @@ FORMAT_SUFFIX = {"csv": ".csv", "tsv": ".tsv", "json": ".json", "parquet": ".par
 SUFFIXES = {".csv": ".csv", ".tsv": ".tsv", ".json": ".json", ".jsonl": ".json", ".ndjson": ".json",
             ".parquet": ".parquet", ".arrow": ".arrow", ".feather": ".arrow", ".ipc": ".arrow"}
 JSON_LINES = (".jsonl", ".ndjson")
-GLOB_CHARACTERS = re.compile(r"[*?\[]")
+GLOB_CHARACTERS = datahash.GLOB_CHARACTERS
 # Date columns of the vega-datasets tables not written as ISO dates (as the
 # package's own pandas loaders parse them).
 DATASET_DATES = {
@@ -395,7 +394,7 @@ def data_files(data: DataSource) -> tuple[list[Path], str]:
     spec = spec_file(data)
     root = project_root(spec)
     if is_glob(data):
-        matches = _glob(spec.parent, path)
+        matches = datahash.glob_matches(spec.parent, path)
         if not matches:
             raise fail(msg.data_glob_no_match(path), _nearby_files(path, spec.parent / path))
         targets = [(match, (spec.parent / match).resolve()) for match in matches]
@@ -425,12 +424,6 @@ def data_files(data: DataSource) -> tuple[list[Path], str]:
 def is_glob(data: DataSource) -> bool:
     """Whether the data path is a glob: it holds ``*``, ``?`` or ``[`` (and no file has that very name)."""
     return bool(GLOB_CHARACTERS.search(data.file)) and not (spec_file(data).parent / data.file).exists()
-
-
-def _glob(folder: Path, pattern: str) -> list[str]:
-    """The files a glob matches relative to `folder`, as paths written like the pattern, in path order."""
-    found = glob.glob(pattern, root_dir=folder, recursive=True)
-    return sorted(match.replace(os.sep, "/") for match in found if (folder / match).is_file())
 
 
 def _read_json_rows(path: Path) -> list[dict]:
@@ -635,9 +628,7 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
         resolved, suffix = data_files(data)
         hashes = [datahash.data_file_hash(path, stop) for path in resolved]
         if kind == "glob":
-            root = spec_file(data).parent.resolve()
-            listing = "".join(f"{os.path.relpath(path, root)}\0{digest}\n" for path, digest in zip(resolved, hashes))
-            return data.file, hashlib.sha256(listing.encode("utf-8", "surrogateescape")).hexdigest(), None
+            return data.file, datahash.glob_hash(spec_file(data).parent.resolve(), resolved, hashes), None
         return data.file, hashes[0], resolved[0]
     except (OSError, RuntimeError) as error:  # a symlink loop, no permission: as `read_rows` reports them
         raise data.error(msg.data_unreadable(data.file, getattr(error, "strerror", None) or str(error)), "path",
