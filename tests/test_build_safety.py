@@ -173,6 +173,11 @@ REFUSED = {
     "input FIFO": _input("../specs/data/pipe.csv",
                          lambda root: msg.manifest_path_not_regular("../specs/data/pipe.csv", "a FIFO"),
                          lambda root: os.mkfifo(root / "specs" / "data" / "pipe.csv")),
+    "input glob /dev/*": _input("glob:/dev/*", lambda root: msg.manifest_path_absolute("/dev/*")),
+    "input glob out of the project": _input(
+        "glob:../../*.csv", lambda root: msg.manifest_path_outside("glob:../../*.csv", str(root.parent))),
+    "input glob with no wildcard": _input(
+        "glob:../specs/bars.yaml", lambda root: msg.manifest_expected("a glob", "'../specs/bars.yaml'")),
     "input bad dataset": _input("dataset:../cars", lambda root: msg.manifest_dataset_refused("dataset:../cars")),
     "spec outside the project": _record("spec", "../../outside.yaml", ("spec",), None, '"spec"'),
     "hash not a hash": _record("outputs", {"bars.svg": "abc"}, ("outputs", "bars.svg"),

@@ -6,6 +6,7 @@ never specs/ or the repository's gallery/.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -486,6 +487,112 @@ def test_a_chart_of_a_70_mb_parquet_file_is_built_checked_and_left_alone(tmp_pat
         file.write(bytes([byte[0] ^ 1]))
     assert main(["build", "specs", "--out", "gallery", "--check"]) == 1
     assert "specs/data/logs.parquet changed)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ globs
+
+RUNS = """\
+title: Runs
+data: {path: data/runs/*.csv}
+mark: bar
+encoding: {x: k, y: v}
+"""
+
+
+@pytest.fixture
+def runs_project(tmp_path, monkeypatch):
+    """A git project whose specs/runs.yaml reads the glob data/runs/*.csv (two files), built once, as cwd."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()
+    runs = tmp_path / "specs" / "data" / "runs"
+    runs.mkdir(parents=True)
+    (runs / "a.csv").write_text("k,v\na,1\n")
+    (runs / "b.csv").write_text("k,v\nb,3\n")
+    (tmp_path / "specs" / "runs.yaml").write_text(RUNS)
+    assert main(["build", "specs", "--out", "gallery"]) == 0
+    return runs
+
+
+def assert_glob_stale(capsys, reason: str) -> None:
+    """`build --check` fails naming the glob for every output of the chart; `build` renders it; then it is a no-op."""
+    capsys.readouterr()
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 1
+    stale = sorted(line for line in capsys.readouterr().err.splitlines() if "stale" in line)
+    assert stale == [f"gallery/runs.{suffix}: stale ({reason})" for suffix in ("html", "png", "svg", "vl.json")]
+    assert main(["build", "specs", "--out", "gallery"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == msg.build_summary("gallery", 1, 0, 0)
+    assert main(["build", "specs", "--out", "gallery"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == msg.build_summary("gallery", 0, 1, 0)
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 0
+
+
+def test_a_glob_is_an_input_of_its_chart(runs_project):
+    """Recorded as the compile identifies it: one "path from the spec's folder \\0 file hash" line per match."""
+    record = read_manifest(Path("gallery")).charts["runs"]
+    listing = "".join(f"data/runs/{name}\0{input_hash((runs_project / name).read_bytes())}\n" for name in ("a.csv", "b.csv"))
+    assert record.inputs == {"../specs/runs.yaml": input_hash(RUNS.encode()),
+                             "glob:../specs/data/runs/*.csv": hashlib.sha256(listing.encode()).hexdigest()}
+
+
+def test_a_changed_file_of_a_glob_makes_its_chart_stale(runs_project, capsys):
+    (runs_project / "b.csv").write_text("k,v\nb,4\n")
+    assert_glob_stale(capsys, msg.chart_input_changed("specs/data/runs/*.csv"))
+
+
+def test_a_file_added_to_a_glob_makes_its_chart_stale(runs_project, capsys):
+    (runs_project / "c.csv").write_text("k,v\nc,2\n")
+    assert_glob_stale(capsys, msg.chart_input_changed("specs/data/runs/*.csv"))
+    datasets = json.loads(Path("gallery/runs.vl.json").read_text())["datasets"]
+    assert [row["k"] for rows in datasets.values() for row in rows] == ["a", "b", "c"]
+
+
+def test_a_file_removed_from_a_glob_makes_its_chart_stale(runs_project, capsys):
+    (runs_project / "b.csv").unlink()
+    assert_glob_stale(capsys, msg.chart_input_changed("specs/data/runs/*.csv"))
+
+
+def test_a_glob_matching_nothing_any_more_is_gone(runs_project, capsys):
+    for file in runs_project.iterdir():
+        file.unlink()
+    capsys.readouterr()
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 1
+    stale = sorted(line for line in capsys.readouterr().err.splitlines() if "stale" in line)
+    assert stale == [f"gallery/runs.{suffix}: stale ({msg.chart_input_missing('specs/data/runs/*.csv')})"
+                     for suffix in ("html", "png", "svg", "vl.json")]
+
+
+def test_the_check_of_an_unchanged_large_glob_reads_nothing_of_it(runs_project, kept_hashes, monkeypatch, capsys):
+    assert main(["build", "specs", "--out", "gallery", "--force"]) == 0  # the files' hashes kept
+    reads = counted_reads(kept_hashes, monkeypatch)
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 0
+    assert main(["build", "specs", "--out", "gallery"]) == 0
+    assert reads == []
+    (runs_project / "b.csv").write_text("k,v\nb,4\n")
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 1
+    assert reads == ["b.csv"]
+
+
+def test_a_glob_match_out_of_the_project_is_not_read_and_leaves_its_chart_stale(runs_project, tmp_path, monkeypatch,
+                                                                                capsys):
+    from chartc.infra import datahash
+
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.csv"
+    outside.write_text("k,v\nz,9\n")
+    (runs_project / "z.csv").symlink_to(outside)
+    reads = counted_reads(datahash, monkeypatch)
+    capsys.readouterr()
+    assert main(["build", "specs", "--out", "gallery", "--check"]) == 1
+    assert f"gallery/runs.svg: stale ({msg.chart_input_changed('specs/data/runs/*.csv')})" in capsys.readouterr().err
+    assert reads == []
+
+
+def test_serve_watches_the_files_a_glob_matches(runs_project):
+    from chartc.commands.serve import watched_files
+
+    (runs_project / "c.csv").write_text("k,v\nc,2\n")  # not built yet: the watcher sees it as new
+    watched = watched_files([Path("specs/runs.yaml")], Path("gallery"))
+    assert sorted({os.path.relpath(path) for path in watched}) == [
+        "specs/data/runs/a.csv", "specs/data/runs/b.csv", "specs/data/runs/c.csv", "specs/runs.yaml"]
 
 
 # ------------------------------------------------------------------ failures

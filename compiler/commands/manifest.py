@@ -33,7 +33,7 @@ from pathlib import Path, PureWindowsPath
 from .. import errors as msg
 from ..errors import Location, SpecError
 from ..infra import paths
-from ..infra.datahash import data_file_hash
+from ..infra.datahash import GLOB_CHARACTERS, data_file_hash, glob_hash, glob_matches
 from ..infra.files import UnreadableFile, file_kind, read_bounded
 from ..infra.jsonout import canonical_json
 from ..infra.paper import PROJECT_FILE
@@ -122,7 +122,7 @@ class ChartRecord:
 
     spec: str
     title: str
-    inputs: dict[str, str]   # relative path, "dataset:NAME" or "preset:NAME" (`build --preset`) -> hash
+    inputs: dict[str, str]   # relative path, "glob:PATTERN", "dataset:NAME" or "preset:NAME" (`build --preset`) -> hash
     outputs: dict[str, str]  # file name in the gallery -> output hash
 
     def to_json(self) -> dict:
@@ -260,6 +260,10 @@ def _record(stem: str, raw) -> ChartRecord:
         elif key.startswith(PRESET_INPUT):
             if not DATASET_NAME.fullmatch(key.removeprefix(PRESET_INPUT)):
                 raise ManifestError(entry, msg.manifest_dataset_refused(key))
+        elif key.startswith(GLOB_INPUT):
+            pattern = _relative_path(key.removeprefix(GLOB_INPUT), entry)
+            if not GLOB_CHARACTERS.search(pattern):
+                raise ManifestError(entry, msg.manifest_expected("a glob", repr(pattern)))
         else:
             _relative_path(key, entry)
         inputs[key] = _hash(value, entry)
@@ -355,26 +359,30 @@ def _ancestors(path: str):
 def check_manifest_files(manifest: Manifest, folder: Path, roots: tuple[str, ...]) -> None:
     """Refuse a manifest whose specs or input files are not regular files inside the project.
 
-    Symlinks are followed to where they lead: one that leads out of the
-    project is refused like ``../../etc/passwd``. A file that is missing is
-    fine here (the chart is stale).
+    So must the folder a glob looks in (`glob_folder`). Symlinks are
+    followed to where they lead: one that leads out of the project is
+    refused like ``../../etc/passwd``. A file that is missing is fine here
+    (the chart is stale).
 
     Raises:
         ManifestError: the first such entry.
     """
     for stem, record in manifest.charts.items():
-        entries = [(("charts", stem, "spec"), record.spec)]
-        entries += [(("charts", stem, "inputs", key), key) for key in record.inputs
-                    if not key.startswith(("dataset:", PRESET_INPUT))]
-        for entry, key in entries:
-            target = os.path.realpath(os.path.join(folder, key))
+        entries = [(("charts", stem, "spec"), record.spec, record.spec)]
+        for key in record.inputs:
+            if key.startswith(GLOB_INPUT):  # the folder it looks in: its matches are checked when hashed
+                entries.append((("charts", stem, "inputs", key), key, glob_folder(key.removeprefix(GLOB_INPUT))))
+            elif not key.startswith(("dataset:", PRESET_INPUT)):
+                entries.append((("charts", stem, "inputs", key), key, key))
+        for entry, key, path in entries:
+            target = os.path.realpath(os.path.join(folder, path))
             if not any(os.path.commonpath([target, root]) == root for root in roots):
                 raise ManifestError(entry, msg.manifest_path_outside(key, target))
             try:
                 mode = os.stat(target).st_mode
             except OSError:  # missing (stale) or unreadable (reported when it is hashed)
                 continue
-            if not stat.S_ISREG(mode):
+            if not stat.S_ISREG(mode) and path == key:  # (a glob's is a folder)
                 raise ManifestError(entry, msg.manifest_path_not_regular(key, file_kind(mode)))
 
 
@@ -416,33 +424,81 @@ def chart_inputs(spec_file: Path, spec_hash: str, data_label: str, data_file: Pa
     its path and hash) is an input when there is one, and so is a build's
     ``--preset`` (``preset:NAME``). So is each lookup's second source
     (`lookups`: ``(label, hash, file or None)``), recorded as the chart's
-    own data is: a file by its path, a dataset by ``dataset:NAME``; a chart
-    without lookups records what it did before.
+    own data is: a file by its path, a dataset by ``dataset:NAME``, a glob
+    by ``glob:PATTERN`` (`glob_input`; its hash covers every file it matched);
+    a chart without lookups records what it did before.
     """
     inputs = {relative_to(spec_file, folder): spec_hash}
     if project:
         inputs[relative_to(Path(project[0]), folder)] = project[1]
     if preset is not None:
         inputs[PRESET_INPUT + preset] = input_hash(preset.encode("utf-8"))
-    if data_file is not None:
-        inputs[relative_to(data_file, folder)] = data_hash
-    elif data_label.startswith("dataset:"):
-        inputs[data_label] = data_hash
-    for label, digest, file in lookups:
+    for label, digest, file in ((data_label, data_hash, data_file), *lookups):
         if file is not None:
             inputs[relative_to(Path(file), folder)] = digest
         elif label.startswith("dataset:"):
             inputs[label] = digest
+        elif is_glob_label(label):
+            inputs[glob_input(spec_file, label, folder)] = digest
     return inputs
 
 
 PRESET_INPUT = "preset:"
+GLOB_INPUT = "glob:"
 
 
-def current_input_hash(key: str, folder: Path, preset: str | None = None, *, data: bool = False) -> str | None:
+def is_glob_label(label: str) -> bool:
+    """Whether a data label (`stages.data.data_identity`'s first item, with no file) is a glob the spec names."""
+    return label != "values" and not label.startswith(("dataset:", "frame:")) and bool(GLOB_CHARACTERS.search(label))
+
+
+def glob_input(spec_file: Path, pattern: str, folder: Path) -> str:
+    """A glob's manifest key: ``glob:`` and the pattern (written relative to the spec's folder) relative to `folder`.
+
+    The pattern is normalised as a path, like every key: one with ``..`` after a wildcard
+    (``runs/*/../x.csv``) may then match other files than the compile did, and its chart is stale at every
+    check (never the other way round).
+    """
+    return GLOB_INPUT + posixpath.normpath(posixpath.join(relative_to(Path(spec_file).parent, folder), pattern))
+
+
+def glob_folder(pattern: str) -> str:
+    """The folder a glob looks in: its path up to the first part with a wildcard (``.`` when that is the first)."""
+    parts = pattern.split("/")
+    fixed = next((index for index, part in enumerate(parts) if GLOB_CHARACTERS.search(part)), len(parts))
+    return "/".join(parts[:fixed]) or "."
+
+
+def current_glob_hash(pattern: str, folder: Path, spec: str) -> str | None:
+    """A recorded glob's hash as the compile would take it now (`stages.data.data_identity`); None: it matches nothing.
+
+    The same matching (`datahash.glob_matches`) and hashes (`datahash.data_file_hash`, a large file's from
+    the hash cache), relative to the spec's folder as the compile lists them. A match outside the project
+    is not read, nor is anything when a file bears the pattern's very name (the compile would read that
+    file instead: `stages.data.read.is_glob`): the chart is stale, and its build says why.
+    """
+    folder = Path(folder)
+    if os.path.lexists(folder / pattern):
+        return ""
+    matches = glob_matches(folder, pattern)
+    if not matches:
+        return None
+    roots = project_roots(folder, [folder / spec])
+    resolved = [Path(os.path.realpath(folder / match)) for match in matches]
+    if not all(any(os.path.commonpath([path, root]) == root for root in roots) for path in resolved):
+        return ""
+    hashes = [data_file_hash(path) for path in resolved]
+    return glob_hash(Path(os.path.realpath((folder / spec).parent)), resolved, hashes)
+
+
+def current_input_hash(key: str, folder: Path, preset: str | None = None, *, data: bool = False,
+                       spec: str | None = None) -> str | None:
     """Hash an input named in a manifest as it is now; None when it is gone.
 
     A ``preset:NAME`` input is there while the build's `preset` is NAME. A
+    ``glob:PATTERN`` input is hashed as its chart's compile hashes it
+    (`current_glob_hash`; `spec`, the chart's recorded spec, is needed for
+    it), gone when it matches no file. A
     data file (`data`: the chart's or a lookup's, `is_data_input`) is hashed
     as a compile hashes it (`datahash.data_file_hash`): streamed, whatever
     its size, and a large one's hash taken from the hash cache while the
@@ -459,6 +515,8 @@ def current_input_hash(key: str, folder: Path, preset: str | None = None, *, dat
     if key.startswith(PRESET_INPUT):
         name = key.removeprefix(PRESET_INPUT)
         return input_hash(name.encode("utf-8")) if name == preset else None
+    if key.startswith(GLOB_INPUT):
+        return current_glob_hash(key.removeprefix(GLOB_INPUT), folder, spec)
     path = Path(folder) / key
     try:
         if data:  # by its resolved path, as the compile named it in the hash cache

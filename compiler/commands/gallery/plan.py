@@ -24,7 +24,7 @@ from ...errors import SpecError
 from ...infra.files import leftovers
 from ...infra.paper import project_file
 from ...infra.provenance import output_hash
-from ..manifest import (INDEX_NAME, PRESET_INPUT, SHARED_OUTPUTS, ChartRecord, Manifest, ManifestError, check_manifest_files,
+from ..manifest import (GLOB_INPUT, INDEX_NAME, PRESET_INPUT, SHARED_OUTPUTS, ChartRecord, Manifest, ManifestError, check_manifest_files,
                         current_input_hash, file_output_hash, is_data_input, load_manifest, manifest_problem, project_roots,
                         relative_to, tool_differences, toolchain, tools_changed)
 from .lock import LOCK_NAME, lock_left_over
@@ -64,6 +64,7 @@ def _display(key: str, out: Path) -> str:
     """A manifest input key as the user would type it (relative to the cwd)."""
     if key.startswith("dataset:"):
         return key
+    key = key.removeprefix(GLOB_INPUT)  # a glob: its pattern, as a path
     return os.path.relpath(os.path.normpath(out / key))
 
 
@@ -121,7 +122,7 @@ def plan_charts(specs: list[Path], out: Path, manifest: Manifest,
             chart.reasons.extend(f"{msg.chart_tools_changed(change)}" for change in tool_changes)
             for key, recorded in sorted(record.inputs.items()):
                 try:
-                    now = current_input_hash(key, out, preset, data=is_data_input(record, key))
+                    now = current_input_hash(key, out, preset, data=is_data_input(record, key), spec=record.spec)
                 except OSError as error:  # too large, not a regular file, no permission
                     chart.reasons.append(msg.chart_input_unreadable(_display(key, out), error.strerror or str(error)))
                     continue
