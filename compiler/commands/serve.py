@@ -61,7 +61,8 @@ from .. import errors as msg
 from ..errors import SpecError
 from ..infra.html import page
 from . import gallery  # as `gallery.build_gallery`, looked up at each build
-from .manifest import MANIFEST_NAME, read_manifest
+from ..infra.datahash import glob_matches
+from .manifest import GLOB_INPUT, MANIFEST_NAME, read_manifest
 from .specs import UsageError, spec_files
 
 HOST = "127.0.0.1"
@@ -261,12 +262,17 @@ def find_specs(paths: list[str]) -> list[Path]:
 
 
 def watched_files(specs: list[Path], out: Path) -> list[Path]:
-    """The spec files plus every data file the gallery's manifest says a chart read."""
+    """The spec files plus every data file the gallery's manifest says a chart read (each file a glob matches)."""
     files = [Path(os.path.abspath(spec)) for spec in specs]
     manifest = read_manifest(out)
     if manifest is not None:
         for record in manifest.charts.values():
-            files.extend(Path(os.path.normpath(out / key)) for key in record.inputs if not key.startswith("dataset:"))
+            files.extend(Path(os.path.normpath(out / key)) for key in record.inputs
+                         if not key.startswith(("dataset:", GLOB_INPUT)))
+            for key in record.inputs:  # a glob: the files it matches now (one added joins at the next listing)
+                if key.startswith(GLOB_INPUT):
+                    files.extend(Path(os.path.normpath(out / match))
+                                 for match in glob_matches(out, key.removeprefix(GLOB_INPUT)))
     return list(dict.fromkeys(files))
 
 
