@@ -534,6 +534,14 @@ def test_a_glob_is_an_input_of_its_chart(runs_project):
                              "glob:../specs/data/runs/*.csv": hashlib.sha256(listing.encode()).hexdigest()}
 
 
+def test_the_check_of_a_glob_imports_no_data_stage(runs_project):
+    code = ("import sys\nfrom chartc.commands.cli import main\n"
+            "codes = [main(['build', 'specs', '--out', 'gallery', *extra]) for extra in ([], ['--check'])]\n"
+            f"print(codes, [m for m in {HEAVY + ('duckdb', 'chartc.stages.data')!r} if m in sys.modules])\n")
+    result = run_python(code, runs_project.parent.parent.parent)
+    assert result.stdout.splitlines()[-1] == "[0, 0] []", result.stderr
+
+
 def test_a_changed_file_of_a_glob_makes_its_chart_stale(runs_project, capsys):
     (runs_project / "b.csv").write_text("k,v\nb,4\n")
     assert_glob_stale(capsys, msg.chart_input_changed("specs/data/runs/*.csv"))
