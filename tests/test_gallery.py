@@ -594,6 +594,18 @@ def test_a_glob_match_out_of_the_project_is_not_read_and_leaves_its_chart_stale(
     assert reads == []
 
 
+def test_a_lookups_glob_is_an_input_too(runs_project, capsys):
+    (runs_project.parent / "names").mkdir()
+    (runs_project.parent / "names" / "a.csv").write_text("k,name\na,first\n")
+    (runs_project.parent / "names" / "b.csv").write_text("k,name\nb,second\n")
+    Path("specs/runs.yaml").write_text(RUNS + "transform:\n  - lookup: k\n"
+                                       "    from: {data: {path: data/names/*.csv}, key: k, fields: [name]}\n")
+    assert main(["build", "specs", "--out", "gallery"]) == 0
+    assert "glob:../specs/data/names/*.csv" in read_manifest(Path("gallery")).charts["runs"].inputs
+    (runs_project.parent / "names" / "b.csv").write_text("k,name\nb,other\n")
+    assert_glob_stale(capsys, msg.chart_input_changed("specs/data/names/*.csv"))
+
+
 def test_serve_watches_the_files_a_glob_matches(runs_project):
     from chartc.commands.serve import watched_files
 
