@@ -130,6 +130,14 @@ def test_a_long_line_fetches_only_the_rows_m4_keeps(folder, fetched, monkeypatch
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
 
 
+def test_a_long_line_of_one_series_fetches_only_the_rows_m4_keeps(folder, fetched, monkeypatch):
+    text = "width: 200\ndata: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n"
+    chart = compiled(folder, text)
+    rows = data_rows(chart.vega_lite)
+    assert len(rows) <= 4 * 200 * 2 and fetched == [len(rows)]
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
 @pytest.mark.parametrize("field, kind", [("run", int), ("name", str), ("gap", float), ("flag", bool)])
 def test_a_long_lines_categories_from_m4_are_those_of_the_rows_read(tmp_path, field, kind, fetched, monkeypatch):
     """The colour's values found by M4's pass (integers, text, integers beside a gap, booleans) are the values of

@@ -449,15 +449,16 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
                if channel.field]
     series = (f"list_value({', '.join(f'CAST({quote_identifier(f)} AS VARCHAR)' for f in fields)})"
               if fields else None)
-    if len(fields) == 1 and isinstance(table, EngineTable) and table.stored.get(fields[0]) in RAW_SERIES and (
-            table.stored[fields[0]] != STORED_INTEGER or fields[0] in table.exact):
+    raw = len(fields) == 1 and isinstance(table, EngineTable) and table.stored.get(fields[0]) in RAW_SERIES and (
+        table.stored[fields[0]] != STORED_INTEGER or fields[0] in table.exact)
+    if raw:
         # One field of integers (a double holds each exactly), text or booleans: equal values are equal texts,
         # so the lines are split by the values themselves (building a list of text per row cost 15%).
         series = quote_identifier(fields[0])
     kept, named = m4_reduce(connection, view, x=quote_identifier(x), y=quote_identifier(y),
                             order=quote_identifier(ROW), domain=domain, width=columns, series=series, integers=integers)
     if isinstance(table, EngineTable):  # only the rows kept leave the engine
-        if series == quote_identifier(fields[0]) and fields[0] not in table.cache:
+        if raw and fields[0] not in table.cache:  # its values, as M4's pass found them, are its categories
             table.uniques.setdefault(fields[0], _as_fetched(table, fields[0], named))
         return Encoded(table.take(kept), {}, {})
     kept = set(kept)
