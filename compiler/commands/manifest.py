@@ -328,6 +328,11 @@ def _relative_path(value, where: tuple) -> str:
     return path
 
 
+def inside_project(path: str, roots: tuple[str, ...]) -> bool:
+    """Whether a resolved path is inside one of the project's folders (`project_roots`)."""
+    return any(os.path.commonpath([path, root]) == root for root in roots)
+
+
 def project_roots(folder: Path, specs=()) -> tuple[str, ...]:
     """The folders a gallery's inputs may be in: "the project".
 
@@ -376,7 +381,7 @@ def check_manifest_files(manifest: Manifest, folder: Path, roots: tuple[str, ...
                 entries.append((("charts", stem, "inputs", key), key, key))
         for entry, key, path in entries:
             target = os.path.realpath(os.path.join(folder, path))
-            if not any(os.path.commonpath([target, root]) == root for root in roots):
+            if not inside_project(target, roots):
                 raise ManifestError(entry, msg.manifest_path_outside(key, target))
             try:
                 mode = os.stat(target).st_mode
@@ -485,7 +490,7 @@ def current_glob_hash(pattern: str, folder: Path, spec: str) -> str | None:
         return None
     roots = project_roots(folder, [folder / spec])
     resolved = [Path(os.path.realpath(folder / match)) for match in matches]
-    if not all(any(os.path.commonpath([path, root]) == root for root in roots) for path in resolved):
+    if not all(inside_project(str(path), roots) for path in resolved):
         return ""
     hashes = [data_file_hash(path) for path in resolved]
     return glob_hash(Path(os.path.realpath((folder / spec).parent)), resolved, hashes)
