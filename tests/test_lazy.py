@@ -11,6 +11,7 @@ the rows were left in the engine): the same bytes.
 from __future__ import annotations
 
 import json
+import math
 
 import duckdb
 import numpy as np
@@ -115,27 +116,63 @@ def test_a_binned_heatmap_of_a_large_parquet_fetches_no_row(folder, fetched, mon
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
 
 
-def test_a_long_line_fetches_only_the_rows_m4_keeps(folder, fetched, monkeypatch):
+def test_a_long_line_fetches_no_row_and_carries_only_the_fields_drawn(folder, fetched, monkeypatch):
     text = "width: 200\ndata: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n" \
            "  color: {field: name, type: nominal}\n"
     chart = compiled(folder, text)
     rows = data_rows(chart.vega_lite)
     columns = 200 * 2  # the PNG's pixel columns
     assert len(rows) <= 4 * columns * RUNS
-    # the rows kept, nothing else: the colour's categories (asked by the legend and the colour-vision check) come
-    # with M4's pass
-    assert fetched == [len(rows)]
+    # no row fetched: M4's pass finds the kept rows' cells (an integer x keys each row) and the colour's
+    # categories (asked by the legend and the colour-vision check)
+    assert fetched == []
+    assert {tuple(sorted(row)) for row in rows} == {("loss", "name", "step")}  # not `run`: nothing draws it
     lines = scene_nodes(vl_convert.vegalite_to_scenegraph(chart.vega_lite), "line", role="mark")
     assert sum(len(line["items"]) for line in lines) == len(rows)
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
 
 
-def test_a_long_line_of_one_series_fetches_only_the_rows_m4_keeps(folder, fetched, monkeypatch):
+def test_a_long_line_of_one_series_fetches_no_row(folder, fetched, monkeypatch):
     text = "width: 200\ndata: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n"
     chart = compiled(folder, text)
     rows = data_rows(chart.vega_lite)
-    assert len(rows) <= 4 * 200 * 2 and fetched == [len(rows)]
+    assert len(rows) <= 4 * 200 * 2 and fetched == []
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+@pytest.mark.parametrize("mark, tooltip, fields", [
+    ("line", "", ("loss", "run", "step")),                                 # a tooltip's field is drawn
+    ("{type: line, tooltip: true}", "", ("loss", "name", "run", "step")),  # it may show any field
+])
+def test_a_long_lines_rows_not_found_by_m4_are_fetched_with_the_fields_drawn(folder, fetched, monkeypatch, mark,
+                                                                             tooltip, fields):
+    text = f"width: 200\ndata: {{path: runs.parquet}}\nmark: {mark}\nencoding:\n  x: step\n  y: loss\n" \
+           f"  tooltip: [{{field: run, type: nominal}}]\n"
+    chart = compiled(folder, text)
+    rows = data_rows(chart.vega_lite)
+    assert fetched == [len(rows)] and {tuple(sorted(row)) for row in rows} == {fields}
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+@pytest.mark.parametrize("y", ["round(sin(i * 12.9898), 1) * (1 - 2 * (i % 2))",  # ties everywhere, -0 beside 0
+                               "CASE WHEN i = 7000 THEN 'NaN'::DOUBLE ELSE sin(i * 12.9898) END",  # a row not drawn
+                               "CAST(round(100 * sin(i * 12.9898)) AS INTEGER)"])  # integers
+def test_a_long_lines_cells_found_by_m4_are_the_cells_read(tmp_path, fetched, monkeypatch, y):
+    """The cells M4's pass carries are those of the rows read, on ties (settled by a second pass, -0 kept),
+    integers and a NaN (a row not drawn: its column's rows are fetched)."""
+    connection = duckdb.connect()
+    connection.execute(f"COPY (SELECT i // 3 AS step, (i * 7) % 3 AS run, {y} AS loss FROM range(30000) AS t(i)) "
+                       f"TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
+    connection.close()
+    text = "width: 200\ndata: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n" \
+           "  color: {field: run, type: nominal}\n"
+    chart = compiled(tmp_path, text)
+    rows = data_rows(chart.vega_lite)
+    assert len(rows) <= 4 * 400 * 3 + 1
+    assert fetched == ([len(rows)] if "NaN" in y else [])
+    assert chart.vega_lite == eager(tmp_path, text, monkeypatch).vega_lite
+    if "-" in y:
+        assert any(math.copysign(1.0, row["loss"]) < 0 and row["loss"] == 0 for row in rows)
 
 
 @pytest.mark.parametrize("field, kind", [("run", int), ("name", str), ("gap", float), ("flag", bool)])
@@ -161,7 +198,7 @@ def test_a_long_lines_categories_from_m4_are_those_of_the_rows_read(tmp_path, fi
     chart = compiled(tmp_path, text)
     assert seen and all(values == expected and [type(v) for v in values] == [kind] * len(expected)
                         for values in seen)
-    assert fetched == [len(data_rows(chart.vega_lite))]
+    assert fetched == []  # the kept rows' cells too come with M4's pass
     assert chart.vega_lite == eager(tmp_path, text, monkeypatch).vega_lite
 
 

@@ -131,6 +131,12 @@ class Table:
         return Table({name: [v for v, k in zip(values, keep) if k] for name, values in self.columns.items()},
                      self.kinds)
 
+    def only(self, names) -> "Table":
+        """Only the columns named, in the table's order."""
+        names = set(names)
+        return Table({n: v for n, v in self.columns.items() if n in names},
+                     {n: k for n, k in self.kinds.items() if n in names})
+
     def replace(self, name: str, values: list) -> "Table":
         """The table with one column's values replaced (its kind kept)."""
         return Table({**self.columns, name: values}, self.kinds)

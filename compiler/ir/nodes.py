@@ -381,3 +381,36 @@ class Chart(Node):
     def params(self) -> tuple[Param, ...]:
         """Every selection the chart declares, layer by layer."""
         return tuple(param for layer in self.layers for param in layer.params)
+
+    def drawn_fields(self) -> set | None:
+        """The fields the marks read (the channels' and the facet's), or None when that is not sure.
+
+        Not sure, so every field may be read: an expression in a channel (a
+        condition's test), a mark's ``tooltip`` (it may show every field), or
+        Vega-Lite written by hand (`vega_lite`). Trend layers draw their own rows.
+        """
+        if self.vega_lite.plain():
+            return None
+        found: set = set()
+
+        def walk(value) -> bool:
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if key == "field" and isinstance(item, str):
+                        found.add(item)
+                    elif not walk(item):
+                        return False
+                return True
+            if isinstance(value, (list, tuple)):
+                return all(walk(item) for item in value)
+            return not (isinstance(value, str) and "datum" in value)
+
+        definitions = [channel.definition() for channel in self.facet.channels()] if self.facet is not None else []
+        for layer in self.layers:
+            if layer.trend is not None:
+                continue
+            if "tooltip" in layer.mark.definition():
+                return None
+            definitions.extend([item.definition() for item in value] if isinstance(value, tuple) else value.definition()
+                               for value in layer.encoding.values())
+        return found if walk(definitions) else None

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from ...infra.paper import screen_pixels
-from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_INTEGER, STORED_TEXT, Table
+from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import ARG_OPS, Aggregate, AggregateOp, arg_field
 from .boxes import box_rows, wants_box
@@ -455,21 +455,38 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         # One field of integers (a double holds each exactly), text or booleans: equal values are equal texts,
         # so the lines are split by the values themselves (building a list of text per row cost 15%).
         series = quote_identifier(fields[0])
-    kept, named = m4_reduce(connection, view, x=quote_identifier(x), y=quote_identifier(y),
-                            order=quote_identifier(ROW), domain=domain, width=columns, series=series, integers=integers)
+    kept, named, cells = m4_reduce(connection, view, x=quote_identifier(x), y=quote_identifier(y),
+                                   order=quote_identifier(ROW), domain=domain, width=columns, series=series,
+                                   integers=integers)
+    # The reduced rows carry only the fields drawn (as computed rows do): the others' cells would be
+    # those of rows chosen for their x and y, and reading them is a second pass over every row.
+    drawn = chart.drawn_fields() if not chart.params() else None
+    names = [name for name in table.names if drawn is None or name in drawn]
     if isinstance(table, EngineTable):  # only the rows kept leave the engine
         if raw and fields[0] not in table.cache:  # its values, as M4's pass found them, are its categories
             table.uniques.setdefault(fields[0], _as_fetched(table, fields[0], named))
-        return Encoded(table.take(kept), {}, {})
+        found = {x: 1, y: 2, **({fields[0]: 0} if raw else {})}  # where each is among the cells M4's pass found
+        if cells is not None and set(names) <= set(found) and all(_carried_exactly(table, name) for name in names):
+            return Encoded(Table({name: _as_fetched(table, name, [cells[row][found[name]] for row in kept])
+                                  for name in names}, {name: table.kinds[name] for name in names}), {}, {})
+        return Encoded(table.take(kept, names), {}, {})
     kept = set(kept)
-    return Encoded(table.select([index in kept for index in range(len(table))]), {}, {})
+    return Encoded(table.select([index in kept for index in range(len(table))]).only(names), {}, {})
+
+
+def _carried_exactly(table: EngineTable, name: str) -> bool:
+    """Whether a column's cells, as the line's view holds them (`sql.register_table`: numbers as doubles), give
+    back the cells a fetch gives: doubles, integers a double holds, text and booleans."""
+    stored = table.stored[name]
+    return name not in table.cache and (stored in (STORED_FLOAT, STORED_TEXT, STORED_BOOLEAN)
+                                        or (stored == STORED_INTEGER and name in table.exact))
 
 
 def _as_fetched(table: EngineTable, name: str, values: list) -> list:
-    """A raw series column's values as the line's view holds them (integers as doubles) typed as `table.unique`
-    fetches them: a legend's categories without a scan of their own (`reduce_line`)."""
+    """A column's values as the line's view holds them (integers as doubles) typed as `table.fetch` fetches
+    them: a legend's categories, or the kept rows' cells, without a scan of their own (`reduce_line`)."""
     if table.stored[name] == STORED_INTEGER:
-        return [float(v) if name in table.floats else int(v) for v in values]
+        return [v if v is None else float(v) if name in table.floats else int(v) for v in values]
     return list(values)
 
 

@@ -46,10 +46,13 @@ def m4_rows(connection, source: str, **line) -> list[int]:
 
 
 def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-              series: str | None = None, integers: tuple[int, int, int] | None = None) -> tuple[list[int], list]:
-    """The `order` values of the rows M4 keeps, ascending, and the values of `series` other than null in the order
-    of their first rows, computed on a connection (`engine.connect()`). The series' values come with the pass
-    that finds the extremes: a legend's categories need no scan of their own.
+              series: str | None = None, integers: tuple[int, int, int] | None = None
+              ) -> tuple[list[int], list, dict[int, tuple] | None]:
+    """The `order` values of the rows M4 keeps, ascending; the values of `series` other than null in the order
+    of their first rows; and, where the pass found them, each kept row's cells. The series' values come with
+    the pass that finds the extremes: a legend's categories need no scan of their own. So do the cells where
+    x is keyed (`integers`): the key of the row holding a y extreme is its x and its place, and the y of the
+    row holding an x extreme is found beside it, so the kept rows need no second read.
 
     Args:
         connection: the engine's connection, where `source` is.
@@ -64,6 +67,11 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
         integers: ``(low, high, places)`` when every x is an integer a double holds exactly, between low
             and high, and every `order` is below `places`: x's extremes are then those of the 64-bit
             ``(x - low) * places + order``, one row each (where it fits in 63 bits).
+
+    Returns:
+        The rows, the series' values, and ``{row: (series, x, y)}`` (x an integer, y a double, as the
+        expressions give them) or None: the cells of a row not drawn (a missing or non-finite x or y) are
+        not found, nor any where x is not keyed.
     """
     line = dict(x=x, y=y, order=order, domain=domain, width=width, series=series)
     columns = f"chartc_m4_{id(connection):x}"
@@ -75,17 +83,26 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
     try:
         undrawn = " OR ".join(["missing > 0", "px IS NULL"] + [
             f"NOT isfinite({name}_value)" for name, value, _ in EXTREMES if value == "y" or not _keyed(integers)])
+        carried = _keyed(integers)
         if connection.execute(f"SELECT count(*) FROM {columns} WHERE {undrawn}").fetchall()[0][0]:
             connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS {extremes_query(rows, integers)}")
-        alone = ", ".join(f"CASE WHEN {name}_tied THEN NULL ELSE {name} END" for name, _, _ in EXTREMES)
-        kept = {r for (r,) in connection.execute(f"SELECT DISTINCT unnest([{alone}]) FROM {columns}").fetchall()}
+            carried = False
+        found = [f"CASE WHEN {name}_tied THEN NULL ELSE {name} END" for name, _, _ in EXTREMES]
+        if carried:  # each extreme's row with its cells: one (s, row, x, y) per kept row
+            cells = {r: (s, x, y) for s, r, x, y in connection.execute(
+                f"SELECT DISTINCT s, unnest([{', '.join(found)}]) AS r, "
+                f"unnest([{', '.join(name + '_x' for name, _, _ in EXTREMES)}]), "
+                f"unnest([{', '.join(name + '_y' for name, _, _ in EXTREMES)}]) FROM {columns}").fetchall()}
+        else:
+            cells = {r: None for (r,) in connection.execute(
+                f"SELECT DISTINCT unnest([{', '.join(found)}]) FROM {columns}").fetchall()}
+        cells.pop(None, None)
         for value in ("y", "x"):
-            kept |= _first_of_ties(connection, columns, rows, value)
-        kept.discard(None)
+            cells.update(_first_of_ties(connection, columns, rows, value))
         named = [value for (value,) in connection.execute(
             f"SELECT s FROM {columns} WHERE s IS NOT NULL GROUP BY s ORDER BY min(first)").fetchall()] \
             if series is not None else []
-        return sorted(kept), named
+        return sorted(cells), named, cells if carried else None
     finally:
         connection.execute(f"DROP TABLE IF EXISTS {columns}")
 
@@ -115,21 +132,30 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
 
 def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
     """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, its
-    `missing` cells of x and y, and for each of `EXTREMES` the row found (``low_y``...), its value (``low_y_value``) and whether another row of the
-    column may hold that value (``low_y_tied``). A row not drawn is its own column and every extreme of it."""
-    keyed = _keyed(integers)
+    `missing` cells of x and y, and for each of `EXTREMES` the row found (``low_y``...), its value
+    (``low_y_value``) and whether another row of the column may hold that value (``low_y_tied``). Where x is
+    keyed (`m4_reduce`'s `integers`), also the row's x and y (``low_y_x``, ``low_y_y``). A row not drawn is its
+    own column and every extreme of it."""
     found, selected = [], []
+    if _keyed(integers):  # one row per key, which holds the row's x and place: no tie in x, and the cells
+        low, places = int(integers[0]), int(integers[2])
+        rows = f"SELECT *, (CAST(x AS BIGINT) - {low}) * {places} + r AS k FROM ({rows})"
     for name, value, highest in EXTREMES:
         pick, top = ("arg_max", "max") if highest else ("arg_min", "min")
-        alone = f"CASE WHEN px < -1 THEN -2 - px ELSE {name} END AS {name}"
-        if value == "x" and keyed:  # one row per key: no ties
-            low, places = int(integers[0]), int(integers[2])
-            found.append(f"{top}((CAST(x AS BIGINT) - {low}) * {places} + r) % {places} AS {name}")
-            selected.append(f"{alone}, NULL AS {name}_value, false AS {name}_tied")
-        else:
+        alone = f"CASE WHEN px < -1 THEN -2 - px ELSE {{}} END AS {name}"
+        tie = (f"{name}_two[1] AS {name}_value, "
+               f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
+        if not _keyed(integers):
             found.append(f"{pick}(r, {value}) AS {name}, {top}({value}, 2) AS {name}_two")
-            selected.append(f"{alone}, {name}_two[1] AS {name}_value, "
-                            f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
+            selected.append(f"{alone.format(name)}, {tie}")
+            continue
+        keyed = f"{alone.format(f'{name}_k % {places}')}, {name}_k // {places} + {low} AS {name}_x"
+        if value == "y":  # the row holding the lowest (highest) y: its key, and the y
+            found.append(f"{pick}(k, y) AS {name}_k, {top}(y, 2) AS {name}_two")
+            selected.append(f"{keyed}, {name}_two[1] AS {name}_y, {tie}")
+        else:  # the row of the lowest (highest) key: the first (last) x, and its y beside it
+            found.append(f"{top}(k) AS {name}_k, {pick}(y, k) AS {name}_y")
+            selected.append(f"{keyed}, {name}_y, NULL AS {name}_value, false AS {name}_tied")
     return f"""SELECT s, px, first, missing, {', '.join(selected)} FROM (
     SELECT s, px, min(r) AS first, 2 * count(*) - count(x) - count(y) AS missing, {', '.join(found)}
     FROM ({rows}) GROUP BY s, px)"""
@@ -140,16 +166,19 @@ def _keyed(integers: tuple[int, int, int] | None) -> bool:
     return integers is not None and (integers[1] - integers[0] + 1) * integers[2] < 2**63
 
 
-def _first_of_ties(connection, columns: str, rows: str, value: str) -> set[int]:
-    """The row each tied extreme of `value` ("x" or "y") in the table `columns` keeps: the first holding the
-    extreme's value in its column (the last, for the largest x). One pass over the rows, none if no tie."""
+def _first_of_ties(connection, columns: str, rows: str, value: str) -> dict[int, tuple]:
+    """The row each tied extreme of `value` ("x" or "y") in the table `columns` keeps, with its series, x and y:
+    the first holding the extreme's value in its column (the last, for the largest x). One pass over the rows,
+    none if no tie."""
     tied = " UNION ALL ".join(f"SELECT s, px, {highest and value == 'x'} AS last, {name}_value + 0.0 AS v "
                               f"FROM {columns} WHERE {name}_tied" for name, axis, highest in EXTREMES if axis == value)
     if not connection.execute(f"SELECT count(*) FROM ({tied})").fetchall()[0][0]:
-        return set()
+        return {}
     # -0 and 0 are one value to `=` and to the join's hash alike: `+ 0.0` makes them one value whatever
-    # the engine.
-    settled = connection.execute(f"""SELECT CASE WHEN t.last THEN max(c.r) ELSE min(c.r) END FROM ({rows}) AS c
-    JOIN ({tied}) AS t ON c.{value} + 0.0 = t.v AND c.px = t.px AND c.s IS NOT DISTINCT FROM t.s
+    # the engine (the row's own cells are kept: its y may be -0).
+    settled = connection.execute(f"""SELECT CASE WHEN t.last THEN max(c.r) ELSE min(c.r) END, t.s,
+        CASE WHEN t.last THEN arg_max(c.x, c.r) ELSE arg_min(c.x, c.r) END,
+        CASE WHEN t.last THEN arg_max(c.y, c.r) ELSE arg_min(c.y, c.r) END
+    FROM ({rows}) AS c JOIN ({tied}) AS t ON c.{value} + 0.0 = t.v AND c.px = t.px AND c.s IS NOT DISTINCT FROM t.s
     GROUP BY t.s, t.px, t.last, t.v""")
-    return {r for (r,) in settled.fetchall()}
+    return {r: (s, x, y) for r, s, x, y in settled.fetchall()}

@@ -1021,22 +1021,24 @@ class EngineTable(Table):
             object.__setattr__(self, "numbered", name)
         return self.numbered
 
-    def take(self, rows: list[int]) -> Table:
-        """Only these rows (numbers in the view's order), as a `Table` with the whole view's kinds."""
+    def take(self, rows: list[int], names: list[str] | None = None) -> Table:
+        """Only these rows (numbers in the view's order), as a `Table` with the whole view's kinds: of every
+        column, or only of those named (in the view's order)."""
         rows = sorted(set(rows))
-        fetched = [name for name in self.names if name not in self.cache]
+        names = self.names if names is None else [name for name in self.names if name in set(names)]
+        fetched = [name for name in names if name not in self.cache]
         columns = {}
         if fetched and rows:
             numbered = quote_identifier(self.rows_view())
             chosen = ", ".join(quote_identifier(name) for name in fetched)
             columns = self.fetch(f"SELECT {chosen} FROM {numbered} WHERE {quote_identifier(ROW)} IN "
                                  f"(SELECT unnest($1::BIGINT[])) ORDER BY {quote_identifier(ROW)}", fetched, [rows])
-        for name in self.names:
+        for name in names:
             if name in self.cache:
                 columns[name] = [self.cache[name][row] for row in rows]
             elif not rows:
                 columns[name] = []
-        return Table({name: columns[name] for name in self.names}, dict(self.kinds))
+        return Table({name: columns[name] for name in names}, {name: self.kinds[name] for name in names})
 
     def cells(self, name: str, rows: list[int]) -> list:
         """One column's cells at these row numbers, in their order."""

@@ -37,7 +37,6 @@ from ...infra.colors import resolve_color, resolve_free_form
 from ...infra.fonts import FAMILY
 from ...infra.paper import Paper, paper_layout, screen_pixels
 from ...infra.shapes import resolve_shape, shape_filled
-from ...infra.table import Table
 from ...ir.nodes import Channel, Chart, FreeForm, Layer
 from ...ir.source import Node
 from ...ir.transforms import (ARG_OPS, DENSITY_AS, Aggregate, Calculate, Density, Expression, FieldPredicate, Filter,
@@ -178,10 +177,8 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, 
     else:
         keep = drawn_fields(chart, plan)
         if keep is not None:
-            computed = tuple(table if table is None or aggregated is not None else Table(
-                {name: cells for name, cells in table.columns.items() if name in keep},
-                {name: kind for name, kind in table.kinds.items() if name in keep})
-                for table, aggregated in zip(computed, encoded))
+            computed = tuple(table if table is None or aggregated is not None else table.only(keep)
+                             for table, aggregated in zip(computed, encoded))
         views, rows, tagged = _place_rows(chart, views, sources, computed, alt)
     faceted_trends = chart.facet is not None and bool(trend_views)
     if faceted_trends:
@@ -244,39 +241,13 @@ def evaluated_rows(chart: Chart, data: DataFlow) -> tuple | None:
 
 
 def drawn_fields(chart: Chart, plan=None) -> set | None:
-    """The fields the chart's marks read (its channels', the facet's, the legend's), or None when that is not sure.
+    """The fields the chart's marks read (`Chart.drawn_fields`) and the legend's, or None when that is not sure.
 
     A layer's computed rows keep only these: a fold or a calculate writes a
-    column Vega-Lite never draws on every row. Not sure, so every field kept:
-    an expression in a channel (a condition's test), a mark's ``tooltip``
-    (it shows every field), or Vega-Lite written by hand (`vega_lite`).
+    column Vega-Lite never draws on every row.
     """
-    if chart.vega_lite.plain():
-        return None
-    found: set = set()
-
-    def walk(value) -> bool:
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if key == "field" and isinstance(item, str):
-                    found.add(item)
-                elif not walk(item):
-                    return False
-            return True
-        if isinstance(value, (list, tuple)):
-            return all(walk(item) for item in value)
-        return not (isinstance(value, str) and "datum" in value)
-
-    definitions = [channel.definition() for channel in chart.facet.channels()] if chart.facet is not None else []
-    for layer in chart.layers:
-        if layer.trend is not None:
-            continue
-        if "tooltip" in layer.mark.definition():
-            return None
-        definitions.extend(_channel_definition(value) for value in layer.encoding.values())
-    if not walk(definitions):
-        return None
-    if plan is not None:
+    found = chart.drawn_fields()
+    if found is not None and plan is not None:
         found.add(plan.field)
     return found
 
