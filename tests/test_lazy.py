@@ -156,10 +156,12 @@ def test_a_long_lines_rows_not_found_by_m4_are_fetched_with_the_fields_drawn(fol
 
 @pytest.mark.parametrize("y", ["round(sin(i * 12.9898), 1) * (1 - 2 * (i % 2))",  # ties everywhere, -0 beside 0
                                "CASE WHEN i = 7000 THEN 'NaN'::DOUBLE ELSE sin(i * 12.9898) END",  # a row not drawn
+                               "CASE WHEN i = 7000 THEN NULL ELSE sin(i * 12.9898) END",  # a missing cell
                                "CAST(round(100 * sin(i * 12.9898)) AS INTEGER)"])  # integers
 def test_a_long_lines_cells_found_by_m4_are_the_cells_read(tmp_path, fetched, monkeypatch, y):
-    """The cells M4's pass carries are those of the rows read, on ties (settled by a second pass, -0 kept),
-    integers and a NaN (a row not drawn: its column's rows are fetched)."""
+    """The cells M4's pass carries are those of the rows read, on ties (settled by a second pass, -0 kept) and
+    integers; a NaN or a missing y (a row not drawn) makes the pass run again with that row apart, and the rows
+    kept are fetched."""
     connection = duckdb.connect()
     connection.execute(f"COPY (SELECT i // 3 AS step, (i * 7) % 3 AS run, {y} AS loss FROM range(30000) AS t(i)) "
                        f"TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
@@ -169,7 +171,7 @@ def test_a_long_lines_cells_found_by_m4_are_the_cells_read(tmp_path, fetched, mo
     chart = compiled(tmp_path, text)
     rows = data_rows(chart.vega_lite)
     assert len(rows) <= 4 * 400 * 3 + 1
-    assert fetched == ([len(rows)] if "NaN" in y else [])
+    assert fetched == ([len(rows)] if "NaN" in y or "NULL" in y else [])
     assert chart.vega_lite == eager(tmp_path, text, monkeypatch).vega_lite
     if "-" in y:
         assert any(math.copysign(1.0, row["loss"]) < 0 and row["loss"] == 0 for row in rows)

@@ -12,12 +12,13 @@ line's rows are numpy's M4 at its PNG's columns of Vega's niced x domain, a
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 import pytest
 
 from chartc.stages.data import engine
-from chartc.stages.data.reduce import extremes_query, m4_rows, rows_query
+from chartc.stages.data.reduce import extremes_query, m4_reduce, m4_rows, rows_query
 
 WIDTH, HEIGHT = 400, 200
 
@@ -286,6 +287,26 @@ def test_m4_of_integer_x_keeps_the_same_rows_without_the_bits(threads):
     index = np.flatnonzero(drawn)
     expected = {int(index[i]) for i in numpy_m4(x[drawn].astype(float), y[drawn], s[drawn], 23)}
     assert kept == sorted(expected | set(missing.tolist()))
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_m4_of_integer_x_finds_each_kept_rows_cells(present):
+    """With x keyed, the pass returns each kept row's series, x and y (ties settled by the second pass keep
+    their row's own, -0 among them), whether or not it counts missing cells: numpy's M4, and the rows' cells."""
+    rng = np.random.default_rng(12)
+    n = 30_000
+    x = rng.integers(0, 900, n)
+    s = rng.integers(0, 3, n)
+    y = np.round(rng.normal(0, 1, n), 1) * rng.choice([-1.0, 1.0], n)  # ties, and -0 beside 0
+    connection = engine.connect()
+    connection.register("line", {"r": np.arange(n), "s": s, "x": x, "y": y})
+    kept, named, cells = m4_reduce(connection, "line", x="x", y="y", order="r", series="s", domain=(0.0, 899.0),
+                                   width=31, integers=(0, 899, n), present=present)
+    assert kept == numpy_m4(x.astype(float), y, s, 31) and sorted(cells) == kept
+    assert named == list(dict.fromkeys(s.tolist()))
+    for row in kept:
+        series, at, value = cells[row]
+        assert (series, int(at), math.copysign(1, value), value) == (s[row], x[row], math.copysign(1, y[row]), y[row])
 
 
 def test_m4_finds_x_by_its_values_where_the_integer_key_would_not_fit():

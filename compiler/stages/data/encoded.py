@@ -45,7 +45,8 @@ from .boxes import box_rows, wants_box
 from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sources import EngineTable
-from .sql import NUM, BinStep, NotCompiled, compile_chain, register_table, registered_kind, run_query
+from .sql import (NUM, BinStep, NotCompiled, compile_chain, register_table, registered_in_place, registered_kind,
+                  run_query)
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
 
 # Vega-Lite's default number of bins on x and y (`bin: true`).
@@ -426,6 +427,7 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
     x, y = layer.encoding.get("x").field, layer.encoding.get("y").field
     if table.kinds.get(x) != NUMBER or table.kinds.get(y) != NUMBER:
         return None
+    in_place = registered_in_place(connection, table)  # the line's view holds the table's cells, nulls as nulls
     view = quote_identifier(register_table(connection, table, f"line_{id(table)}"))
     # Rows left in the engine: the extent read from their own view, which does not number them.
     extent_view = (quote_identifier(table.view) if isinstance(table, EngineTable) and registered_kind(table, x) == NUM
@@ -457,7 +459,7 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         series = quote_identifier(fields[0])
     kept, named, cells = m4_reduce(connection, view, x=quote_identifier(x), y=quote_identifier(y),
                                    order=quote_identifier(ROW), domain=domain, width=columns, series=series,
-                                   integers=integers)
+                                   integers=integers, present=in_place and {x, y} <= table.complete)
     # The reduced rows carry only the fields drawn (as computed rows do): the others' cells would be
     # those of rows chosen for their x and y, and reading them is a second pass over every row.
     drawn = chart.drawn_fields() if not chart.params() else None
@@ -466,7 +468,8 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         if raw and fields[0] not in table.cache:  # its values, as M4's pass found them, are its categories
             table.uniques.setdefault(fields[0], _as_fetched(table, fields[0], named))
         found = {x: 1, y: 2, **({fields[0]: 0} if raw else {})}  # where each is among the cells M4's pass found
-        if cells is not None and set(names) <= set(found) and all(_carried_exactly(table, name) for name in names):
+        if (cells is not None and in_place and set(names) <= set(found)
+                and all(_carried_exactly(table, name) for name in names)):
             return Encoded(Table({name: _as_fetched(table, name, [cells[row][found[name]] for row in kept])
                                   for name in names}, {name: table.kinds[name] for name in names}), {}, {})
         return Encoded(table.take(kept, names), {}, {})

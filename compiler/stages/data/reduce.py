@@ -46,7 +46,7 @@ def m4_rows(connection, source: str, **line) -> list[int]:
 
 
 def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tuple[float, float], width: int,
-              series: str | None = None, integers: tuple[int, int, int] | None = None
+              series: str | None = None, integers: tuple[int, int, int] | None = None, present: bool = False
               ) -> tuple[list[int], list, dict[int, tuple] | None]:
     """The `order` values of the rows M4 keeps, ascending; the values of `series` other than null in the order
     of their first rows; and, where the pass found them, each kept row's cells. The series' values come with
@@ -67,6 +67,7 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
         integers: ``(low, high, places)`` when every x is an integer a double holds exactly, between low
             and high, and every `order` is below `places`: x's extremes are then those of the 64-bit
             ``(x - low) * places + order``, one row each (where it fits in 63 bits).
+        present: every x and y is known to be present (not null: the engine's counts): they are not counted.
 
     Returns:
         The rows, the series' values, and ``{row: (series, x, y)}`` (x an integer, y a double, as the
@@ -78,7 +79,7 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
     # First as if every row were drawn (a quarter cheaper: no test per row); where one is not (a missing x or y,
     # NaN, an infinity: the columns' counts and extremes show it), again with each such row a column of its own.
     connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS "
-                       f"{extremes_query(rows_query(source, **line, alone=False), integers)}")
+                       f"{extremes_query(rows_query(source, **line, alone=False), integers, counted=not present)}")
     rows = rows_query(source, **line)
     try:
         undrawn = " OR ".join(["missing > 0", "px IS NULL"] + [
@@ -130,12 +131,12 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
           FROM (SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}))"""
 
 
-def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> str:
+def extremes_query(rows: str, integers: tuple[int, int, int] | None = None, counted: bool = True) -> str:
     """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, its
     `missing` cells of x and y, and for each of `EXTREMES` the row found (``low_y``...), its value
     (``low_y_value``) and whether another row of the column may hold that value (``low_y_tied``). Where x is
     keyed (`m4_reduce`'s `integers`), also the row's x and y (``low_y_x``, ``low_y_y``). A row not drawn is its
-    own column and every extreme of it."""
+    own column and every extreme of it. Not `counted`, `missing` is 0 (x and y are known to be present)."""
     found, selected = [], []
     if _keyed(integers):  # one row per key, which holds the row's x and place: no tie in x, and the cells
         low, places = int(integers[0]), int(integers[2])
@@ -156,8 +157,9 @@ def extremes_query(rows: str, integers: tuple[int, int, int] | None = None) -> s
         else:  # the row of the lowest (highest) key: the first (last) x, and its y beside it
             found.append(f"{top}(k) AS {name}_k, {pick}(y, k) AS {name}_y")
             selected.append(f"{keyed}, {name}_y, NULL AS {name}_value, false AS {name}_tied")
+    missing = "2 * count(*) - count(x) - count(y)" if counted else "0"
     return f"""SELECT s, px, first, missing, {', '.join(selected)} FROM (
-    SELECT s, px, min(r) AS first, 2 * count(*) - count(x) - count(y) AS missing, {', '.join(found)}
+    SELECT s, px, min(r) AS first, {missing} AS missing, {', '.join(found)}
     FROM ({rows}) GROUP BY s, px)"""
 
 

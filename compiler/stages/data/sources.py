@@ -925,6 +925,7 @@ class EngineTable(Table):
         view: the view's name.
         numbered: the view of the same rows numbered as `ROW` in their order (`register_numbered`), or None:
             `rows_view` makes one.
+        complete: the columns with no null cell (their counts from the first scan).
     """
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, view: str, numbered: str | None = None):
@@ -946,9 +947,11 @@ class EngineTable(Table):
             row = connection.execute(f"SELECT {', '.join(measures)} FROM {quote_identifier(view)}").fetchone()
         except duckdb.Error:
             raise EngineReadError(msg.data_damaged("data")) from None
-        count, at, kinds, floats, exact, cache = row[0], 1, {}, set(), set(), {}
+        count, at, kinds, floats, exact, complete, cache = row[0], 1, {}, set(), set(), set(), {}
         for name in names:
             present, at = row[at], at + 1
+            if present == count:
+                complete.add(name)
             if stored[name] == STORED_INTEGER:
                 low, high, at = row[at], row[at + 1], at + 2
                 wide = bool(count) and present == count and not (INTEGER_RANGE[0] <= low and high <= INTEGER_RANGE[1])
@@ -977,6 +980,7 @@ class EngineTable(Table):
         object.__setattr__(self, "floats", floats)
         object.__setattr__(self, "exact", exact)  # integer columns a double holds exactly
         object.__setattr__(self, "count", count)
+        object.__setattr__(self, "complete", complete)  # columns with no missing cell (NaN is not missing here)
         object.__setattr__(self, "cache", cache)
         object.__setattr__(self, "numbered", numbered)
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan

@@ -1831,6 +1831,14 @@ def _exact_in_engine(table: EngineTable, name: str) -> bool:
     return table.stored[name] != STORED_INTEGER or name in table.exact
 
 
+def registered_in_place(connection, table: Table) -> bool:
+    """Whether `register_table` makes the table's relation a view over rows left in the engine (each cell cast,
+    a missing cell still missing, NaN still NaN), not a copy of its cells as JavaScript has them."""
+    return isinstance(table, EngineTable) and table.connection is connection and all(
+        kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT)
+        for column, kind in ((column, registered_kind(table, column)) for column in table.names))
+
+
 def register_table(connection, table: Table, name: str) -> str:
     """Make the rows a relation of the connection, with each row's number; returns its name.
 
@@ -1840,16 +1848,13 @@ def register_table(connection, table: Table, name: str) -> str:
     on this connection are read where they are: a view over them, no row
     leaving the engine, where every column is a number, text or a boolean.
     """
-    if isinstance(table, EngineTable) and table.connection is connection:
-        kinds = {column: registered_kind(table, column) for column in table.names}
-        if all(kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT)
-               for column, kind in kinds.items()):
-            selects = [quote_identifier(ROW)] + [
-                f"CAST({quote_identifier(column)} AS {SQL_TYPES[kind]}) AS {quote_identifier(column)}"
-                for column, kind in kinds.items()]
-            connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
-                               f"FROM {quote_identifier(table.rows_view())}")
-            return name
+    if registered_in_place(connection, table):
+        selects = [quote_identifier(ROW)] + [
+            f"CAST({quote_identifier(column)} AS {SQL_TYPES[registered_kind(table, column)]}) "
+            f"AS {quote_identifier(column)}" for column in table.names]
+        connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
+                           f"FROM {quote_identifier(table.rows_view())}")
+        return name
     columns, numbers, selects = {}, set(), [f"{quote_identifier(ROW)}"]
     for index, column in enumerate(table.names):
         cells, sql_type = registered_column(table, column)
