@@ -337,7 +337,8 @@ def ratio(a, b) -> str:
 
 def sameness(now: bytes, then: bytes) -> str:
     """Whether two compiles of a chart are the same bytes: 'yes', 'yes but the data hash' (the provenance
-    block's `data_hash` alone differs: a revision that hashes the file another way), or 'NO'."""
+    block's `data_hash` alone differs: a revision that hashes the file another way), 'the same rows drawn'
+    (`then` also carried fields no mark reads, which `now` leaves out), or 'NO'."""
     if now == then:
         return "yes"
     import json
@@ -347,7 +348,19 @@ def sameness(now: bytes, then: bytes) -> str:
         chart.get("usermeta", {}).get("chartc", {}).pop("data_hash", None)
         return chart
 
-    return "yes but the data hash" if unhashed(now) == unhashed(then) else "NO"
+    def drawn(chart: dict, fields: set | None = None) -> tuple[dict, list]:
+        """The chart without its data sets (named by their content) and their rows, only `fields` of them."""
+        rows = [row for values in chart.pop("datasets", {}).values() for row in values]
+        chart.pop("data", None)
+        fields = fields if fields is not None else {name for row in rows for name in row}
+        return chart, [{name: value for name, value in row.items() if name in fields} for row in rows]
+
+    if unhashed(now) == unhashed(then):
+        return "yes but the data hash"
+    chart, rows = drawn(unhashed(now))
+    fields = {name for row in rows for name in row}
+    return "the same rows drawn, without fields no mark reads" if (chart, rows) == drawn(unhashed(then), fields) \
+        else "NO"
 
 
 def main(argv=None) -> int:
