@@ -55,6 +55,13 @@ def source(folder: Path, **keys) -> DataSource:
     return DataSource(path=("data",), source=Source(str(spec), {("data",): Location(str(spec), 1, 7)}), **keys)
 
 
+def blake3(content: bytes) -> str:
+    """A binary data file's hash: the BLAKE3 of its bytes, as its authors' package computes it."""
+    import blake3
+
+    return blake3.blake3(content).hexdigest()
+
+
 def error_of(spec: Path) -> SpecError:
     with pytest.raises(SpecError) as raised:
         compile_spec(spec)
@@ -369,11 +376,20 @@ def test_a_streamed_hash_is_the_input_hash_whatever_the_blocks(data, block):
 
 @pytest.mark.parametrize("data", [b"", b"a\r\nb", bytes(range(256)) * 9])
 @pytest.mark.parametrize("block", [1, 3, 1 << 20])
-def test_a_streamed_binary_hash_is_the_sha256_of_the_bytes_whatever_the_blocks(data, block):
-    from chartc.infra.provenance import binary_blocks_hash
+def test_a_streamed_binary_hash_is_the_blake3_of_the_bytes_whatever_the_blocks(data, block):
+    from chartc.infra.provenance import binary_blocks_hash, binary_hash
 
     views = (memoryview(data)[i:i + block] for i in range(0, len(data), block))
-    assert binary_blocks_hash(views) == hashlib.sha256(data).hexdigest()
+    assert binary_blocks_hash(views) == binary_hash(data) == blake3(data)
+
+
+def test_a_binary_hash_is_blake3_as_its_authors_give_it():
+    from chartc.infra.provenance import binary_hash
+
+    # The BLAKE3 paper's test vectors (github.com/BLAKE3-team/BLAKE3, test_vectors.json): input i % 251.
+    assert binary_hash(b"") == "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+    assert binary_hash(bytes(i % 251 for i in range(1))) == \
+        "2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213"
 
 
 @pytest.mark.parametrize("block", [1, 7, 1 << 20])
@@ -385,12 +401,12 @@ def test_blocks_read_into_one_buffer_are_the_file(tmp_path, block):
     assert b"".join(bytes(view) for view in read_blocks(path, block, reuse=True)) == path.read_bytes()
 
 
-def test_a_parquet_identity_is_the_sha256_of_its_bytes(project):
+def test_a_parquet_identity_is_the_blake3_of_its_bytes(project):
     from chartc.stages.data import data_identity
 
     write_runs(project / "runs.parquet")
     label, digest, path = data_identity(source(project, file="runs.parquet"))
-    assert (label, digest, path) == ("runs.parquet", hashlib.sha256((project / "runs.parquet").read_bytes()).hexdigest(),
+    assert (label, digest, path) == ("runs.parquet", blake3((project / "runs.parquet").read_bytes()),
                                      (project / "runs.parquet").resolve())
     (project / "runs").mkdir()
     write_runs(project / "runs" / "a.parquet")
@@ -432,7 +448,7 @@ def test_a_binary_file_is_hashed_as_its_bytes_a_text_file_blind_to_crlf_as_the_m
     assert b"\r\n" in content and input_hash(content) != hashlib.sha256(content).hexdigest()
     binary = path.suffix not in (".csv", ".tsv")
     digest = start_identity(source(project, file=name))()[1]
-    assert digest == (hashlib.sha256(content).hexdigest() if binary else input_hash(content))
+    assert digest == (blake3(content) if binary else input_hash(content))
     assert current_input_hash(name, project) == digest  # a chart just built is not stale
 
 
@@ -491,8 +507,6 @@ def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(
     from chartc.infra import datahash
     from chartc.stages.data import data_identity, read, start_identity
 
-    def sha256(content):  # a Parquet file's hash: that of its bytes
-        return hashlib.sha256(content).hexdigest()
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)  # every file hashed aside ...
@@ -500,16 +514,16 @@ def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(
     path = project / "runs.parquet"
     data = source(project, file="runs.parquet")
     write_runs(path)
-    assert data_identity(data)[1] == sha256(path.read_bytes())
+    assert data_identity(data)[1] == blake3(path.read_bytes())
     assert datahash.cached_hash(path.resolve(), datahash.file_state(path)) is None  # written just now: not kept
     monkeypatch.setattr(datahash, "SETTLED_NS", 0)
     time.sleep(0.05)  # the file's times are now before any hash begins
-    assert data_identity(data)[1] == sha256(path.read_bytes())
+    assert data_identity(data)[1] == blake3(path.read_bytes())
     entry = datahash.hash_entry_path(path.resolve())
-    assert datahash.cached_hash(path.resolve(), datahash.file_state(path)) == sha256(path.read_bytes())
+    assert datahash.cached_hash(path.resolve(), datahash.file_state(path)) == blake3(path.read_bytes())
     kept = entry.read_text(encoding="utf-8")
     planted = "0" * 64  # the cache is what answers while the state is the one kept: no byte is read
-    entry.write_text(kept.replace(sha256(path.read_bytes()), planted), encoding="utf-8")
+    entry.write_text(kept.replace(blake3(path.read_bytes()), planted), encoding="utf-8")
     assert data_identity(data)[1] == planted and start_identity(data)()[1] == planted
     # New bytes of the same size, the modification time put back: the status-change time still moved.
     before = os.stat(path)
@@ -518,9 +532,9 @@ def test_a_large_file_hash_is_kept_for_its_state_and_made_again_after_any_write(
     path.write_bytes(bytes(content))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert os.stat(path).st_size == before.st_size and os.stat(path).st_mtime_ns == before.st_mtime_ns
-    assert data_identity(data)[1] == sha256(bytes(content)) != planted
+    assert data_identity(data)[1] == blake3(bytes(content)) != planted
     entry.write_text("{not json", encoding="utf-8")  # a damaged entry is a miss, never an error
-    assert data_identity(data)[1] == sha256(bytes(content))
+    assert data_identity(data)[1] == blake3(bytes(content))
 
 
 @pytest.mark.parametrize("extra", [{}, {"file_row_number": pa.array([7, 7, 7, 7])}])

@@ -228,11 +228,12 @@ def manifest_hash_refused(value: str) -> str:
 
     The gallery's manifest.json records the hash of every input and output, and arrives through pull
     requests like any file, so chartc checks every value in it before trusting it: a build never reads
-    or removes a file because the manifest names it. A hash is not the SHA-256 hex digest chartc writes.
+    or removes a file because the manifest names it. A hash is not the hex digest chartc writes (SHA-256, or
+    BLAKE3 for a binary data file: 256 bits each).
     Restore the manifest from git, or delete it: the next build renders every chart and writes a new
     one.
     """
-    return f"expected a SHA-256 hash (64 lowercase hex digits), not {value}"
+    return f"expected a 256-bit hash (64 lowercase hex digits), not {value}"
 
 
 @code("E818", hint="manifest_refused_hint")

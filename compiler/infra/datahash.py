@@ -35,9 +35,10 @@ from .provenance import binary_blocks_hash, input_blocks_hash, is_binary
 # "racily clean"), and a file whose state changed while it was hashed. What is not covered: a file system
 # without inodes or status-change times that report stable values (some network mounts): their state
 # changes on every look, so their hash is never taken from the cache, only recomputed.
-# The 2: Parquet and Arrow files hashed as their bytes (`provenance.file_hash`), text files by `input_blocks_hash`
-# as it is; another hash, another folder (an entry of the 1 holds a Parquet file's hash blind to CRLF).
-HASH_CACHE_FOLDER = "data-hashes-2"
+# The 3: Parquet and Arrow files hashed as their bytes with BLAKE3 (`provenance.binary_hash`), text files by
+# `input_blocks_hash` as it is; another hash, another folder (an entry of the 2 holds a Parquet file's SHA-256,
+# of the 1 its hash blind to CRLF).
+HASH_CACHE_FOLDER = "data-hashes-3"
 SETTLED_NS = 2 * 10**9
 HASH_ENTRY_BYTES = 4096
 # Data files of this many bytes or more have their hash kept (and a compile hashes them on a thread of

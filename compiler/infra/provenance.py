@@ -61,10 +61,14 @@ def is_binary(name: str) -> bool:
 
 
 def binary_hash(content: bytes) -> str:
-    """SHA-256 of a binary file's exact bytes: git never rewrites line endings in one, so there is
-    nothing to be blind to (and looking for the CRLFs a Parquet file holds by chance made hashing
-    it twice as slow)."""
-    return hashlib.sha256(content).hexdigest()
+    """BLAKE3 (256 bits, hex: what ``b3sum`` prints) of a binary file's exact bytes: git never rewrites line
+    endings in one, so there is nothing to be blind to (and looking for the CRLFs a Parquet file holds by
+    chance made hashing it twice as slow). Not SHA-256: a binary data file is the large one (a Parquet file
+    of 10⁸ rows is 1.7 GB), and a compile hashes it beside the engine's queries on the same cores; BLAKE3
+    hashes 3 times as fast on one core (benchmarks/bench_bigdata_peers.py)."""
+    import blake3
+
+    return blake3.blake3(content).hexdigest()
 
 
 def output_hash(content: bytes) -> str:
@@ -105,7 +109,9 @@ def input_blocks_hash(blocks) -> str:
 
 def binary_blocks_hash(blocks) -> str:
     """`binary_hash` of the bytes `blocks` yields in turn (bytes or views of them), in constant memory."""
-    digest = hashlib.sha256()
+    import blake3
+
+    digest = blake3.blake3()  # one thread: the engine has the others
     for block in blocks:
         digest.update(block)
     return digest.hexdigest()
