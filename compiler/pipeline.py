@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,8 +31,8 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import (bind_table, flow_data, follow_fields, large_input, lookup_identities, lookup_warnings,
-                          project_root, read_columns, read_rows, start_identity, scrub_table)
+from .stages.data import (bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings, project_root,
+                          read_columns, read_rows, start_identity, scrub_table)
 from .stages.limits import apply_mark_limits, check_polar_channels
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -179,17 +177,6 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bo
     return compile_document(document, source, chart=chart, full=full, draft=draft)
 
 
-def _import_aside(name: str) -> None:
-    """Import a module on a thread of its own: Altair's import (~0.5 s) done while the engine reads a large file,
-    not after. A later ``import`` of it waits for this one; one that fails here fails there again, and is
-    reported there."""
-    def run() -> None:
-        with contextlib.suppress(Exception):
-            importlib.import_module(name)
-
-    threading.Thread(target=run, name=f"import {name}", daemon=True).start()
-
-
 def compile_document(document: Document, source: bytes, *, tables=None, chart: Chart | None = None,
                      preset: str | None = None, full: bool = True, draft: bool = False) -> Compiled:
     """Compile a loaded spec to Vega-Lite: `compile_spec` for a spec that is no file (text, a dict).
@@ -220,8 +207,6 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
     # Started before the imports below, which keep one core busy for ~0.4 s: a large file's hash has the other.
     identity = start_identity(chart.data)
     lookups = lookup_identities(chart)  # each lookup's second source too, before its rows are read
-    if large_input(chart.data):  # seconds in the engine, which leaves the interpreter free
-        _import_aside("altair")
     # These stages load numpy and Altair: imported here, so `validate_spec` stays light.
     from .stages.fit import fit_chart
     from .stages.translate import translate_chart

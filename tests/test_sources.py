@@ -470,25 +470,6 @@ def test_a_file_hashed_aside_has_its_identity_unless_saved_meanwhile(project, mo
     assert (label, digest) == (file, read.CHANGED_WHILE_HASHED) and digest != data_identity(data)[1]
 
 
-def test_large_input_is_the_size_of_every_file_read_and_never_an_error(project, monkeypatch):
-    """A compile imports Altair beside the engine's reading when the files read hold `HASHED_ASIDE_BYTES` or more
-    together (each of a glob's matches counted); inline rows, a dataset and a missing file are not large."""
-    from chartc.stages.data import large_input, read
-
-    (project / "runs").mkdir()
-    paths = [project / "runs" / "a.parquet", project / "runs" / "b.parquet"]
-    for path in paths:
-        write_runs(path)
-    monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", sum(path.stat().st_size for path in paths))
-    assert large_input(source(project, file="runs/*.parquet"))
-    assert not large_input(source(project, file="runs/a.parquet"))
-    monkeypatch.setattr(read, "HASHED_ASIDE_BYTES", 1)
-    assert large_input(source(project, file="runs/a.parquet"))
-    assert not large_input(source(project, file="absent.parquet"))
-    assert not large_input(source(project, values=({"x": 1},)))
-    assert not large_input(source(project, dataset="cars"))
-
-
 def test_a_missing_file_is_reported_when_its_identity_is_started(project):
     from chartc.stages.data import data_identity, start_identity
 

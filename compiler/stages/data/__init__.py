@@ -29,7 +29,7 @@ from ...ir.nodes import Chart
 from ...ir.transforms import Lookup, Pivot
 from .interpret import INTERPRETERS, Rows, Unknowable, interpret_layers
 from .read import (DELIMITERS, MAX_FILE_BYTES, READERS, BoundTable, bind_table, data_file, data_files, data_identity,
-                   data_source, large_input, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
+                   data_source, load_dataset, project_root, read_columns, read_rows, read_table, register_source,
                    row_place, start_identity)
 from .encoded import Encoded, aggregate_encoding, binnable, line_columns, reduce_line, vega_bins
 from .intervals import interval_encoding, wants_interval
@@ -46,7 +46,7 @@ __all__ = [
     "RENDERER_UNSAFE", "Rows", "SOURCE", "Unknowable", "channel_type", "data_file", "data_files",
     "BoundTable", "EngineTable", "bind_table", "is_table", "read_table", "register_frame", "write_rows",
     "data_identity", "data_source", "emitted_predicate", "field_types", "present_values", "flow_data", "follow_fields",
-    "large_input", "load_dataset", "materialise", "pivot_columns", "project_root", "read_columns", "read_rows", "register_source",
+    "load_dataset", "materialise", "pivot_columns", "project_root", "read_columns", "read_rows", "register_source",
     "row_place", "start_identity", "vega_bins",
     "scrub_table", "scrub_text",
     "chart_lookups", "lookup_identities", "lookup_table", "lookup_types", "lookup_warnings",

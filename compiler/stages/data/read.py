@@ -642,17 +642,6 @@ HASHED_ASIDE_BYTES = datahash.HASHED_ASIDE_BYTES
 CHANGED_WHILE_HASHED = hashlib.sha256(b"chartc: the data changed while it was hashed").hexdigest()
 
 
-def large_input(data: DataSource) -> bool:
-    """Whether the chart reads data files of `HASHED_ASIDE_BYTES` or more (together): seconds in the engine.
-    False for other data, and for files `data_files` refuses (reported when they are read)."""
-    try:
-        kind, _ = data_source(data)
-        paths = data_files(data)[0] if kind in ("path", "glob") else []
-        return sum(path.stat().st_size for path in paths) >= HASHED_ASIDE_BYTES
-    except (OSError, RuntimeError, SpecError):
-        return False
-
-
 def start_identity(data: DataSource) -> Callable[[], tuple[str, str, Path | None]]:
     """`data_identity`, a large file's hash computed on a thread while the rows are read: call the result for it.
 
