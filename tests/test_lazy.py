@@ -57,6 +57,15 @@ def fetched(monkeypatch):
     return counts
 
 
+def write_parquet(path, select: str) -> None:
+    """The rows of a DuckDB query, as a Parquet file."""
+    connection = duckdb.connect()
+    try:
+        connection.execute(f"COPY ({select}) TO '{path}' (FORMAT parquet)")
+    finally:
+        connection.close()
+
+
 def compiled(folder, text: str):
     (folder / "chart.yaml").write_text(text)
     from chartc.pipeline import compile_spec
@@ -162,10 +171,8 @@ def test_a_long_lines_cells_found_by_m4_are_the_cells_read(tmp_path, fetched, mo
     """The cells M4's pass carries are those of the rows read, on ties (settled by a second pass, -0 kept) and
     integers; a NaN or a missing y (a row not drawn) makes the pass run again with that row apart, and the rows
     kept are fetched."""
-    connection = duckdb.connect()
-    connection.execute(f"COPY (SELECT i // 3 AS step, (i * 7) % 3 AS run, {y} AS loss FROM range(30000) AS t(i)) "
-                       f"TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
-    connection.close()
+    write_parquet(tmp_path / "runs.parquet", f"SELECT i // 3 AS step, (i * 7) % 3 AS run, {y} AS loss "
+                                             f"FROM range(30000) AS t(i)")
     text = "width: 200\ndata: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: loss\n" \
            "  color: {field: run, type: nominal}\n"
     chart = compiled(tmp_path, text)
@@ -226,10 +233,8 @@ def test_a_linear_fit_over_a_large_parquet_is_summed_in_the_engine_as_over_the_r
 
 
 def test_text_left_in_the_engine_is_scrubbed_as_text_read(tmp_path, monkeypatch):
-    connection = duckdb.connect()
-    connection.execute(f"COPY (SELECT i AS x, CASE WHEN i = 7 THEN 'bad' || chr(1) ELSE 'ok' END AS label "
-                       f"FROM range(20) AS t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
-    connection.close()
+    write_parquet(tmp_path / "runs.parquet", "SELECT i AS x, CASE WHEN i = 7 THEN 'bad' || chr(1) ELSE 'ok' END "
+                                             "AS label FROM range(20) AS t(i)")
     text = "data: {path: runs.parquet}\nmark: bar\nencoding:\n  x: {field: label, type: nominal}\n" \
            "  y: {aggregate: count}\n"
     lazy, read = compiled(tmp_path, text), eager(tmp_path, text, monkeypatch)
