@@ -136,7 +136,7 @@ def test_m4_line_draws_the_full_lines_pixels():
 
 # ------------------------------------------------------------------ wired: a long line's rows reduced as it compiles
 
-def _line_chart(x, y, s, width: int = WIDTH):
+def _line_chart(x, y, s, width: int = WIDTH, **more):
     import pandas as pd
 
     from chartc.api import from_spec
@@ -144,7 +144,7 @@ def _line_chart(x, y, s, width: int = WIDTH):
     frame = pd.DataFrame({"x": x, "y": y, "s": np.where(s == 1, "b", "a")})
     spec = {"mark": "line", "width": width, "height": HEIGHT,
             "encoding": {"x": {"field": "x", "type": "quantitative"}, "y": {"field": "y", "type": "quantitative"},
-                         "color": {"field": "s", "type": "nominal"}}}
+                         "color": {"field": "s", "type": "nominal"}}, **more}
     return frame, from_spec(spec, frame).vega_lite
 
 
@@ -188,6 +188,17 @@ def test_a_short_line_keeps_every_row():
     x, y, s = walk(4 * WIDTH * 2 + 1)
     _, vega_lite = _line_chart(x + 3.1, y, s)
     assert len(_rows(vega_lite)) < len(x)
+
+
+@pytest.mark.parametrize("zoom", [{"interactive": True},
+                                  {"params": [{"name": "zoom", "select": "interval", "bind": "scales"}]}])
+def test_a_line_a_reader_can_zoom_keeps_every_row(zoom):
+    """Zoomed in, the reduced line would show a pixel column's four rows across many pixels: not reduced."""
+    x, y, s = walk(4 * WIDTH * 2 * 3)
+    _, vega_lite = _line_chart(x + 3.1, y, s)
+    assert len(_rows(vega_lite)) < len(x)
+    _, vega_lite = _line_chart(x + 3.1, y, s, **zoom)
+    assert len(_rows(vega_lite)) == len(x)
 
 
 @pytest.mark.slow

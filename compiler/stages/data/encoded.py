@@ -375,7 +375,8 @@ def line_columns(chart: Chart, layer: Layer, types: dict) -> int | None:
     """The pixel columns M4 reduces a line layer at (the PNG's), or None when its rows are emitted whole.
 
     Reduced: a screen chart of one line layer with a set width (the default
-    theme, not interactive: a zoom would show what was left out; a facet's
+    theme, not interactive nor with a selection bound to the scales: a zoom
+    would show what was left out; a facet's
     panels sharing x), x and y plain
     quantitative fields (x without a scale of its own: its domain is then
     Vega's niced extent, which `reduce_line` replicates), the other channels
@@ -384,7 +385,8 @@ def line_columns(chart: Chart, layer: Layer, types: dict) -> int | None:
     width = screen_pixels(chart.width)
     if (len(chart.layers) != 1 or layer.trend is not None or layer.mark is None or layer.mark.type != "line"
             or layer.markers or chart.preset is not None or chart.vega_lite.plain() or chart.theme != "default"
-            or chart.interactive or (chart.facet is not None and chart.resolve.plain())
+            or chart.interactive or any(param.bind == "scales" for param in chart.params())
+            or (chart.facet is not None and chart.resolve.plain())
             or not isinstance(width, (int, float)) or isinstance(width, bool) or width < 1
             or not set(layer.mark.definition()) <= LINE_MARK_KEYS or _configures_view(chart)):
         return None
