@@ -85,6 +85,20 @@ params:
     assert drawn == {0.9: japan, 0.08: len(cars_drawn()) - japan}
 
 
+def test_a_selection_on_a_field_no_channel_draws_keeps_it_in_computed_rows(tmp_path):
+    """Computed rows carry only the fields the marks read: the fields a selection projects on are read too
+    (without them every mark drew unselected: no row held a Cylinders value to match)."""
+    compiled = compile_text(tmp_path, POINTS + """  opacity: {condition: {param: pick, value: 0.9}, value: 0.08}
+transform:
+  - {calculate: 'datum.Horsepower / 10', as: power}
+params:
+  - {name: pick, select: {type: point, fields: [Cylinders]}, value: [{Cylinders: 4}]}
+""")
+    drawn = Counter(item["opacity"] for item in items(scene(compiled), "symbol"))
+    four = sum(1 for r in cars_drawn() if r["Cylinders"] == 4)
+    assert drawn == {0.9: four, 0.08: len(cars_drawn()) - four}
+
+
 def test_a_test_condition_colours_the_rows_it_holds_for(tmp_path):
     compiled = compile_text(tmp_path, """
 data: {dataset: cars}

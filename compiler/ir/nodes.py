@@ -388,6 +388,8 @@ class Chart(Node):
         Not sure, so every field may be read: an expression in a channel (a
         condition's test), a mark's ``tooltip`` (it may show every field), or
         Vega-Lite written by hand (`vega_lite`). Trend layers draw their own rows.
+        A selection reads the fields it projects on (``select.fields``) and those
+        its initial value names.
         """
         if self.vega_lite.plain():
             return None
@@ -413,4 +415,11 @@ class Chart(Node):
                 return None
             definitions.extend([item.definition() for item in value] if isinstance(value, tuple) else value.definition()
                                for value in layer.encoding.values())
+        for param in self.params():
+            definition = param.definition()
+            found.update(name for name in definition["select"].get("fields", ()) if isinstance(name, str))
+            values = definition.get("value")
+            for value in values if isinstance(values, list) else [values]:
+                if isinstance(value, dict):  # a point's fields, or an interval's channels (harmless if kept)
+                    found.update(name for name in value if isinstance(name, str))
         return found if walk(definitions) else None

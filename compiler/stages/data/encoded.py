@@ -464,7 +464,7 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
                                    integers=integers, present=in_place and {x, y} <= table.complete)
     # The reduced rows carry only the fields drawn (as computed rows do): the others' cells would be
     # those of rows chosen for their x and y, and reading them is a second pass over every row.
-    drawn = chart.drawn_fields() if not chart.params() else None
+    drawn = chart.drawn_fields()
     names = [name for name in table.names if drawn is None or name in drawn]
     if isinstance(table, EngineTable):  # only the rows kept leave the engine
         if raw and fields[0] not in table.cache:  # its values, as M4's pass found them, are its categories
