@@ -66,9 +66,7 @@ def binary_hash(content: bytes) -> str:
     chance made hashing it twice as slow). Not SHA-256: a binary data file is the large one (a Parquet file
     of 10⁸ rows is 1.7 GB), and a compile hashes it beside the engine's queries on the same cores; BLAKE3
     hashes 3 times as fast on one core (benchmarks/bench_bigdata_peers.py)."""
-    import blake3
-
-    return blake3.blake3(content).hexdigest()
+    return binary_blocks_hash((content,))
 
 
 def output_hash(content: bytes) -> str:

@@ -144,6 +144,11 @@ class Channel(Node):
         return () if self.shorthand else ("field",)
 
 
+def channel_definition(value: Channel | tuple[Channel, ...]) -> dict | list[dict]:
+    """An encoding entry as plain data: a channel's mapping, or the list of a tooltip's or detail's."""
+    return [item.definition() for item in value] if isinstance(value, tuple) else value.definition()
+
+
 @dataclass(frozen=True, slots=True)
 class Encoding:
     """A layer's channels: name -> `Channel`, or a tuple of them for `tooltip` and `detail` lists.
@@ -413,8 +418,7 @@ class Chart(Node):
                 continue
             if "tooltip" in layer.mark.definition():
                 return None
-            definitions.extend([item.definition() for item in value] if isinstance(value, tuple) else value.definition()
-                               for value in layer.encoding.values())
+            definitions.extend(channel_definition(value) for value in layer.encoding.values())
         for param in self.params():
             definition = param.definition()
             found.update(name for name in definition["select"].get("fields", ()) if isinstance(name, str))

@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass
 
 from ...infra.paper import screen_pixels
-from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, Table
+from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_INTEGER, STORED_TEXT, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import ARG_OPS, Aggregate, AggregateOp, arg_field
 from .boxes import box_rows, wants_box
@@ -470,21 +470,13 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         if raw and fields[0] not in table.cache:  # its values, as M4's pass found them, are its categories
             table.uniques.setdefault(fields[0], _as_fetched(table, fields[0], named))
         found = {x: 1, y: 2, **({fields[0]: 0} if raw else {})}  # where each is among the cells M4's pass found
-        if (cells is not None and in_place and set(names) <= set(found)
-                and all(_carried_exactly(table, name) for name in names)):
+        # In place, the view holds each cell as a fetch gives it (integers as doubles a double holds exactly).
+        if cells is not None and in_place and set(names) <= set(found):
             return Encoded(Table({name: _as_fetched(table, name, [cells[row][found[name]] for row in kept])
                                   for name in names}, {name: table.kinds[name] for name in names}), {}, {})
         return Encoded(table.take(kept, names), {}, {})
     kept = set(kept)
     return Encoded(table.select([index in kept for index in range(len(table))]).only(names), {}, {})
-
-
-def _carried_exactly(table: EngineTable, name: str) -> bool:
-    """Whether a column's cells, as the line's view holds them (`sql.register_table`: numbers as doubles), give
-    back the cells a fetch gives: doubles, integers a double holds, text and booleans."""
-    stored = table.stored[name]
-    return name not in table.cache and (stored in (STORED_FLOAT, STORED_TEXT, STORED_BOOLEAN)
-                                        or (stored == STORED_INTEGER and name in table.exact))
 
 
 def _as_fetched(table: EngineTable, name: str, values: list) -> list:

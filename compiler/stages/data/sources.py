@@ -1029,7 +1029,8 @@ class EngineTable(Table):
         """Only these rows (numbers in the view's order), as a `Table` with the whole view's kinds: of every
         column, or only of those named (in the view's order)."""
         rows = sorted(set(rows))
-        names = self.names if names is None else [name for name in self.names if name in set(names)]
+        wanted = set(self.names if names is None else names)
+        names = [name for name in self.names if name in wanted]
         fetched = [name for name in names if name not in self.cache]
         columns = {}
         if fetched and rows:

@@ -37,7 +37,7 @@ from ...infra.colors import resolve_color, resolve_free_form
 from ...infra.fonts import FAMILY
 from ...infra.paper import Paper, paper_layout, screen_pixels
 from ...infra.shapes import resolve_shape, shape_filled
-from ...ir.nodes import Channel, Chart, FreeForm, Layer
+from ...ir.nodes import Channel, Chart, FreeForm, Layer, channel_definition
 from ...ir.source import Node
 from ...ir.transforms import (ARG_OPS, DENSITY_AS, Aggregate, Calculate, Density, Expression, FieldPredicate, Filter,
                               Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate, Window, arg_field)
@@ -449,10 +449,6 @@ def inline_data(alt, rows: list[dict]):
         return alt.InlineData(values=rows)
 
 
-def _channel_definition(value):
-    return [item.definition() for item in value] if isinstance(value, tuple) else value.definition()
-
-
 # The colour Vega-Lite draws an error bar's rule in unless told (its `rule` mark's default stroke).
 ERRORBAR_COLOR = "black"
 
@@ -507,7 +503,7 @@ def translate_layer(layer: Layer, chart: Chart, types: dict, alt, plan=None, ski
     channels = encoded.channels if encoded is not None else {}
     for name, value in layer.encoding.items():
         with emitting(value[0] if isinstance(value, tuple) else value):
-            encodings[name] = translate_channel(name, channels.get(name, _channel_definition(value)), types, alt)
+            encodings[name] = translate_channel(name, channels.get(name, channel_definition(value)), types, alt)
     for name in channels.keys() - dict(layer.encoding.items()).keys():  # a bin's end
         encodings[name] = translate_channel(name, channels[name], types, alt)
     if styled:
