@@ -219,7 +219,20 @@ def _rewrite(tree):
         # literal indices); element_at counts from 1 and gives null past the end, as DuckDB does.
         if (isinstance(node, exp.Bracket) and len(node.expressions) == 1
                 and not isinstance(node.expressions[0], exp.Literal)):
-            return exp.Anonymous(this="element_at", expressions=[node.this, node.expressions[0]])
+            index = exp.Cast(this=node.expressions[0], to=exp.DataType.build("INT"))
+            return exp.Anonymous(this="element_at", expressions=[node.this, index])
+        # list(x ORDER BY k): Spark's collect_list keeps no order (and drops nulls): the values ride in
+        # structs behind their keys, sorted, then taken out. Descending keys are negated (numbers only).
+        if isinstance(node, exp.ArrayAgg) and isinstance(node.this, exp.Order):
+            keys = []
+            for index, ordered in enumerate(node.this.expressions):
+                key = ordered.this if not ordered.args.get("desc") else exp.Neg(this=exp.Paren(this=ordered.this))
+                keys.append(exp.PropertyEQ(this=exp.to_identifier(f"k{index}"), expression=key))
+            value = exp.PropertyEQ(this=exp.to_identifier("v"), expression=node.this.this)
+            collected = exp.Anonymous(this="collect_list", expressions=[exp.Struct(expressions=[*keys, value])])
+            return exp.Transform(this=exp.Anonymous(this="array_sort", expressions=[collected]),
+                                 expression=exp.Lambda(this=exp.column("v", table="e"),
+                                                       expressions=[exp.to_identifier("e")]))
         # fsum, DuckDB's compensated sum: Spark has only the plain one (see docs/spark.md on the fits' last bits).
         if isinstance(node, exp.Anonymous) and node.name.lower() == "fsum":
             return exp.Sum(this=node.expressions[0])
@@ -248,8 +261,14 @@ SPARK_TYPES = {
     "BinaryType": "BLOB", "NullType": '"NULL"',
 }
 # A function's DuckDB parameter and return types (`sql._Chain.function`) as Spark's.
-UDF_TYPES = {"DOUBLE": "double", "VARCHAR": "string", "BOOLEAN": "boolean", "BIGINT": "bigint",
-             "DOUBLE[]": "array<double>", "VARCHAR[]": "array<string>", "BIGINT[]": "array<bigint>"}
+UDF_TYPES = {"DOUBLE": "double", "VARCHAR": "string", "BOOLEAN": "boolean", "BIGINT": "bigint"}
+
+
+def udf_type(duckdb_type: str) -> str:
+    """A DuckDB type (``DOUBLE``, ``VARCHAR[][]``) as Spark's DDL (``double``, ``array<array<string>>``)."""
+    if duckdb_type.endswith("[]"):
+        return f"array<{udf_type(duckdb_type[:-2])}>"
+    return UDF_TYPES[duckdb_type]
 
 
 class _Result:
@@ -429,7 +448,7 @@ class SparkConnection:
         """A Python function the query calls (run by Spark's Python workers)."""
         from pyspark.sql.functions import udf
 
-        returned = UDF_TYPES.get(str(returns), "string")
+        returned = udf_type(str(returns))
         self.session.udf.register(name, udf(function, returned))
 
     def remove_function(self, name: str) -> None:
