@@ -1,0 +1,220 @@
+"""The same chart on Apache Spark: every gallery spec and the big-data charts draw the same Vega-Lite bytes.
+
+The data stage writes its queries once, in DuckDB's dialect; on Spark they are transpiled by sqlglot
+and run by a local Spark (`local[2]`). Nothing is rounded: each number Spark computes must be the one
+DuckDB computes, bit for bit, or the bytes differ. Each compile on Spark must also have run every query
+there (none refused and explained another way: `spark.STATISTICS`).
+
+Those that use the `spark` fixture are marked `spark` (conftest): they start a JVM (Debian's JDK 17, installed by scripts/setup-test-env) and pyspark
+(in the test extra); `pytest -m "not spark"` skips them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import chartc
+from chartc.errors import SpecError
+from chartc.stages.data import spark as spark_engine
+from conftest import ROOT, example_specs, label
+
+
+
+@pytest.fixture(scope="module")
+def spark(spark_session):
+    """chartc's local Spark: the tests' session (conftest), which chartc's `getOrCreate` finds running."""
+    from chartc.stages.data.engine import SparkSettings
+
+    assert spark_engine.spark_session(SparkSettings()).sparkContext is spark_session.sparkContext
+    return spark_session
+
+
+def both_engines(compile_on) -> tuple[str, str]:
+    """The Vega-Lite text a compile gives on DuckDB, then on Spark (which must refuse no query)."""
+    duckdb_text = compile_on("duckdb").to_json()
+    before = (spark_engine.STATISTICS["queries"], len(spark_engine.STATISTICS["refused"]))
+    spark_text = compile_on("spark").to_json()
+    refused = spark_engine.STATISTICS["refused"][before[1]:]
+    assert not refused, f"Spark refused queries: {refused}"
+    return duckdb_text, spark_text
+
+
+@pytest.mark.parametrize("spec", example_specs(), ids=lambda path: path.stem)
+def test_gallery_spec_draws_the_same_bytes_on_spark(spark, spec):
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
+# The benchmark's charts (benchmarks/bench_bigdata_peers.py), on generated runs of a training sweep.
+BIG_SPECS = {
+    "histogram": "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 40}}\n  y: {aggregate: count}\n",
+    "heatmap": "mark: rect\nencoding:\n  x: {field: step, bin: {maxbins: 50}}\n  y: {field: loss, bin: {maxbins: 50}}\n"
+               "  color: {aggregate: count}\n",
+    "line": "width: 300\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n",
+    "fit": "encoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
+           "layers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
+}
+ROWS = 240_000  # past what the line's 600 pixel columns keep (M4 reduces it), and CSV past the engine's 4 MB
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Path:
+    """A sweep's logs as Parquet and CSV: 4 runs of 60,000 steps each, a loss curve with noise (and ties)."""
+    import duckdb
+
+    folder = tmp_path_factory.mktemp("runs")
+    connection = duckdb.connect()
+    connection.execute(f"""
+        CREATE TABLE runs AS SELECT i % 60000 AS step, 'run-' || (i // 60000) AS run,
+               round(2.0 / (1 + (i % 60000) / 500.0) + 0.1 * (i // 60000) + 0.05 * sin(i * 7.3), 6) AS loss
+        FROM range({ROWS}) t(i)""")
+    connection.execute(f"COPY runs TO '{folder / 'runs.parquet'}' (FORMAT parquet)")
+    connection.execute(f"COPY runs TO '{folder / 'runs.csv'}' (FORMAT csv, HEADER)")
+    connection.close()
+    return folder
+
+
+# A least-squares fit over rows left in the engine sums its statistics there: DuckDB's `fsum` is compensated,
+# Spark's `sum` is not, and the coefficients differ in their last bits (docs/spark.md).
+FIT_DIFFERS = pytest.mark.xfail(strict=True, reason="Spark's plain sum against DuckDB's compensated fsum")
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+@pytest.mark.parametrize("chart", [pytest.param(chart, marks=FIT_DIFFERS) if chart == "fit" else chart
+                                   for chart in BIG_SPECS])
+def test_big_data_charts_draw_the_same_bytes_on_spark(spark, runs, chart, suffix):
+    spec = runs / f"{chart}_{suffix}.yaml"
+    spec.write_text(f"data: {{path: runs.{suffix}}}\n" + BIG_SPECS[chart], encoding="utf-8")
+    assert (runs / f"runs.{suffix}").stat().st_size > 4_000_000 or suffix == "parquet"
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+    if chart == "line":  # reduced by M4 in the engine: far fewer rows drawn than read
+        drawn = sum(len(rows) for rows in json.loads(duckdb_text)["datasets"].values())
+        assert drawn < ROWS / 10
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_a_fit_on_spark_agrees_to_a_few_units_in_the_last_place(spark, runs, suffix):
+    spec = runs / f"fit_{suffix}.yaml"
+    spec.write_text(f"data: {{path: runs.{suffix}}}\n" + BIG_SPECS["fit"], encoding="utf-8")
+    on_duckdb, on_spark = (chartc.load(spec, full=False, engine=engine).fits for engine in ("duckdb", "spark"))
+    assert [fit.group for fit in on_spark] == [fit.group for fit in on_duckdb] == [f"run-{i}" for i in range(4)]
+    for ours, theirs in zip(on_duckdb, on_spark):
+        for name, value in ours.coefficients.items():
+            assert theirs.coefficients[name] == pytest.approx(value, rel=1e-9)
+        assert theirs.r2 == pytest.approx(ours.r2, rel=1e-9)
+        assert theirs.n == ours.n == ROWS // 4
+
+
+def test_project_file_chooses_spark_and_the_command_line_wins(spark, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()  # the project file is looked for up to the work tree's root
+    shutil.copy(ROOT / "specs" / "cars_histogram.yaml", project / "chart.yaml")
+    (project / "chartc.toml").write_text('engine = "spark"\n[spark]\nmaster = "local[2]"\n', encoding="utf-8")
+    before = spark_engine.STATISTICS["queries"]
+    on_spark = chartc.load(project / "chart.yaml", full=False).to_json()
+    assert spark_engine.STATISTICS["queries"] > before  # the project's engine ran the queries
+    before = spark_engine.STATISTICS["queries"]
+    on_duckdb = chartc.load(project / "chart.yaml", full=False, engine="duckdb").to_json()
+    assert spark_engine.STATISTICS["queries"] == before  # --engine duckdb: none went to Spark
+    assert on_spark == on_duckdb
+
+
+def test_command_line_engine_writes_the_same_file(spark, tmp_path):
+    spec = ROOT / "specs" / "barley_pivot.yaml"
+    outputs = {}
+    for engine in ("duckdb", "spark"):
+        out = tmp_path / f"{engine}.vl.json"
+        done = subprocess.run([sys.executable, "-m", "chartc", "compile", str(spec), "-o", str(out),
+                               "--engine", engine], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""  # no JVM notes, no pyspark warnings, no progress bars
+        outputs[engine] = out.read_bytes()
+    assert outputs["spark"] == outputs["duckdb"]
+
+
+@pytest.mark.slow
+def test_an_unreachable_master_is_a_diagnostic_on_the_project_file_line(spark, tmp_path):
+    (tmp_path / ".git").mkdir()
+    shutil.copy(ROOT / "specs" / "cars_histogram.yaml", tmp_path / "chart.yaml")
+    (tmp_path / "chartc.toml").write_text('engine = "spark"\n\n[spark]\nmaster = "spark://127.0.0.1:9"\n',
+                                          encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "chartc", "compile", "chart.yaml", "-o", "x.vl.json"],
+                          capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 1
+    first = done.stderr.splitlines()[0]
+    assert first.startswith(f"{tmp_path / 'chartc.toml'}:4:1: {label(chartc.errors.engine_unavailable('', ''))}: ")
+    assert "Spark could not start at spark://127.0.0.1:9" in first
+    assert "\tat " not in done.stderr and "Traceback" not in done.stderr  # no Java or Python stack
+    assert not (tmp_path / "x.vl.json").exists()
+
+
+def test_an_unknown_engine_in_the_project_file_is_a_diagnostic_on_its_line(tmp_path):
+    (tmp_path / ".git").mkdir()
+    shutil.copy(ROOT / "specs" / "cars_histogram.yaml", tmp_path / "chart.yaml")
+    (tmp_path / "chartc.toml").write_text('preset = "neurips-column"\nengine = "sprak"\n', encoding="utf-8")
+    with pytest.raises(SpecError) as raised:
+        chartc.load(tmp_path / "chart.yaml", full=False)
+    error = raised.value.errors[0]
+    assert str(error.message) == "unknown engine 'sprak'; chartc has 'duckdb' or 'spark'"
+    assert (error.location.line, error.hint) == (2, "did you mean 'spark'?")
+
+
+def test_spark_settings_are_checked_in_the_project_file(tmp_path):
+    (tmp_path / ".git").mkdir()
+    shutil.copy(ROOT / "specs" / "cars_histogram.yaml", tmp_path / "chart.yaml")
+    (tmp_path / "chartc.toml").write_text('engine = "spark"\n[spark]\nmastr = "local[2]"\n', encoding="utf-8")
+    with pytest.raises(SpecError) as raised:
+        chartc.load(tmp_path / "chart.yaml", full=False)
+    error = raised.value.errors[0]
+    assert str(error.message) == "the project file cannot be used: unknown key 'mastr'"
+    assert (error.location.line, error.hint) == (3, "did you mean 'master'?")
+
+
+def test_a_missing_pyspark_is_a_diagnostic_at_the_data(tmp_path, monkeypatch):
+    for module in ("pyspark", "pyspark.sql"):  # importing pyspark fails, as where it is not installed
+        monkeypatch.setitem(sys.modules, module, None)
+    monkeypatch.setattr(spark_engine, "_sessions", {})
+    with pytest.raises(SpecError) as raised:
+        chartc.load(ROOT / "specs" / "cars_histogram.yaml", full=False, engine="spark")
+    error = raised.value.errors[0]
+    assert str(error.message) == "the spark engine cannot run this chart's data: pyspark is not installed"
+    text = (ROOT / "specs" / "cars_histogram.yaml").read_text(encoding="utf-8")
+    assert error.location.line == text.count("\n", 0, text.index("data:")) + 1
+    assert "pip install 'chartc[spark]'" in error.hint
+
+
+def test_the_default_engine_never_imports_pyspark():
+    code = ("import sys, chartc; chartc.load('specs/cars_histogram.yaml', full=False); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'py4j', 'sqlglot')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, timeout=300)
+    assert done.stdout.strip() == "[]", done.stderr
+
+
+@pytest.mark.parametrize("case", ["nested column", "missing column"])
+def test_spark_reports_a_file_s_problems_as_duckdb_does(spark, tmp_path, case):
+    """A type no chart can hold (a list column) and a field the file lacks: the same diagnostic, at the
+    same spec node, on both engines (never Spark's analysis error)."""
+    import duckdb
+
+    columns = "i AS step, [i, i + 1] AS pair" if case == "nested column" else "i AS step, i * 0.5 AS loss"
+    duckdb.sql(f"COPY (SELECT {columns} FROM range(50) t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
+    spec = tmp_path / "chart.yaml"
+    spec.write_text("data: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: lost\n", encoding="utf-8")
+    problems = {}
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(SpecError) as raised:
+            chartc.load(spec, full=False, engine=engine)
+        problems[engine] = [error.diagnostic() for error in raised.value.errors]
+    assert problems["spark"] == problems["duckdb"]
+    expected = "lists, structs or maps" if case == "nested column" else "'lost'"
+    assert expected in problems["spark"][0]
