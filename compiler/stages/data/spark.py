@@ -41,6 +41,8 @@ SESSION_CONF = {
     # Vega's arithmetic: a cast that fails or a division by zero is a null, not an error (DuckDB's
     # TRY semantics where the data stage asks for them, its NULL for x / 0).
     "spark.sql.ansi.enabled": "false",
+    # The size of a null list is null, as DuckDB's array_length says (Spark's legacy answer is -1).
+    "spark.sql.legacy.sizeOfNull": "false",
     # No web UI: nothing listens on a port the user did not ask for.
     "spark.ui.enabled": "false",
     # No progress bar drawn over the command's output.
@@ -172,12 +174,30 @@ def spark_sql(sql: str, parameters=None) -> str:
     import sqlglot
     from sqlglot import exp
 
-    tree = sqlglot.parse_one(sql, read="duckdb")
+    tree = sqlglot.parse_one(sql, read=_duckdb_dialect())
     if parameters:
         values = list(parameters)
         tree = tree.transform(lambda node: _literal(values[int(node.this) - 1])
                               if isinstance(node, exp.Placeholder) and str(node.this).isdigit() else node)
     return _rewrite(tree).sql(dialect="spark")
+
+
+def _duckdb_dialect():
+    """DuckDB's dialect, its list indices read as written (from 1).
+
+    sqlglot moves an index to count from 0 only where it can tell the index is an integer, so a tree
+    holds some indices from 0 and some from 1; read as written, every one becomes `element_at` (which
+    counts from 1, as DuckDB does) in `_rewrite`.
+    """
+    global _DIALECT
+    if _DIALECT is None:
+        from sqlglot.dialects.duckdb import DuckDB
+
+        _DIALECT = type("DuckDBIndexedFromOne", (DuckDB,), {"INDEX_OFFSET": 0})
+    return _DIALECT
+
+
+_DIALECT = None
 
 
 def _literal(value):
@@ -215,10 +235,10 @@ def _rewrite(tree):
             node.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Anonymous(
                 this="monotonically_increasing_id", expressions=[]))]))
             return node
-        # list[i] with i computed: DuckDB counts from 1, Spark's brackets from 0 (sqlglot moves only
-        # literal indices); element_at counts from 1 and gives null past the end, as DuckDB does.
+        # list[i]: DuckDB counts from 1, Spark's brackets from 0; element_at counts from 1 and gives null
+        # past the end, as DuckDB does. (A struct's field by name, s['a'], stays as it is.)
         if (isinstance(node, exp.Bracket) and len(node.expressions) == 1
-                and not isinstance(node.expressions[0], exp.Literal)):
+                and not (isinstance(node.expressions[0], exp.Literal) and node.expressions[0].is_string)):
             index = exp.Cast(this=node.expressions[0], to=exp.DataType.build("INT"))
             return exp.Anonymous(this="element_at", expressions=[node.this, index])
         # list(x ORDER BY k): Spark's collect_list keeps no order (and drops nulls): the values ride in
@@ -245,7 +265,15 @@ def _rewrite(tree):
             return exp.DataType.build("DECIMAL(38, 0)")
         return node
 
-    return tree.transform(rewrite)
+    # Children first: a rewrite builds its node from its children, so theirs must be done already.
+    for node in reversed(list(tree.walk(bfs=True))):
+        new = rewrite(node)
+        if new is not node:
+            if node is tree:
+                tree = new
+            else:
+                node.replace(new)
+    return tree
 
 
 # ------------------------------------------------------------------ the connection
@@ -354,7 +382,7 @@ class SparkConnection:
         try:
             import sqlglot
 
-            tree = sqlglot.parse_one(text, read="duckdb")
+            tree = sqlglot.parse_one(text, read=_duckdb_dialect())
         except Exception as error:
             raise SparkQueryError(f"not a query chartc can send to Spark: {first_line(error)}") from None
         if isinstance(tree, exp.Create) and tree.args.get("kind") in ("TABLE", "VIEW"):

@@ -1408,10 +1408,10 @@ def d3_quantile(values: str, p: float) -> str:
     JavaScript's arithmetic: DuckDB's ``quantile_cont`` interpolates as ``lo * (1 - d) + hi * d``, which
     differs in the last bit (the median of 1 and 1e16: 5e15 there, 5000000000000001 in Vega).
     """
-    at = f"(len(v) - 1) * {_literal(float(p))[0]}"
+    at = f"(array_length(v) - 1) * {_literal(float(p))[0]}"  # array_length: a list's, in every dialect
     low = f"CAST(floor({at}) AS BIGINT)"
-    return (f"list_transform([list_sort({values})], lambda v: CASE WHEN len(v) = 0 THEN NULL "
-            f"WHEN len(v) < 2 THEN v[1] ELSE v[{low} + 1] + (v[{low} + 2] - v[{low} + 1]) * ({at} - floor({at})) "
+    return (f"list_transform([list_sort({values})], lambda v: CASE WHEN array_length(v) = 0 THEN NULL "
+            f"WHEN array_length(v) < 2 THEN v[1] ELSE v[{low} + 1] + (v[{low} + 2] - v[{low} + 1]) * ({at} - floor({at})) "
             f"END)[1]")
 
 
