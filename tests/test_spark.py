@@ -46,7 +46,11 @@ def both_engines(compile_on) -> tuple[str, str]:
     return duckdb_text, spark_text
 
 
-@pytest.mark.parametrize("spec", example_specs(), ids=lambda path: path.stem)
+# The gallery's specs, and the charts ported from public galleries (tests/corpus, tests/corpus2).
+PORTED = sorted((ROOT / "tests" / "corpus").glob("*.yaml")) + sorted((ROOT / "tests" / "corpus2").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("spec", example_specs() + PORTED, ids=lambda path: f"{path.parent.name}/{path.stem}")
 def test_gallery_spec_draws_the_same_bytes_on_spark(spark, spec):
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text

@@ -171,7 +171,7 @@ def _register_through_duckdb(connection, paths: list[Path], suffix: str, written
     local = connect_duckdb()
     try:
         view = _register_files(local, paths, suffix, written)
-        connection.register(SOURCE, local.execute(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table())
+        connection.register(SOURCE, local.sql(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table())
     finally:
         local.close()
     return SOURCE
