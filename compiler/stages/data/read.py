@@ -38,9 +38,9 @@ from ...infra.table import (Table, TableError, data_row_line, from_records, json
 from ...ir.nodes import Chart, DataSource
 from .engine import connect, current_engine
 from .sources import (DELIMITED, ENGINE_SUFFIXES, CatalogTableMissing, EngineReadError, EngineTable, JsonNotTyped,
-                      TextReadError, engine_columns, frame_failure, is_table, register_catalog_table, register_files,
-                      register_frame, register_json_files, register_numbered, register_table, register_text_files,
-                      view_hash)
+                      TextReadError, engine_columns, frame_failure, is_spark, is_table, register_catalog_table,
+                      register_files, register_frame, register_json_files, register_numbered, register_table,
+                      register_text_files, view_hash)
 
 if TYPE_CHECKING:
     import duckdb
@@ -202,7 +202,7 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
         rows = read_table(data)
         return register_table(connection, rows) if connection is not rows.connection else rows.view
     if data.catalog is not None:
-        if current_engine() != "spark":
+        if not is_spark(connection):
             raise _no_catalog(data)
         return _register_catalog(connection, data)
     if data.file is None:
