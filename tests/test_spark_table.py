@@ -12,6 +12,8 @@ it is about, with its exact words.
 from __future__ import annotations
 
 import datetime
+import os
+import tempfile
 
 import pytest
 
@@ -28,7 +30,9 @@ import pyarrow.parquet  # noqa: E402
 pytestmark = pytest.mark.spark
 
 ROWS = 120
-SETTINGS = SparkSettings()
+# Spark makes its warehouse folder (the default database's) where it starts: not in the work tree.
+SETTINGS = SparkSettings(conf=(("spark.sql.warehouse.dir",
+                                os.path.join(tempfile.gettempdir(), f"chartc-spark-warehouse-{os.getpid()}")),))
 # Each chart is drawn from the table on Spark and from its Parquet file on DuckDB.
 CHARTS = {
     # rows drawn one by one: timestamps as dates, a text column as colours, a gap in the y values
