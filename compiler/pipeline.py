@@ -32,8 +32,8 @@ from .ir.nodes import Chart
 from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
-from .stages.data import (bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings, project_root,
-                          read_columns, read_rows, start_identity, scrub_table)
+from .stages.data import (OpenFields, bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings,
+                          project_root, read_columns, read_rows, start_identity, scrub_table)
 from .stages.data.engine import DEFAULT_MASTER, ENGINES, EngineUnavailable, SparkSettings, use_engine
 from .stages.limits import apply_mark_limits, check_polar_channels
 from .stages.load import Document, read_spec
@@ -150,8 +150,11 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
     try:
         chart, document = check_spec(path)
         columns = read_columns(chart.data)
+        # A table of the engine's catalog: its columns are the engine's, unknown here (no engine is started), so
+        # no field read is reported (as after a pivot); the compile checks them.
+        base = OpenFields() if columns is None else {column: "nominal" for column in columns}
         return check_schema_reference(document) + check_polar_channels(chart) + check_chart(
-            chart, follow_fields(chart, {column: "nominal" for column in columns}))
+            chart, follow_fields(chart, base))
     except SpecError as error:
         return list(error.errors)
 

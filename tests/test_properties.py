@@ -128,6 +128,7 @@ DATA_SOURCES = (
     {"path": "https://example.com/data.csv"},
     {"path": "data"},
     {"dataset": "cars"},
+    {"table": "logs.runs"},
 )
 
 # ------------------------------------------------------------------ specs from the schema

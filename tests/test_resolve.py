@@ -117,6 +117,34 @@ def test_unknown_format(project):
     assert data_error(project, "{path: data/x.xlsx}").message == msg.data_unknown_format("data/x.xlsx")
 
 
+def test_a_catalog_table_on_the_duckdb_engine_says_which_engine_has_one(project):
+    error = data_error(project, "{table: logs.runs}")
+    assert (error.code, error.path, error.stage) == ("E490", ("data", "table"), "resolve")
+    assert error.message == msg.catalog_no_engine("logs.runs")
+    assert error.message == "the DuckDB engine has no table 'logs.runs': it reads files, and has no catalog of tables"
+    assert error.hint == msg.catalog_no_engine_hint()
+    assert 'engine = "spark"' in error.hint and "--engine spark" in error.hint
+    assert error.location == Location(str(project / "spec.yaml"), 1, 15)
+
+
+def test_a_catalog_tables_provenance_is_refused_as_its_rows_are(project):
+    from chartc.pipeline import compile_spec
+
+    with pytest.raises(SpecError) as caught:  # the data's identity is taken first: the same error, once
+        compile_spec(write_spec(project, "data: {table: logs.runs}\nmark: point\nencoding: {x: a, y: b}\n"))
+    assert [e.code for e in caught.value.errors] == ["E490"]
+
+
+def test_validate_leaves_the_fields_of_a_catalog_table_to_the_compile(project):
+    from chartc.pipeline import validate_spec
+
+    spec = ("data: {table: logs.runs}\nmark: point\ntransform: [{filter: 'datum.los > 0'}]\n"
+            "encoding: {x: step, y: {field: lost, type: quantitative}}\n")
+    assert validate_spec(write_spec(project, spec)) == []  # its columns are the engine's: none is known here
+    bad = validate_spec(write_spec(project, "data: {table: 'logs runs'}\nmark: point\nencoding: {x: a, y: b}\n"))
+    assert [(p.code, p.path) for p in bad] == [("E208", ("data", "table"))]
+
+
 def test_empty_data(project):
     (project / "data" / "empty.csv").write_text("a,b\n")
     assert data_error(project, "{path: data/empty.csv}").message == msg.empty_data()

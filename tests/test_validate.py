@@ -52,7 +52,7 @@ def test_unknown_key_points_at_the_key_with_did_you_mean():
 def test_unknown_key_without_a_near_miss_lists_the_allowed_keys():
     error = only("data: {dataset: cars, zzz: 1}\nmark: point\n")
     assert error.path == ("data", "zzz")
-    assert error.hint == msg.allowed_keys(["values", "path", "dataset", "format", "sample", "frame"])
+    assert error.hint == msg.allowed_keys(["values", "path", "dataset", "format", "sample", "frame", "table"])
     assert error.location == Location("spec.yaml", 1, 23)
 
 

@@ -454,7 +454,8 @@ GLOB_INPUT = "glob:"
 
 def is_glob_label(label: str) -> bool:
     """Whether a data label (`stages.data.data_identity`'s first item, with no file) is a glob the spec names."""
-    return label != "values" and not label.startswith(("dataset:", "frame:")) and bool(GLOB_CHARACTERS.search(label))
+    return (label != "values" and not label.startswith(("dataset:", "frame:", "table:"))
+            and bool(GLOB_CHARACTERS.search(label)))
 
 
 def glob_input(spec_file: Path, pattern: str, folder: Path) -> str:

@@ -216,6 +216,10 @@ from .data import (  # noqa: E402  (the density transform)
 from .data import (  # noqa: E402  (tables passed from Python)
     table_plan_failed, table_stream_read, table_stream_read_hint,
 )
+from .data import (  # noqa: E402  (tables of the engine's catalog)
+    catalog_flat_view_hint, catalog_no_engine, catalog_no_engine_hint, catalog_table_missing, catalog_table_unreadable,
+    catalog_tables,
+)
 from .validate import (  # noqa: E402  (the density transform)
     density_bandwidth_negative, density_bandwidth_negative_hint, density_extent_empty,
 )
@@ -315,7 +319,9 @@ __all__ = [
     "Diagnostic", "Location", "Message", "PathKey", "REGISTRY", "RETIRED", "SHOWN_ERRORS", "SpecError",
     "SpecPath", "SpecWarning", "alias_bomb", "alias_bomb_hint", "allowed_keys", "available_columns",
     "bad_merge", "bad_number_format", "bad_number_format_hint", "bad_pattern", "bad_tagged_scalar",
-    "build_locked", "build_summary", "bundle_failed", "channel_takes_no", "channel_takes_no_hint",
+    "build_locked", "build_summary", "bundle_failed", "catalog_flat_view_hint", "catalog_no_engine",
+    "catalog_no_engine_hint",
+    "catalog_table_missing", "catalog_table_unreadable", "catalog_tables", "channel_takes_no", "channel_takes_no_hint",
     "chart_forced", "chart_input_changed", "chart_input_missing", "chart_input_unreadable", "chart_not_built",
     "chart_rendered", "chart_spec_moved", "chart_tools_changed", "check_failed", "check_passed", "closest",
     "code", "color_arguments", "color_form_hint", "color_hint", "colors_merge_for_deficiency", "colors_merge_for_deficiency_hint", "colors_merge_in_grey",

@@ -537,13 +537,8 @@ def engine_unavailable(engine: str, reason: str) -> str:
     sends the chart's queries to Apache Spark. Spark needs pyspark and a Java 17 runtime; a cluster given
     by `master` or `remote` in the project file's `[spark]` table must be reachable. The diagnostic is
     placed on the project file's line that chose the master, or on the spec's `data` when the command
-    line chose Spark. Only a chart whose data the engine queries starts it.
-
-    Example:
-        # chartc.toml
-        engine = "spark"
-        [spark]
-        remote = "sc://no-such-host:15002"
+    line chose Spark. Only a chart whose data the engine queries starts it. A project file with
+    `engine = "spark"` and `remote = "sc://no-such-host:15002"` in its `[spark]` table reports it.
     """
     return f"the {engine} engine cannot run this chart's data: {reason}"
 
@@ -563,3 +558,63 @@ def engine_query_failed(engine: str, reason: str) -> str:
     shows whether the spec or the engine is at fault.
     """
     return f"the {engine} engine could not run this chart's query: {reason}"
+
+# ------------------------------------------------------------------ tables of the engine's catalog
+
+@code("E490", hint="catalog_no_engine_hint")
+def catalog_no_engine(name: str) -> str:
+    """A table of the engine's catalog, on the DuckDB engine.
+
+    `data: {table: NAME}` reads a table that lives in the data engine's catalog (a Spark or Hive
+    metastore table, `db.table`), not in a file. The default engine, DuckDB, runs in memory for each
+    compile and has no catalog of tables: run the chart on Spark (`engine = "spark"` and a `[spark]`
+    table in chartc.toml, or `--engine spark`), or write the table's rows to a Parquet file and give
+    its `path`.
+
+    Example:
+        data: {table: logs.runs}
+        mark: point
+        encoding:
+          x: step
+          y: loss
+    """
+    return f"the DuckDB engine has no table {name!r}: it reads files, and has no catalog of tables"
+
+
+def catalog_no_engine_hint() -> str:
+    return ('set engine = "spark" in chartc.toml or run with --engine spark; '
+            "or write the rows to a Parquet file, read by path")
+
+
+@code("E491")
+def catalog_table_missing(name: str, engine: str) -> str:
+    """A table the engine's catalog does not have.
+
+    `data: {table: NAME}` names a table the catalog of the engine the chart runs on does not know:
+    a misspelled name, a database not given (`runs` is looked up in the current database; write
+    `logs.runs` for another), or a table not created yet. The hint names the nearest table there is,
+    else the catalog's tables.
+    """
+    return f"the {engine} catalog has no table {name!r}"
+
+
+def catalog_tables(names: Sequence[str]) -> str:
+    return f"the catalog's tables: {quoted_list(names)}" if names else "the catalog has no tables"
+
+
+def catalog_flat_view_hint(name: str, flat: Sequence[str]) -> str:
+    shown = ", ".join(flat[:4]) + (", ..." if len(flat) > 4 else "") if flat else "..."
+    return f"draw a view of its flat columns: CREATE VIEW {name}_flat AS SELECT {shown} FROM {name}"
+
+
+@code("E492")
+def catalog_table_unreadable(name: str, reason: str) -> str:
+    """A table of the engine's catalog that cannot be read.
+
+    The engine has the table named by `data: {table: NAME}` but cannot give its rows as a chart reads
+    them: a column holds lists, structs or maps (a chart's rows are flat: select or flatten the
+    columns into a view of the catalog and name that), the engine could not start or be reached, or
+    it refused the table's scan (files behind it gone or damaged). The reason is the engine's first
+    line.
+    """
+    return f"the table {name!r} cannot be read: {reason}"

@@ -178,7 +178,8 @@ def data_one_source() -> str:
     """Data without a source.
 
     `data` needs exactly one source: inline `values`, a `path` to a file inside the project, a vega-
-    datasets `dataset`, or the `frame` (a DataFrame) a Python caller passes.
+    datasets `dataset`, the `frame` (a DataFrame) a Python caller passes, or a `table` of the data
+    engine's catalog.
 
     Example:
         data: {format: csv}
@@ -187,7 +188,7 @@ def data_one_source() -> str:
           x: a
           y: b
     """
-    return "data needs exactly one of 'values', 'path', 'dataset' or 'frame'"
+    return "data needs exactly one of 'values', 'path', 'dataset', 'frame' or 'table'"
 
 
 def data_hint() -> str:

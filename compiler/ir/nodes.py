@@ -315,10 +315,13 @@ class Facet(Node):
 
 @dataclass(frozen=True, slots=True)
 class DataSource(Node):
-    """Where the rows come from: exactly one of `values`, `file` (the spec's ``path``), `dataset` or `frame`.
+    """Where the rows come from: exactly one of `values`, `file` (the spec's ``path``), `dataset`, `frame` or
+    `catalog` (the spec's ``table``).
 
     A `frame` source names a table a Python caller passes (a DataFrame); the
     data stage binds the table itself to `table` (`stages.data.bind_table`).
+    A `catalog` source names a table of the data engine's catalog (``logs.runs``),
+    whose rows the engine reads where they live (`stages.data.read_rows`).
     """
 
     values: tuple | None = None     # read-only rows
@@ -327,6 +330,7 @@ class DataSource(Node):
     format: str | None = None
     sample: int | None = None       # rows to draw (all are fitted); None draws every row
     frame: str | None = None        # the name of a table passed from Python
+    catalog: str | None = None      # the ``table`` key: a table of the engine's catalog, ``db.table`` or ``table``
     table: Any = field(default=None, compare=False, repr=False)  # that table, once bound
 
     def records(self) -> list[dict]:
@@ -335,9 +339,11 @@ class DataSource(Node):
 
     @property
     def key(self) -> str:
-        """The key that names the source in the spec: ``values``, ``path``, ``dataset`` or ``frame``."""
+        """The key that names the source in the spec: ``values``, ``path``, ``dataset``, ``frame`` or ``table``."""
         if self.frame is not None:
             return "frame"
+        if self.catalog is not None:
+            return "table"
         return "values" if self.values is not None else "path" if self.file is not None else "dataset"
 
 

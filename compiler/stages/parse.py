@@ -91,7 +91,7 @@ class _Parser:
         return DataSource(
             values=freeze(data["values"]) if "values" in data else None,
             file=data.get("path"), dataset=data.get("dataset"), format=data.get("format"), sample=data.get("sample"),
-            frame=data.get("frame"),
+            frame=data.get("frame"), catalog=data.get("table"),
             path=path, source=self.source)
 
     def facet(self, facet: Mapping) -> Facet:

@@ -603,7 +603,7 @@ def _as_hint(description: str | None) -> str | None:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
-DATA_SOURCES = ("values", "path", "dataset", "frame")
+DATA_SOURCES = ("values", "path", "dataset", "frame", "table")
 BOUNDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
 
 

@@ -96,7 +96,7 @@ def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None
 
     Args:
         chart: the chart.
-        base: the data's columns and their measurement types.
+        base: the data's columns and their measurement types (`OpenFields` when they are not known).
         pivots: each pivot's columns, when the rows are known.
         lookups: each lookup's field types (lookup path -> field -> type, `lookup_types`), when its
             second source is read; without them its fields are nominal.
@@ -118,13 +118,15 @@ def follow_fields(chart: Chart, base: dict[str, str], pivots: dict | None = None
             fields = OpenFields(after) if open_ else after
         return fields
 
-    shared = through(chart.transform, dict(base))
+    start = OpenFields(base) if isinstance(base, OpenFields) else dict(base)
+    shared = through(chart.transform, start)
     layers = tuple(through(layer.transform, shared) for layer in chart.layers)
-    return FieldFlow(dict(base), shared, layers, before)
+    return FieldFlow(start, shared, layers, before)
 
 
 class OpenFields(dict):
-    """The fields after a pivot whose columns are not known (no rows): every name may be there."""
+    """The fields after a pivot whose columns are not known (no rows), or of a data source whose columns only
+    its engine knows (`read_columns`): every name may be there."""
 
     def __contains__(self, name) -> bool:
         return True

@@ -1,6 +1,7 @@
 """Reading a chart's rows: inline values, files beside the spec (one, or a glob), an offline vega-datasets table,
-or a table passed from Python (`bind_table`, `read_table`: a DataFrame, a lazy frame or a stream, read by the
-engine where it is, its rows left there).
+a table passed from Python (`bind_table`, `read_table`: a DataFrame, a lazy frame or a stream, read by the
+engine where it is, its rows left there), or a table of the engine's catalog (`read_catalog`: ``logs.runs``
+on Spark, its rows left there).
 
 `read_rows` reads every row of them into a `table.Table` with parsed dates
 (no row is left unread: only the marks drawn are limited, by the limits
@@ -35,10 +36,11 @@ from ...infra.provenance import dataset_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
-from .engine import connect, connect_duckdb, quote_identifier
-from .sources import (DELIMITED, ENGINE_SUFFIXES, SOURCE, is_spark, EngineReadError, EngineTable, JsonNotTyped, TextReadError,
-                      engine_columns, frame_failure, is_table, register_files, register_frame,
-                      register_json_files, register_numbered, register_table, register_text_files, view_hash)
+from .engine import connect, connect_duckdb, current_engine, quote_identifier
+from .sources import (DELIMITED, ENGINE_SUFFIXES, SOURCE, CatalogTableMissing, EngineReadError, EngineTable,
+                      JsonNotTyped, TextReadError, engine_columns, frame_failure, is_spark, is_table,
+                      register_catalog_table, register_files, register_frame, register_json_files, register_numbered,
+                      register_table, register_text_files, view_hash)
 
 if TYPE_CHECKING:
     import duckdb
@@ -113,6 +115,8 @@ def read_rows(data: DataSource, connection: duckdb.DuckDBPyConnection | None = N
     """
     if data.frame is not None:
         table = read_table(data)
+    elif data.catalog is not None:
+        table = read_catalog(data)
     elif data.file is None:
         table = _read_values(data, from_records) if data.values is not None else load_dataset(data.dataset)
     else:
@@ -216,6 +220,10 @@ def register_source(connection: duckdb.DuckDBPyConnection, data: DataSource) -> 
     if data.frame is not None:
         rows = read_table(data)
         return register_table(connection, rows) if connection is not rows.connection else rows.view
+    if data.catalog is not None:
+        if not is_spark(connection):
+            raise _no_catalog(data)
+        return _register_catalog(connection, data)
     if data.file is None:
         return register_table(connection, _read_values(data, from_records) if data.values is not None
                               else load_dataset(data.dataset))
@@ -313,6 +321,84 @@ def read_table(data: DataSource) -> EngineTable:
             raise data.error(msg.table_unreadable(data.frame, str(error)), "frame", stage=STAGE,
                              hint=error.hint) from None
     return bound.rows
+
+
+# ----------------------------------------------------------------- tables of the engine's catalog
+
+# An engine's name as a message says it.
+ENGINE_NAMES = {"duckdb": "DuckDB", "spark": "Spark"}
+
+
+def read_catalog(data: DataSource) -> EngineTable:
+    """The rows of a table of the engine's catalog (``data: {table: logs.runs}``), left in the engine.
+
+    The table is the view `sources.SOURCE` on a connection of its own
+    (`sources.register_catalog_table`), typed as a file's columns are; a
+    stage fetches only what it reads of it (`sources.EngineTable`).
+
+    Raises:
+        SpecError: at ``data.table``: the engine has no catalog (DuckDB), cannot start, has no such table
+            (with the nearest it has), or cannot read it (a nested column, a refused scan).
+    """
+    connection = _connect_catalog(data)
+    try:
+        view = _register_catalog(connection, data)
+        try:
+            return EngineTable(connection, view)
+        except EngineReadError as error:  # the table's first scan failed (files behind it gone, damaged)
+            raise _catalog_unreadable(data, error) from None
+    except SpecError:
+        connection.close()
+        raise
+
+
+def _catalog_hash(data: DataSource) -> str:
+    """The hash of a catalog table's rows (`sources.view_hash`), computed where they live: one scan, no row
+    leaving the engine (the rows are read again for the chart, as a file is hashed, then read)."""
+    import duckdb
+
+    connection = _connect_catalog(data)
+    try:
+        return view_hash(connection, _register_catalog(connection, data))
+    except duckdb.Error as error:  # the scan failed (a Spark query error is a duckdb.Error too)
+        raise _catalog_unreadable(data, EngineReadError(str(error))) from None
+    finally:
+        connection.close()
+
+
+def _connect_catalog(data: DataSource) -> duckdb.DuckDBPyConnection:
+    """A connection to the engine whose catalog holds the table: refused on DuckDB, which has none."""
+    if current_engine() != "spark":
+        raise _no_catalog(data)
+    from .spark import SparkUnavailable  # only now: it imports what Spark's engine needs
+
+    try:
+        return connect()
+    except SparkUnavailable as error:
+        raise data.error(msg.catalog_table_unreadable(data.catalog, str(error)), "table", stage=STAGE,
+                         hint=error.hint) from None
+
+
+def _register_catalog(connection: duckdb.DuckDBPyConnection, data: DataSource) -> str:
+    """The catalog table `data` names as the view `sources.SOURCE`; every failure a `SpecError` at ``data.table``."""
+    try:
+        return register_catalog_table(connection, data.catalog)
+    except CatalogTableMissing as missing:
+        engine = ENGINE_NAMES.get(getattr(connection, "engine", "duckdb"), "engine's")
+        hint = msg.did_you_mean(data.catalog, missing.tables) or msg.catalog_tables(missing.tables)
+        raise data.error(msg.catalog_table_missing(data.catalog, engine), "table", stage=STAGE, hint=hint) from None
+    except EngineReadError as error:
+        raise _catalog_unreadable(data, error) from None
+
+
+def _catalog_unreadable(data: DataSource, error: EngineReadError) -> SpecError:
+    reason = error.args[0] if error.args else type(error).__name__
+    return data.error(msg.catalog_table_unreadable(data.catalog, reason), "table", stage=STAGE, hint=error.hint)
+
+
+def _no_catalog(data: DataSource) -> SpecError:
+    """A catalog table on the DuckDB engine: its database is in memory, made for each compile, and holds no tables."""
+    return data.error(msg.catalog_no_engine(data.catalog), "table", stage=STAGE, hint=msg.catalog_no_engine_hint())
 
 
 def load_dataset(name: str) -> Table:
@@ -529,8 +615,9 @@ def _nearby_files(path: str, target: Path) -> str | None:
 
 # ----------------------------------------------------------------- columns
 
-def read_columns(data: DataSource) -> list[str]:
-    """The data's column names, read from the header alone (for `chartc validate`).
+def read_columns(data: DataSource) -> list[str] | None:
+    """The data's column names, read from the header alone (for `chartc validate`); None when only the
+    engine knows them (a table of its catalog: `chartc validate` reads no rows and starts no engine).
 
     A CSV/TSV file gives its header (and its first row, to tell it is not
     empty), a JSON file or inline values the keys of their records, a
@@ -545,6 +632,8 @@ def read_columns(data: DataSource) -> list[str]:
             path, its header or keys (too many, too long, not UTF-8), and
             data without rows.
     """
+    if data.catalog is not None:
+        return None
     if data.frame is not None:
         table = read_table(data)
         names, has_rows = table.names, bool(len(table))
@@ -592,13 +681,16 @@ def data_source(data: DataSource) -> tuple[str, object]:
         data: the chart's data source (already read without error).
 
     Returns:
-        ``("frame", name)`` for a table passed from Python,
+        ``("frame", name)`` for a table passed from Python, ``("table", name)`` for a table of the
+        engine's catalog,
         ``("values", rows)`` for inline values, ``("dataset", name)`` for a
         vega-datasets table, ``("path", resolved file path)`` — the same
         file `read_rows` reads — or ``("glob", pattern)`` for a glob.
     """
     if data.frame is not None:
         return ("frame", data.frame)
+    if data.catalog is not None:
+        return ("table", data.catalog)
     if data.values is not None:
         return ("values", data.records())
     if data.dataset is not None:
@@ -624,6 +716,8 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
     Returns:
         ``("values", hash, None)``, ``("dataset:NAME", hash, None)``,
         ``("frame:NAME", hash of its rows, None)`` (computed by the engine: `sources.view_hash`),
+        ``("table:NAME", hash of its rows, None)`` for a table of the engine's catalog (the same, on
+        the engine that holds it: a table changed since makes the chart stale),
         ``(path as written in the spec, hash, resolved path)`` or, for a
         glob, ``(the glob, hash of every file it matches and its name, None)``.
         A file is hashed as the gallery's manifest hashes its data inputs
@@ -640,6 +734,8 @@ def data_identity(data: DataSource, stop: threading.Event | None = None) -> tupl
         if kind == "frame":  # the rows themselves: an object in memory has no other identity
             rows = read_table(data)
             return f"frame:{value}", view_hash(rows.connection, rows.view), None
+        if kind == "table":
+            return f"table:{value}", _catalog_hash(data), None
         if kind == "values":
             return "values", values_hash(value), None
         if kind == "dataset":

@@ -178,6 +178,45 @@ def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suf
     return _typed_view(connection, base, described, name)
 
 
+class CatalogTableMissing(EngineReadError):
+    """A table the engine's catalog does not have; `tables` are those it has (for a did-you-mean)."""
+
+    def __init__(self, tables: list[str]):
+        super().__init__("no such table")
+        self.tables = tables
+
+
+def register_catalog_table(connection: duckdb.DuckDBPyConnection, table: str, name: str = SOURCE) -> str:
+    """Put a table of the engine's catalog (``logs.runs``) in the engine as the view `name`, typed as chartc
+    types a file (`register_files`); its rows stay where the catalog keeps them.
+
+    Only Spark has a catalog (`spark.SparkConnection`): the in-memory DuckDB database of a compile has
+    no table but those chartc makes (the caller refuses a catalog table there).
+
+    Returns:
+        The view's name.
+
+    Raises:
+        CatalogTableMissing: the catalog has no such table.
+        EngineReadError: a column of nested values, or the engine's refusal of the table (its first line).
+    """
+    import duckdb
+
+    try:
+        if not connection.has_table(table):
+            raise CatalogTableMissing(connection.table_names(table))
+        base = quote_identifier(connection.table(table, f"{name}__table"))
+        columns = connection.sql(f"SELECT * FROM {base}")
+        described = list(zip(columns.columns, (str(t) for t in columns.types)))
+    except duckdb.Error as error:
+        raise EngineReadError(str(error)) from None
+    try:
+        return _typed_view(connection, base, described, name)
+    except EngineReadError as error:  # a nested column: a view of the catalog can leave it out
+        flat = [column for column, sql_type in described if not _nested(sql_type)]
+        raise EngineReadError(error.args[0], msg.catalog_flat_view_hint(table, flat)) from None
+
+
 def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str,
                       name: str = SOURCE) -> str | None:
     """For one Parquet file registered as `name` (`register_files`), the view ``NAME__rows``: its rows with
@@ -213,7 +252,7 @@ def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: lis
         base_type = sql_type.split("(")[0]
         if base_type in ENGINE_TYPES:
             expression = ENGINE_TYPES[base_type][1]
-        elif base_type.startswith(NESTED_TYPES) or sql_type.endswith("]"):
+        elif _nested(sql_type):
             raise EngineReadError(msg.data_nested_column(column), msg.data_nested_hint())
         else:  # ENUM, UUID, TIME, INTERVAL, BLOB, ...: shown as their text
             expression = "CAST({} AS VARCHAR)"
@@ -222,6 +261,11 @@ def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: lis
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS "
                        f"SELECT {columns} FROM {base}{'' if select else ' LIMIT 0'}")
     return name
+
+
+def _nested(sql_type: str) -> bool:
+    """Whether a column of this engine type holds lists, structs or maps (a chart's rows are flat)."""
+    return sql_type.split("(")[0].startswith(NESTED_TYPES) or sql_type.endswith("]")
 
 
 # What a table passed from Python may be, by the top-level package and name of its type or of a base class

@@ -260,6 +260,13 @@ def _rewrite(tree):
         if isinstance(node, exp.CTE) and node.args.get("materialized") is not None:
             node.set("materialized", None)
             return node
+        # arg_min_null(a, b): a at the least b, a kept when NULL: Spark's min_by (as arg_max_null, max_by).
+        if isinstance(node, exp.Anonymous) and node.name.lower() in ("arg_min_null", "arg_max_null"):
+            return exp.Anonymous(this=node.name.lower()[4:7] + "_by", expressions=node.expressions)
+        # hash(row...) (`sources.view_hash`): Spark's hash() is 32 bits, DuckDB's 64; xxhash64 keeps the
+        # identity as wide as it is on DuckDB (the values differ: a hash names rows on one engine).
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "hash":
+            return exp.Anonymous(this="xxhash64", expressions=node.expressions)
         # HUGEINT (a sum of 64-bit hashes): Spark's widest exact number.
         if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
             return exp.DataType.build("DECIMAL(38, 0)")
@@ -462,7 +469,7 @@ class SparkConnection:
         self.views.add(name)
         return name
 
-    def table(self, name: str, view: str) -> None:
+    def table(self, name: str, view: str) -> str:
         """A table of Spark's catalog (``logs.runs``) as the view `view`."""
         try:
             frame = self.session.table(name)
@@ -470,6 +477,33 @@ class SparkConnection:
             raise _refused(error) from None
         frame.createOrReplaceTempView(view)
         self.views.add(view)
+        return view
+
+    def has_table(self, name: str) -> bool:
+        """Whether the catalog has the table or view `name` (``db.table``, or ``table`` in the current
+        database); this session's own temporary views are not the catalog's."""
+        try:
+            return name not in self.views and self.session.catalog.tableExists(name)
+        except Exception as error:  # an unparsable name, a metastore that cannot be reached
+            raise SparkQueryError(first_line(error)) from None
+
+    def table_names(self, near: str, databases: int = 50) -> list[str]:
+        """The catalog's tables as a spec names them, for a hint about `near` (a name it does not have): those
+        of its database when that exists, else of every database (up to `databases` of them); unqualified
+        too, for the current database's, when `near` is unqualified."""
+        catalog = self.session.catalog
+        try:
+            known = [database.name for database in catalog.listDatabases()]
+            database = near.rpartition(".")[0]
+            names = []
+            for each in ([database] if database in known else known[:databases]):
+                names += [f"{each}.{table.name}" for table in catalog.listTables(each) if not table.isTemporary]
+            if "." not in near:
+                names += [table.name for table in catalog.listTables(catalog.currentDatabase())
+                          if not table.isTemporary]
+        except Exception as error:
+            raise SparkQueryError(first_line(error)) from None
+        return sorted(set(names))
 
     # functions
     def create_function(self, name: str, function, params, returns, **_) -> None:
