@@ -1,0 +1,438 @@
+"""The data stage on Spark against DuckDB: the same four charts compiled on each engine, and each engine's scan rate.
+
+On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8), the one
+`bench_bigdata_peers.py` writes (10 runs of ``run``, ``step``, ``loss``, ``lr``),
+kept in a data folder between runs (``--data``; default
+``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), four charts
+(`bench_bigdata_peers.SPECS`: a 40-bin histogram, a 50x50 binned heatmap, each
+run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band),
+each compiled in fresh processes, interleaved:
+
+- ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
+- ``spark``: the same with ``--engine spark`` (``--master``, default
+  ``local[2]``, passed as ``spark.master``; the Spark UI off).
+
+For each: wall time; peak RSS of the Python process and of the JVM (every process
+the command starts is followed through /proc: the largest ``VmHWM`` of a
+``python`` and of a ``java`` process); then, in one more fresh process per
+engine through the Python API, the time to import chartc, to start the Spark
+session (for ``spark``), to compile (`chartc.load`) and to write the Vega-Lite
+(chartc has no per-stage timing of its own). The two Vega-Lite files must be the
+same bytes: "identical" or "DIFFERENT" is printed per chart.
+
+Until ``chartc compile`` has ``--engine`` (or while pyspark or java is missing),
+the Spark half prints "spark engine not available" with the reason, and the
+DuckDB half still runs.
+
+``--scan`` measures, instead, what the design note's estimates start from
+(docs/spark.md): rows per second per core of DuckDB (``threads`` 1 and 2) and of
+plain Spark SQL (``local[1]`` and ``local[2]``) over the same file: one column
+summed, three columns summed, and a 40-bin histogram (DuckDB SQL, transpiled by
+sqlglot for Spark). Each query runs ``--repeat`` times in one process per engine
+(the JVM compiles its code in the first runs: the best run is reported, the first
+in the notes).
+
+    python benchmarks/bench_spark.py [--quick] [--repeat N] [--huge] [--charts NAME ...] [--master URL]
+        [--data DIR] [--timeout S] [--scan]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from _common import (Run, arguments, chartc, chartc_supports, child_env, measure, megabytes, print_machine, python,
+                     repeats, seconds, table)
+from bench_bigdata_peers import GENERATE, PRIME_HASH, RUNS, SPECS
+
+# The generated file is named by its size and by the generator's text: a changed generator writes a new file.
+GENERATOR = hashlib.sha256(GENERATE.encode()).hexdigest()[:8]
+
+# ------------------------------------------------------------------ following a command's processes
+
+# How often the process tree is read: VmHWM is each process's own peak, so only growth in the last interval
+# before a process ends can be missed.
+SAMPLE_SECONDS = 0.05
+
+
+def _descendants(root: int) -> list[int]:
+    """Every process below `root` (orphans this process adopted as subreaper included)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _peak_kb(pid: int) -> tuple[str, int] | None:
+    """A process's name and its peak resident set (VmHWM, kB), or None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
+        return fields["Name"].strip(), int(fields.get("VmHWM", "0 kB").split()[0])
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def kind_of(name: str) -> str | None:
+    return "jvm" if name == "java" else "python" if name.startswith("python") else None
+
+
+class Tracked:
+    """A run and the peak RSS (MB) of its largest Python and JVM processes."""
+
+    def __init__(self, run: Run, peaks: dict[str, float]):
+        self.run, self.peaks = run, peaks
+
+
+def measure_tree(cmd: list[str], *, cwd=None, env=None, timeout: float | None = None) -> Tracked:
+    """`_common.measure`, with every process the command starts followed through /proc meanwhile."""
+    peaks = {"python": 0.0, "jvm": 0.0}
+    done = threading.Event()
+
+    def follow():
+        while not done.is_set():
+            for pid in _descendants(os.getpid()):
+                found = _peak_kb(pid)
+                kind = found and kind_of(found[0])
+                if kind:
+                    peaks[kind] = max(peaks[kind], found[1] / 1024)
+            done.wait(SAMPLE_SECONDS)
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    try:
+        run = measure(cmd, cwd=cwd, env=env, timeout=timeout)
+    finally:
+        done.set()
+        follower.join()
+    return Tracked(run, peaks)
+
+
+# ------------------------------------------------------------------ the data file
+
+def data_file(folder: Path, n: int, timeout: float) -> Path:
+    """The generated Parquet file of `n` rows in `folder`, written once (seeded: the same bytes every time).
+
+    The folder is made a project root (a `.git` marker) so that the specs written beside the file may read it.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".git").mkdir(exist_ok=True)
+    path = folder / f"runs-{n}-{GENERATOR}.parquet"
+    if not path.exists():
+        part = path.with_suffix(".part")
+        print(f"generating {n:,} rows into {path} ...", file=sys.stderr)
+        made = measure(python("-c", GENERATE, str(n), str(part), str(RUNS)), timeout=timeout)
+        if not made.ok:
+            part.unlink(missing_ok=True)
+            raise SystemExit(f"generating {n:,} rows failed: {made.status} {made.stderr[-300:]}")
+        part.rename(path)
+    return path
+
+
+# ------------------------------------------------------------------ the Spark half's availability
+
+def spark_missing(repo: Path, env: dict) -> str | None:
+    """Why `chartc compile --engine spark` cannot run here, or None."""
+    if not chartc_supports(repo, "compile", "--engine"):
+        return "chartc compile has no --engine option at this revision"
+    probe = measure(python("-c", "import pyspark"), env=env, timeout=120)
+    if not probe.ok:
+        return "pyspark is not installed (pip install pyspark)"
+    if not shutil.which("java", path=env.get("PATH")):
+        return "no java on PATH (Spark needs a JDK 17 or 21)"
+    return None
+
+
+# One fresh process per engine through the Python API: how long each step takes. The Spark session is started
+# first, as the engine would start it, so that its start is timed apart from the compile.
+PHASES = """\
+import json, sys, time
+spec, out, engine, master = sys.argv[1:5]
+t = [time.perf_counter()]
+import chartc
+t.append(time.perf_counter())
+if engine == "spark":
+    from pyspark.sql import SparkSession
+    SparkSession.builder.master(master).config("spark.ui.enabled", "false").getOrCreate()
+t.append(time.perf_counter())
+# full=False: as `chartc compile -o x.vl.json`, no renderer started
+chart = chartc.load(spec, engine=engine, full=False) if engine != "duckdb" else chartc.load(spec, full=False)
+t.append(time.perf_counter())
+chart.save(out)
+t.append(time.perf_counter())
+steps = dict(zip(["import chartc", "Spark session", "compile (load)", "write"], [b - a for a, b in zip(t, t[1:])]))
+if engine != "spark":
+    del steps["Spark session"]
+print(json.dumps(steps))
+"""
+
+
+def phases(run: Run) -> dict[str, float] | None:
+    try:
+        return json.loads(run.stdout.strip().splitlines()[-1]) if run.ok else None
+    except (ValueError, IndexError):
+        return None
+
+
+# ------------------------------------------------------------------ per-core scan rates (--scan)
+
+# Portable between the two dialects: `isfinite` is DuckDB's, and NaN sorts above infinity in both engines.
+FINITE = "abs(loss) < CAST('Infinity' AS DOUBLE)"
+SCANS = {
+    "1 column: count, sum(loss)": (["loss"], "SELECT count(*), sum(loss) FROM {source}"),
+    "3 columns: sum(run), sum(step), sum(loss)": (["run", "step", "loss"],
+                                                  "SELECT sum(run), sum(step), sum(loss) FROM {source}"),
+    "histogram, 40 bins (extent, then bins)": (["loss"], f"""
+        WITH e AS (SELECT min(loss) AS lo, max(loss) AS hi FROM {{source}} WHERE {FINITE})
+        SELECT least(CAST(floor((loss - lo) / (hi - lo) * 40) AS BIGINT), 39) AS b, count(*)
+        FROM {{source}} CROSS JOIN e WHERE {FINITE} GROUP BY b ORDER BY b"""),
+}
+
+# Each query's wall time and CPU time (of the process, every thread: DuckDB's and, below, the JVM's): on a shared
+# machine the CPU seconds say what a core does, whatever share of it the process got.
+TREE_CPU = """\
+import os
+TICK = os.sysconf("SC_CLK_TCK")
+def tree_cpu():
+    \"\"\"User + system seconds of this process and of every process below it (the JVM), live ones.\"\"\"
+    children, total = {}, 0.0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append((int(name), int(fields[11]) + int(fields[12])))
+            except (OSError, IndexError, ValueError):
+                pass
+    todo = [os.getpid()]
+    with open(f"/proc/{os.getpid()}/stat", "rb") as stat:
+        fields = stat.read().rsplit(b")", 1)[1].split()
+    total = int(fields[11]) + int(fields[12])
+    while todo:
+        for pid, ticks in children.get(todo.pop(), []):
+            total += ticks
+            todo.append(pid)
+    return total / TICK
+"""
+
+SCAN_DUCKDB = TREE_CPU + """\
+import json, sys, time, duckdb
+path, threads, repeat, queries = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), json.loads(sys.argv[4])
+connection = duckdb.connect()
+connection.execute(f"SET threads = {threads}")
+source = "read_parquet('" + path.replace("'", "''") + "')"
+times = {}
+for name, sql in queries.items():
+    times[name] = []
+    for _ in range(repeat):
+        start, cpu = time.perf_counter(), tree_cpu()
+        connection.execute(sql.format(source=source)).fetchall()
+        times[name].append((time.perf_counter() - start, tree_cpu() - cpu))
+print(json.dumps(times))
+"""
+
+SCAN_SPARK = TREE_CPU + """\
+import json, sys, time
+import sqlglot
+from pyspark.sql import SparkSession
+path, master, repeat, queries = sys.argv[1], sys.argv[2], int(sys.argv[3]), json.loads(sys.argv[4])
+start = time.perf_counter()
+spark = SparkSession.builder.master(master).config("spark.ui.enabled", "false").getOrCreate()
+spark.sparkContext.setLogLevel("ERROR")
+times = {"Spark session": [(time.perf_counter() - start, 0.0)]}
+spark.read.parquet(path).createOrReplaceTempView("source")
+for name, sql in queries.items():
+    text = sqlglot.transpile(sql.format(source="source"), read="duckdb", write="spark")[0]
+    times[name] = []
+    for _ in range(repeat):
+        start, cpu = time.perf_counter(), tree_cpu()
+        spark.sql(text).collect()
+        times[name].append((time.perf_counter() - start, tree_cpu() - cpu))
+spark.stop()
+print(json.dumps(times))
+"""
+
+
+def column_bytes(path: Path) -> dict[str, int]:
+    """Each column's compressed bytes in the file (what a scan of it reads)."""
+    import pyarrow.parquet as pq
+
+    metadata, sizes = pq.ParquetFile(path).metadata, {}
+    for group in range(metadata.num_row_groups):
+        for index in range(metadata.num_columns):
+            column = metadata.row_group(group).column(index)
+            sizes[column.path_in_schema] = sizes.get(column.path_in_schema, 0) + column.total_compressed_size
+    return sizes
+
+
+def scan(args, path: Path, n: int, env: dict, runs: int) -> int:
+    """Rows per second per core of each engine on each scan: the anchor of docs/spark.md's estimates."""
+    queries = {name: sql for name, (_, sql) in SCANS.items()}
+    engines = {f"DuckDB, threads {k}": python("-c", SCAN_DUCKDB, str(path), str(k), str(runs), json.dumps(queries))
+               for k in (1, 2)}
+    if measure(python("-c", "import pyspark"), env=env, timeout=120).ok and shutil.which("java"):
+        engines.update({f"Spark SQL, local[{k}]": python("-c", SCAN_SPARK, str(path), f"local[{k}]", str(runs),
+                                                          json.dumps(queries)) for k in (1, 2)})
+    else:
+        print("spark engine not available: pyspark or java is missing; DuckDB alone", file=sys.stderr)
+    sizes = column_bytes(path)
+    found, loads = {}, []
+    for name, cmd in engines.items():
+        loads.append(os.getloadavg()[0])
+        tracked = measure_tree(cmd, cwd=args.repo, env=env, timeout=args.timeout)
+        found[name] = (tracked, phases(tracked.run) if tracked.run.ok else None)
+    print_machine(args.repo)
+    print(f"\n== per-core scan rates, {n:,} rows (Parquet {path.stat().st_size / 1e9:.2f} GB, "
+          f"{path.stat().st_size / n:.2f} bytes a row), best of {runs} in one process per engine, rows per second "
+          f"of wall time and per CPU second (the process's threads and the JVM's, GC and compiler included); "
+          f"load average {min(loads):.1f}-{max(loads):.1f} during the runs")
+    rows, notes = [], []
+    for query, (columns, _) in SCANS.items():
+        read = sum(sizes[c] for c in columns)
+        for name, (tracked, times) in found.items():
+            if times is None:
+                rows.append([query, name, f"{tracked.run.status}: {tracked.run.stderr.strip()[-80:]}", "", "", ""])
+                continue
+            wall = min(t for t, _ in times[query])
+            cpu = min(c for _, c in times[query])  # the run after the JVM compiled its code
+            rows.append([query, name, seconds(wall), f"{n / wall / 1e6:,.1f} M", seconds(cpu),
+                         f"{n / cpu / 1e6:,.1f} M", f"{read / cpu / 1e6:,.0f} MB/s"])
+            notes.append(f"{query}, {name}: runs {', '.join(f'{seconds(t)} ({seconds(c)} CPU)' for t, c in times[query])}")
+    print(table(["query", "engine", "best wall", "rows/s", "least CPU", "rows per CPU second",
+                 "Parquet per CPU second"], rows))
+    for name, (tracked, times) in found.items():
+        start = f"; Spark session {seconds(times['Spark session'][0][0])}" if times and "Spark session" in times else ""
+        notes.append(f"{name}: peak RSS python {megabytes(tracked.peaks['python'])}, "
+                     f"JVM {megabytes(tracked.peaks['jvm'])}{start}")
+    print("notes:\n  " + "\n  ".join(notes))
+    return 0
+
+
+# ------------------------------------------------------------------ the charts on both engines
+
+def options(parser) -> None:
+    parser.add_argument("--huge", action="store_true", help="10^8 rows instead of 10^7 (~1.7 GB of Parquet)")
+    parser.add_argument("--charts", nargs="+", default=list(SPECS), choices=list(SPECS),
+                        help="only these charts (default: all four)")
+    parser.add_argument("--master", default="local[2]", help="Spark's master URL (default: local[2])")
+    parser.add_argument("--data", type=Path,
+                        default=Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks",
+                        help="where the generated Parquet files are kept between runs")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
+    parser.add_argument("--scan", action="store_true",
+                        help="measure each engine's per-core scan rate instead of compiling the charts")
+
+
+def main(argv=None) -> int:
+    args = arguments(__doc__.splitlines()[0], argv, extra=options)
+    runs = repeats(args, 3, 1)
+    n = 10 ** 6 if args.quick else 10 ** 8 if args.huge else 10 ** 7
+    env = child_env(args.repo)
+    path = data_file(args.data.expanduser().resolve(), n, timeout=3600)
+    if args.scan:
+        return scan(args, path, n, env, runs)
+    missing = spark_missing(args.repo, env)
+    if missing:
+        print(f"spark engine not available: {missing}; the DuckDB half alone", file=sys.stderr)
+    engines = ["duckdb"] + ([] if missing else ["spark"])
+    with tempfile.TemporaryDirectory(prefix="chartc-spark-") as tmp:
+        out = Path(tmp)
+        env = {**env, "XDG_CACHE_HOME": str(out / "cache")}
+        # The project's settings beside the specs: the master, no Spark UI (read only by the Spark engine).
+        settings = path.parent / "chartc.toml"
+        settings.unlink(missing_ok=True)
+        if not missing:
+            settings.write_text(f'[spark]\nmaster = "{args.master}"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n',
+                                encoding="utf-8")
+        specs = {}
+        for chart in args.charts:
+            spec = path.parent / f"spark-{chart}-{n}.yaml"
+            spec.write_text(SPECS[chart].replace("runs.parquet", path.name), encoding="utf-8")
+            specs[chart] = spec
+        # The data file's hash, kept in the run's cache folder, as every compile of a file after its first finds it.
+        primed = measure(python("-c", PRIME_HASH, str(next(iter(specs.values())))), cwd=args.repo, env=env,
+                         timeout=args.timeout)
+        if not primed.ok:
+            print(f"hashing the data file failed: {primed.status} {primed.stderr[-300:]}", file=sys.stderr)
+            return 1
+        commands = {}
+        for chart, spec in specs.items():
+            for engine in engines:
+                extra = ["--engine", "spark"] if engine == "spark" else []
+                commands[chart, engine] = chartc("compile", str(spec), "-o", str(out / f"{chart}.{engine}.vl.json"),
+                                                 *extra)
+        results: dict = {key: [] for key in commands}
+        loads = []
+        for round_ in range(runs + (1 if n <= 10 ** 7 else 0)):  # one unmeasured round first, but at 10^8
+            for key, cmd in commands.items():
+                loads.append(os.getloadavg()[0])
+                tracked = measure_tree(cmd, cwd=args.repo, env=env, timeout=args.timeout)
+                if round_ < runs:
+                    results[key].append(tracked)
+        timed = {}
+        for chart, spec in specs.items():
+            for engine in engines:
+                timed[chart, engine] = measure_tree(
+                    python("-c", PHASES, str(spec), str(out / f"{chart}.{engine}.api.vl.json"), engine, args.master),
+                    cwd=args.repo, env=env, timeout=args.timeout)
+        same = {}
+        for chart in specs:
+            a, b = out / f"{chart}.duckdb.vl.json", out / f"{chart}.spark.vl.json"
+            if "spark" in engines:
+                same[chart] = ("identical" if a.read_bytes() == b.read_bytes() else "DIFFERENT") \
+                    if a.exists() and b.exists() else "not compared (a compile failed)"
+            sizes = {engine: (out / f"{chart}.{engine}.vl.json").stat().st_size
+                     for engine in engines if (out / f"{chart}.{engine}.vl.json").exists()}
+            same[chart] = (same.get(chart, "spark not run"), sizes)
+
+    print_machine(args.repo)
+    print(f"\n== {n:,} rows (Parquet {path.stat().st_size / 1e9:.2f} GB), `chartc compile -o x.vl.json`, "
+          f"median of {runs}, fresh process each; Spark master {args.master}; "
+          f"load average {min(loads):.1f}-{max(loads):.1f} during the runs")
+    if missing:
+        print(f"spark engine not available: {missing}")
+    for chart in specs:
+        verdict, sizes = same[chart]
+        print(f"\n-- {chart}: the two Vega-Lite files {verdict} "
+              f"({', '.join(f'{e} {s / 1000:,.1f} kB' for e, s in sizes.items())})")
+        rows = []
+        for engine in engines:
+            series = results[chart, engine]
+            ok = [t for t in series if t.run.ok]
+            if len(ok) < len(series):
+                bad = next(t.run for t in series if not t.run.ok)
+                rows.append([engine, f"{bad.status}: {bad.stderr.strip()[-100:]}", "", "", ""])
+                continue
+            walls = sorted(t.run.wall for t in ok)
+            rows.append([engine, seconds(walls[len(walls) // 2]), seconds(sum(t.run.cpu for t in ok) / len(ok)),
+                         megabytes(max(t.peaks["python"] for t in ok)),
+                         megabytes(max(t.peaks["jvm"] for t in ok)) if engine == "spark" else "-"])
+        print(table(["engine", "wall", "CPU (mean)", "peak RSS python", "peak RSS JVM"], rows))
+        for engine in engines:
+            steps = phases(timed[chart, engine].run)
+            text = ", ".join(f"{step} {seconds(t)}" for step, t in steps.items()) if steps else \
+                f"{timed[chart, engine].run.status}: {timed[chart, engine].run.stderr.strip()[-160:]}"
+            print(f"   {engine}, one process through the Python API: {text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
