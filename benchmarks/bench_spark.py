@@ -9,8 +9,9 @@ run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
-- ``spark``: the same with ``--engine spark`` (``--master``, default
-  ``local[2]``, passed as ``spark.master``; the Spark UI off).
+- ``spark``: the same with ``--engine spark``, the master (``--master``, default
+  ``local[2]``) and the Spark UI off set in a ``chartc.toml`` beside the specs
+  (``[spark]``, written only when the Spark half runs).
 
 For each: wall time; peak RSS of the Python process and of the JVM (every process
 the command starts is followed through /proc: the largest ``VmHWM`` of a
@@ -187,6 +188,12 @@ print(json.dumps(steps))
 """
 
 
+def last_line(run: Run) -> str:
+    """The last line a failed child wrote to stderr (the error, under its traceback)."""
+    lines = run.stderr.strip().splitlines()
+    return lines[-1][-160:] if lines else run.status
+
+
 def phases(run: Run) -> dict[str, float] | None:
     try:
         return json.loads(run.stdout.strip().splitlines()[-1]) if run.ok else None
@@ -319,7 +326,7 @@ def scan(args, path: Path, n: int, env: dict, runs: int) -> int:
         read = sum(sizes[c] for c in columns)
         for name, (tracked, times) in found.items():
             if times is None:
-                rows.append([query, name, f"{tracked.run.status}: {tracked.run.stderr.strip()[-80:]}", "", "", ""])
+                rows.append([query, name, f"{tracked.run.status}: {last_line(tracked.run)}", "", "", "", ""])
                 continue
             wall = min(t for t, _ in times[query])
             cpu = min(c for _, c in times[query])  # the run after the JVM compiled its code
@@ -429,7 +436,7 @@ def main(argv=None) -> int:
             ok = [t for t in series if t.run.ok]
             if len(ok) < len(series):
                 bad = next(t.run for t in series if not t.run.ok)
-                rows.append([engine, f"{bad.status}: {bad.stderr.strip()[-100:]}", "", "", ""])
+                rows.append([engine, f"{bad.status}: {last_line(bad)}", "", "", ""])
                 continue
             walls = sorted(t.run.wall for t in ok)
             rows.append([engine, seconds(walls[len(walls) // 2]), seconds(sum(t.run.cpu for t in ok) / len(ok)),
@@ -439,7 +446,7 @@ def main(argv=None) -> int:
         for engine in engines:
             steps = phases(timed[chart, engine].run)
             text = ", ".join(f"{step} {seconds(t)}" for step, t in steps.items()) if steps else \
-                f"{timed[chart, engine].run.status}: {timed[chart, engine].run.stderr.strip()[-160:]}"
+                f"{timed[chart, engine].run.status}: {last_line(timed[chart, engine].run)}"
             print(f"   {engine}, one process through the Python API: {text}")
     return 0
 
