@@ -41,6 +41,7 @@ import math
 from ...infra.table import NUMBER, Table
 from ...ir.nodes import Channel, Chart, Layer
 from .engine import quote_identifier
+from .sources import register_arrays
 from .sql import ROW, register_table
 from .vega import channel_type
 
@@ -145,9 +146,8 @@ def box_rows(connection, chart: Chart, layer: Layer, table: Table, types: dict) 
     if not fences:
         return _rows(table, groupby, field, groups, [], [])
     # The whiskers and each group's first value within them; then the outliers (and a short group's every row).
-    connection.execute("CREATE OR REPLACE TEMP TABLE box_fences (g BIGINT, lo DOUBLE, hi DOUBLE, raw BOOLEAN)")
-    connection.executemany("INSERT INTO box_fences VALUES (?, ?, ?, false)", fences)
-    joined = f"FROM {ided} t JOIN box_fences f USING (g)"
+    fenced = _register_fences(connection, fences, set())
+    joined = f"FROM {ided} t JOIN {fenced} f USING (g)"
     within = "t.v >= f.lo AND t.v <= f.hi"
     for g, low, high, first in connection.execute(
             f"SELECT g, min(t.v) FILTER (WHERE {within}), max(t.v) FILTER (WHERE {within}), "
@@ -158,11 +158,20 @@ def box_rows(connection, chart: Chart, layer: Layer, table: Table, types: dict) 
         stats["raw"] = low is None or low > q1 or high < q3  # no whisker outside the box: the rows as they are
     raw = [g for g, stats in groups.items() if stats.get("raw")]
     if raw:
-        connection.executemany("UPDATE box_fences SET raw = true WHERE g = ?", [(g,) for g in raw])
+        _register_fences(connection, fences, set(raw))
     kept = connection.execute(
         f"SELECT t.r, t.g, t.v {joined} WHERE f.raw OR t.v < f.lo OR t.v > f.hi ORDER BY t.r").fetchall()
-    connection.execute("DROP TABLE box_fences")
     return _rows(table, groupby, field, groups, kept, raw)
+
+
+def _register_fences(connection, fences: list, raw: set) -> str:
+    """Each group's fences as the relation ``box_fences`` (g, lo, hi, raw), entering the engine as any rows do."""
+    import numpy as np
+
+    groups, lows, highs = zip(*fences)
+    return register_arrays(connection, "box_fences", {
+        "g": np.array(groups, dtype="int64"), "lo": np.array(lows, dtype="float64"),
+        "hi": np.array(highs, dtype="float64"), "raw": np.array([g in raw for g in groups], dtype="bool")})
 
 
 def _quartile(at: dict, count: int, p: float) -> float:

@@ -9,10 +9,32 @@ never load it (tests/test_architecture.py checks).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import duckdb
+
+# The engines a chart's rows can run on: the embedded DuckDB, or Apache Spark (`spark`).
+ENGINES = ("duckdb", "spark")
+# The engine this compile's queries go to: None for DuckDB, else the Spark settings (`use_engine`).
+_engine: contextvars.ContextVar = contextvars.ContextVar("chartc_engine", default=None)
+
+
+@contextlib.contextmanager
+def use_engine(settings):
+    """Send the data stage's queries to Spark with these settings (`spark.SparkSettings`), or None for DuckDB."""
+    token = _engine.set(settings)
+    try:
+        yield
+    finally:
+        _engine.reset(token)
+
+
+def current_engine() -> str:
+    """The name of the engine a new connection is opened on."""
+    return "duckdb" if _engine.get() is None else "spark"
 
 # Settings every connection gets, and why.
 SETTINGS = {
@@ -28,11 +50,16 @@ SETTINGS = {
 
 
 def connect() -> duckdb.DuckDBPyConnection:
-    """A new in-memory database with chartc's settings.
+    """A new in-memory database with chartc's settings, or a session of Spark when the compile runs there.
 
     Returns:
-        A DuckDB connection; the caller owns it (close it, or let it go out of scope).
+        A DuckDB connection (or `spark.SparkConnection`); the caller owns it (close it, or let it go out of scope).
     """
+    settings = _engine.get()
+    if settings is not None:
+        from .spark import connect_spark
+
+        return connect_spark(settings)
     import duckdb  # ~0.15 s: only a compile that reads rows pays it
 
     connection = duckdb.connect(":memory:")

@@ -164,7 +164,9 @@ def register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suf
     import duckdb
 
     try:
-        if suffix == ".parquet":
+        if suffix == ".parquet" and is_spark(connection):  # Spark reads the files where it runs
+            base = quote_identifier(connection.read_parquet(f"{name}__files", [str(path) for path in paths]))
+        elif suffix == ".parquet":
             files = "[" + ", ".join(quote_text(str(path)) for path in paths) + "]"
             base = f"read_parquet({files}, union_by_name = true)"
         else:
@@ -186,7 +188,7 @@ def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], 
         The view's name, or None where the rows are numbered by `EngineTable.rows_view` (several files,
         other formats, a column already named as the number).
     """
-    if suffix != ".parquet" or len(paths) != 1:
+    if suffix != ".parquet" or len(paths) != 1 or is_spark(connection):
         return None
     file = f"[{quote_text(str(paths[0]))}], union_by_name = true"
     columns = connection.sql(f"SELECT * FROM read_parquet({file})")  # the file's own types, as `register_files`
@@ -195,6 +197,11 @@ def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], 
         return None
     return _typed_view(connection, f"read_parquet({file}, file_row_number = true)", described, f"{name}__rows",
                        f"file_row_number AS {quote_identifier(ROW)}")
+
+
+def is_spark(connection) -> bool:
+    """Whether the connection is Spark's (`spark.SparkConnection`), which reads files its own way."""
+    return getattr(connection, "engine", "duckdb") == "spark"
 
 
 def _typed_view(connection: duckdb.DuckDBPyConnection, base: str, described: list, name: str,

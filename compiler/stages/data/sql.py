@@ -605,7 +605,7 @@ class _Chain:
         group = f" GROUP BY {', '.join(quote_identifier(n) for n in key_names)}" if keys else ""
         grouped = self.add(f"SELECT min({SEQ}) AS {first}, {sample([listed, *extent])} AS {points} "
                            f"FROM {quote_identifier(base)}{group}")
-        unnested = self.add(f"SELECT {first}, {points}, unnest(range(CAST(len({points}) / 2 AS BIGINT))) AS {index} "
+        unnested = self.add(f"SELECT {first}, {points}, unnest(range(CAST(array_length({points}) / 2 AS BIGINT))) AS {index} "
                             f"FROM {quote_identifier(grouped)}")
         value, density = Column(self.fresh(), NUM), Column(self.fresh(), NUM)
         carry, fields = [], {}

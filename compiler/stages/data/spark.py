@@ -1,0 +1,414 @@
+"""Apache Spark as the data engine: the data stage's queries, written in DuckDB's dialect, run by Spark.
+
+    chartc.toml: engine = "spark", [spark] master / remote / conf  -> SparkSettings
+    SparkSettings -spark_session-> one SparkSession per process (a local Spark, a cluster or Spark Connect)
+    SparkConnection: the part of a DuckDB connection the data stage uses (execute, sql, register,
+        create_function), each query transpiled by sqlglot (`spark_sql`) and run by Spark SQL
+
+The data stage writes one dialect (docs/data-engine.md says why): this module
+is the whole backend. Each compile gets a session of its own over the shared
+Spark context (`newSession`: its own temporary views and functions). What
+DuckDB says differently from Spark is rewritten on the syntax tree before
+Spark's text is written (`_rewrite`); a query Spark refuses raises
+`SparkQueryError`, a `duckdb.Error`, so every caller's handling of a failed
+query holds for both engines. Nothing here imports pyspark or sqlglot at
+module level: a chart on the default engine never loads them.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from .engine import quote_identifier
+
+# The Spark settings every session gets, and why.
+SESSION_CONF = {
+    # Timestamps read and shown in UTC, as the DuckDB connection's zone (engine.SETTINGS).
+    "spark.sql.session.timeZone": "UTC",
+    # Vega's arithmetic: a cast that fails or a division by zero is a null, not an error (DuckDB's
+    # TRY semantics where the data stage asks for them, its NULL for x / 0).
+    "spark.sql.ansi.enabled": "false",
+    # No web UI: nothing listens on a port the user did not ask for.
+    "spark.ui.enabled": "false",
+    # No progress bar drawn over the command's output.
+    "spark.ui.showConsoleProgress": "false",
+    # A chart's queries read small relations many times: few shuffle partitions, not Spark's 200.
+    "spark.sql.shuffle.partitions": "2",
+    # Rows in and out of Python as Arrow batches, not one Python object per cell.
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+# Local mode's default: two worker threads, as CI's machine has two cores.
+DEFAULT_MASTER = "local[2]"
+
+
+TRACE = os.environ.get("CHARTC_SPARK_TRACE")
+# Spark's logging configuration: off (a failure is chartc's diagnostic, never the JVM's log).
+LOG_SETTINGS = Path(__file__).with_name("spark-log4j2.properties")
+
+
+class SparkQueryError(duckdb.Error):
+    """A query Spark refused or failed (its first line kept, never a Java stack trace)."""
+
+
+class SparkUnavailable(Exception):
+    """No Spark to run on: pyspark not installed, no Java, or the cluster cannot be reached."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where Spark runs, from the project file's ``[spark]`` table (never from a spec).
+
+    Attributes:
+        master: a master URL (``local[2]``, ``spark://host:7077``, ``yarn``).
+        remote: a Spark Connect URL (``sc://host:15002``); wins over `master`.
+        conf: more Spark settings, as ``spark.*`` keys to text values.
+    """
+
+    master: str = DEFAULT_MASTER
+    remote: str | None = None
+    conf: tuple = field(default_factory=tuple)
+
+
+_sessions: dict = {}
+_lock = threading.Lock()
+# How long the last `spark_session` call took to start Spark (0 when it was running already).
+startup_seconds = 0.0
+
+
+def spark_session(settings: SparkSettings):
+    """The process's Spark session for these settings, started at the first call.
+
+    Raises:
+        SparkUnavailable: pyspark is not installed, Java is missing, or the master cannot be reached.
+    """
+    global startup_seconds
+    with _lock:
+        if settings in _sessions:
+            startup_seconds = 0.0
+            return _sessions[settings]
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            raise SparkUnavailable("the Spark engine needs pyspark, which is not installed",
+                                   "install it: pip install 'chartc[spark]' (and a JDK 17)") from None
+        started = time.perf_counter()
+        # Python functions a query calls run in Spark's Python workers: this interpreter, which has chartc.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        builder = SparkSession.builder.appName("chartc")
+        builder = builder.remote(settings.remote) if settings.remote else builder.master(settings.master)
+        quiet = f"-Dlog4j2.configurationFile={LOG_SETTINGS.as_uri()}"
+        for key, value in {**SESSION_CONF, "spark.driver.extraJavaOptions": quiet, "spark.executorEnv.PYSPARK_PYTHON":
+                           sys.executable, **dict(settings.conf)}.items():
+            if settings.remote and key == "spark.ui.enabled":
+                continue
+            builder = builder.config(key, value)
+        try:
+            session = builder.getOrCreate()
+        except Exception as error:  # Py4J's and Java's errors: only their first line is the user's business
+            where = settings.remote or settings.master
+            raise SparkUnavailable(f"Spark could not start at {where}: {first_line(error)}",
+                                   "check `master` or `remote` in the project's [spark] table, that Java 17 "
+                                   "is installed (java -version), and that the cluster is reachable") from None
+        session.sparkContext.setLogLevel("ERROR") if not settings.remote else None
+        startup_seconds = time.perf_counter() - started
+        _sessions[settings] = session
+        return session
+
+
+def first_line(error: BaseException) -> str:
+    """An error's first meaningful line: Spark's message without its JVM stack trace."""
+    text = getattr(error, "getMessage", None)
+    text = text() if callable(text) else str(error)
+    for line in str(text).strip().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("at ", "Traceback", "JVM stacktrace")):
+            return line[:300]
+    return type(error).__name__
+
+
+# ------------------------------------------------------------------ DuckDB's SQL as Spark's
+
+def spark_sql(sql: str, parameters=None) -> str:
+    """A query in DuckDB's dialect (parameters ``$1``... bound to their values) as Spark SQL text."""
+    import sqlglot
+    from sqlglot import exp
+
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    if parameters:
+        values = list(parameters)
+        tree = tree.transform(lambda node: _literal(values[int(node.this) - 1])
+                              if isinstance(node, exp.Placeholder) and str(node.this).isdigit() else node)
+    return _rewrite(tree).sql(dialect="spark")
+
+
+def _literal(value):
+    """A Python value as a SQL literal of the tree."""
+    from sqlglot import exp
+
+    if isinstance(value, (list, tuple)):
+        return exp.Array(expressions=[_literal(item) for item in value])
+    if value is None:
+        return exp.Null()
+    if isinstance(value, bool):
+        return exp.Boolean(this=value)
+    if isinstance(value, int):
+        return exp.Literal.number(value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return exp.Cast(this=exp.Literal.string(repr(value)), to=exp.DataType.build("DOUBLE"))
+        return exp.Cast(this=exp.Literal.string("NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")),
+                        to=exp.DataType.build("DOUBLE"))
+    return exp.Literal.string(str(value))
+
+
+def _rewrite(tree):
+    """What DuckDB and Spark say differently, said Spark's way (each rewrite keeps the value DuckDB computes)."""
+    from sqlglot import exp
+
+    def rewrite(node):
+        # isfinite(x): Spark has none; |x| < inf is false for NaN and ±inf and null for null, as DuckDB's.
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "isfinite":
+            return exp.LT(this=exp.Abs(this=node.expressions[0]),
+                          expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")))
+        # row_number() OVER (): Spark wants an order; the rows' own order is the scan's.
+        if (isinstance(node, exp.Window) and isinstance(node.this, exp.RowNumber) and not node.args.get("order")
+                and not node.args.get("partition_by")):
+            node.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Anonymous(
+                this="monotonically_increasing_id", expressions=[]))]))
+            return node
+        # list[i] with i computed: DuckDB counts from 1, Spark's brackets from 0 (sqlglot moves only
+        # literal indices); element_at counts from 1 and gives null past the end, as DuckDB does.
+        if (isinstance(node, exp.Bracket) and len(node.expressions) == 1
+                and not isinstance(node.expressions[0], exp.Literal)):
+            return exp.Anonymous(this="element_at", expressions=[node.this, node.expressions[0]])
+        # HUGEINT (a sum of 64-bit hashes): Spark's widest exact number.
+        if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
+            return exp.DataType.build("DECIMAL(38, 0)")
+        return node
+
+    return tree.transform(rewrite)
+
+
+# ------------------------------------------------------------------ the connection
+
+# Spark's types as the DuckDB type names the data stage reads (`sources.ENGINE_TYPES`).
+SPARK_TYPES = {
+    "StringType": "VARCHAR", "VarcharType": "VARCHAR", "CharType": "VARCHAR",
+    "DoubleType": "DOUBLE", "FloatType": "FLOAT", "DecimalType": "DECIMAL",
+    "LongType": "BIGINT", "IntegerType": "INTEGER", "ShortType": "SMALLINT", "ByteType": "TINYINT",
+    "BooleanType": "BOOLEAN", "DateType": "DATE",
+    "TimestampType": "TIMESTAMP WITH TIME ZONE", "TimestampNTZType": "TIMESTAMP",
+    "ArrayType": "LIST", "StructType": "STRUCT", "MapType": "MAP", "VariantType": "VARIANT",
+    "BinaryType": "BLOB", "NullType": '"NULL"',
+}
+# A function's DuckDB parameter and return types (`sql._Chain.function`) as Spark's.
+UDF_TYPES = {"DOUBLE": "double", "VARCHAR": "string", "BOOLEAN": "boolean", "BIGINT": "bigint",
+             "DOUBLE[]": "array<double>", "VARCHAR[]": "array<string>", "BIGINT[]": "array<bigint>"}
+
+
+class _Result:
+    """Rows of a query, as a DuckDB cursor or relation gives them."""
+
+    def __init__(self, frame, rows: list | None = None):
+        self._frame = frame
+        self._rows = rows
+
+    def _fetched(self) -> list:
+        if self._rows is None:
+            try:
+                started = time.perf_counter()
+                self._rows = [tuple(_python(value) for value in row) for row in self._frame.collect()]
+                if TRACE:
+                    print(f"{time.perf_counter() - started:7.3f}s {len(self._rows)} rows", flush=True)
+            except Exception as error:
+                raise SparkQueryError(first_line(error)) from None
+        return self._rows
+
+    def fetchall(self) -> list:
+        return self._fetched()
+
+    def fetchone(self):
+        rows = self._fetched()
+        return rows[0] if rows else None
+
+    @property
+    def columns(self) -> list[str]:
+        return [] if self._frame is None else list(self._frame.columns)
+
+    @property
+    def types(self) -> list[str]:
+        if self._frame is None:
+            return []
+        return [SPARK_TYPES.get(type(f.dataType).__name__, "VARCHAR") for f in self._frame.schema.fields]
+
+    @property
+    def description(self) -> list:
+        return [(name, sql_type) for name, sql_type in zip(self.columns, self.types)]
+
+
+def _python(value):
+    """A cell as DuckDB's Python client gives it: structs as dicts, decimals kept, timestamps naive UTC."""
+    if isinstance(value, tuple) and hasattr(value, "asDict"):
+        return {key: _python(item) for key, item in value.asDict().items()}
+    if isinstance(value, list):
+        return [_python(item) for item in value]
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    if isinstance(value, decimal.Decimal):
+        return value
+    return value
+
+
+class SparkConnection:
+    """A DuckDB connection's surface over a Spark session of its own: what the data stage calls."""
+
+    engine = "spark"
+
+    def __init__(self, session):
+        self.session = session.newSession()
+        self.views: set[str] = set()
+        self.cached: set[str] = set()
+
+    # queries
+    def execute(self, sql: str, parameters=None) -> _Result:
+        from sqlglot import exp
+
+        text = sql.strip()
+        if text.upper().startswith("SET "):
+            return _Result(None, [])  # DuckDB's settings; Spark's are the session's (SESSION_CONF)
+        try:
+            import sqlglot
+
+            tree = sqlglot.parse_one(text, read="duckdb")
+        except Exception as error:
+            raise SparkQueryError(f"not a query chartc can send to Spark: {first_line(error)}") from None
+        if isinstance(tree, exp.Create) and tree.args.get("kind") in ("TABLE", "VIEW"):
+            return self._create(tree, parameters)
+        if isinstance(tree, exp.Drop):
+            name = tree.this.name
+            self.drop(name)
+            return _Result(None, [])
+        return self._run(spark_sql(text, parameters))
+
+    def sql(self, sql: str) -> _Result:
+        return self.execute(sql)
+
+    def _run(self, text: str) -> _Result:
+        try:
+            frame = self.session.sql(text)
+        except Exception as error:
+            raise SparkQueryError(first_line(error)) from None
+        return _Result(frame)
+
+    def _create(self, tree, parameters) -> _Result:
+        """A DuckDB temporary view or table as a Spark temporary view (a table is cached: it is read again)."""
+        import sqlglot  # noqa: F401
+
+        name = tree.this.name if not hasattr(tree.this, "this") or tree.this.this is None else tree.this.this.name
+        select = tree.expression
+        query = _rewrite(select).sql(dialect="spark") if not parameters else spark_sql(select.sql("duckdb"), parameters)
+        frame = self._run(query)._frame
+        if tree.args.get("kind") == "TABLE":
+            try:
+                frame = frame.localCheckpoint(eager=True)  # computed once, as DuckDB's temporary table
+            except Exception as error:
+                raise SparkQueryError(first_line(error)) from None
+            self.cached.add(name)
+        frame.createOrReplaceTempView(name)
+        self.views.add(name)
+        return _Result(None, [])
+
+    def drop(self, name: str) -> None:
+        self.session.catalog.dropTempView(name)
+        self.views.discard(name)
+        self.cached.discard(name)
+
+    def executemany(self, sql: str, rows) -> None:
+        for row in rows:
+            self.execute(sql.replace("?", "${}").format(*range(1, sql.count("?") + 1)) if "?" in sql else sql, row)
+
+    # rows in
+    def register(self, name: str, columns) -> None:
+        """Columns held in Python (numpy arrays by name, an Arrow table or a pandas frame) as the view `name`."""
+        import pyarrow as pa
+
+        if isinstance(columns, dict):
+            # A NaN in a float array is a missing cell, as DuckDB scans numpy arrays (`sources.register_arrays`).
+            table = pa.table({key: pa.array(values, from_pandas=True) for key, values in columns.items()})
+        elif isinstance(columns, pa.Table):
+            table = columns
+        else:
+            table = pa.Table.from_pandas(columns, preserve_index=False)
+        try:
+            frame = self.session.createDataFrame(table)
+        except Exception as error:
+            raise SparkQueryError(first_line(error)) from None
+        frame.createOrReplaceTempView(name)
+        self.views.add(name)
+
+    def read_parquet(self, name: str, paths: list[str]) -> str:
+        """Parquet files as the view `name`, columns matched by name (a column one file lacks is null there)."""
+        try:
+            frame = self.session.read.option("mergeSchema", "true").parquet(*paths)
+        except Exception as error:
+            raise SparkQueryError(first_line(error)) from None
+        frame.createOrReplaceTempView(name)
+        self.views.add(name)
+        return name
+
+    def table(self, name: str, view: str) -> None:
+        """A table of Spark's catalog (``logs.runs``) as the view `view`."""
+        try:
+            frame = self.session.table(name)
+        except Exception as error:
+            raise SparkQueryError(first_line(error)) from None
+        frame.createOrReplaceTempView(view)
+        self.views.add(view)
+
+    # functions
+    def create_function(self, name: str, function, params, returns, **_) -> None:
+        """A Python function the query calls (run by Spark's Python workers)."""
+        from pyspark.sql.functions import udf
+
+        returned = UDF_TYPES.get(str(returns), "string")
+        self.session.udf.register(name, udf(function, returned))
+
+    def remove_function(self, name: str) -> None:
+        pass  # a session's functions go with it; each name is used once (`sql._Chain.function`)
+
+    def close(self) -> None:
+        for name in list(self.views):
+            try:
+                self.drop(name)
+            except Exception:  # a session already stopped: nothing left to drop
+                pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def connect_spark(settings: SparkSettings) -> SparkConnection:
+    """A connection to Spark with these settings (starting Spark if this process has not)."""
+    return SparkConnection(spark_session(settings))
+
+
+def quoted_view(name: str) -> str:
+    return quote_identifier(name)
