@@ -152,32 +152,46 @@ def data_file(folder: Path, n: int, timeout: float) -> Path:
 
 # ------------------------------------------------------------------ the Spark half's availability
 
-def spark_missing(repo: Path, env: dict) -> str | None:
-    """Why `chartc compile --engine spark` cannot run here, or None."""
-    if not chartc_supports(repo, "compile", "--engine"):
-        return "chartc compile has no --engine option at this revision"
-    probe = measure(python("-c", "import pyspark"), env=env, timeout=120)
-    if not probe.ok:
-        return "pyspark is not installed (pip install pyspark)"
+# How the Spark half runs: `chartc compile --engine spark`, or (before the command has the option) the data
+# stage's own switch, `engine.use_engine(spark.SparkSettings(...))`, around `chartc.load` in a script.
+CLI, API = "chartc compile --engine spark", "the Python API (engine.use_engine)"
+HAS_API = "from chartc.stages.data.engine import use_engine; from chartc.stages.data.spark import SparkSettings"
+
+
+def spark_mode(repo: Path, env: dict) -> tuple[str | None, str | None]:
+    """How `chartc` runs a compile on Spark here (`CLI` or `API`), or None and why it cannot."""
+    if not measure(python("-c", "import pyspark"), env=env, timeout=120).ok:
+        return None, "pyspark is not installed (pip install pyspark)"
     if not shutil.which("java", path=env.get("PATH")):
-        return "no java on PATH (Spark needs a JDK 17 or 21)"
-    return None
+        return None, "no java on PATH (Spark needs a JDK 17 or 21)"
+    if chartc_supports(repo, "compile", "--engine"):
+        return CLI, None
+    if measure(python("-c", HAS_API), cwd=repo, env=env, timeout=120).ok:
+        return API, None
+    return None, "chartc has neither `compile --engine` nor a Spark engine in its data stage at this revision"
 
 
-# One fresh process per engine through the Python API: how long each step takes. The Spark session is started
-# first, as the engine would start it, so that its start is timed apart from the compile.
+# One fresh process per engine through the Python API: how long each step takes (chartc has no per-stage timing
+# of its own). The Spark session is started first, as the compile would start it, so that its start is timed
+# apart; the compile then finds it running. Without `compile --engine`, this is also the Spark half's command.
 PHASES = """\
 import json, sys, time
 spec, out, engine, master = sys.argv[1:5]
 t = [time.perf_counter()]
 import chartc
+try:
+    from chartc.stages.data.engine import use_engine
+except ImportError:  # a revision before the Spark engine: DuckDB only
+    from contextlib import nullcontext as use_engine
 t.append(time.perf_counter())
+settings = None
 if engine == "spark":
-    from pyspark.sql import SparkSession
-    SparkSession.builder.master(master).config("spark.ui.enabled", "false").getOrCreate()
+    from chartc.stages.data.spark import SparkSettings, spark_session
+    settings = SparkSettings(master=master)
+    spark_session(settings)
 t.append(time.perf_counter())
-# full=False: as `chartc compile -o x.vl.json`, no renderer started
-chart = chartc.load(spec, engine=engine, full=False) if engine != "duckdb" else chartc.load(spec, full=False)
+with use_engine(settings):
+    chart = chartc.load(spec, full=False)  # full=False: as `chartc compile -o x.vl.json`, no renderer started
 t.append(time.perf_counter())
 chart.save(out)
 t.append(time.perf_counter())
@@ -366,7 +380,7 @@ def main(argv=None) -> int:
     path = data_file(args.data.expanduser().resolve(), n, timeout=3600)
     if args.scan:
         return scan(args, path, n, env, runs)
-    missing = spark_missing(args.repo, env)
+    mode, missing = spark_mode(args.repo, env)
     if missing:
         print(f"spark engine not available: {missing}; the DuckDB half alone", file=sys.stderr)
     engines = ["duckdb"] + ([] if missing else ["spark"])
@@ -376,7 +390,7 @@ def main(argv=None) -> int:
         # The project's settings beside the specs: the master, no Spark UI (read only by the Spark engine).
         settings = path.parent / "chartc.toml"
         settings.unlink(missing_ok=True)
-        if not missing:
+        if mode == CLI:
             settings.write_text(f'[spark]\nmaster = "{args.master}"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n',
                                 encoding="utf-8")
         specs = {}
@@ -393,9 +407,11 @@ def main(argv=None) -> int:
         commands = {}
         for chart, spec in specs.items():
             for engine in engines:
-                extra = ["--engine", "spark"] if engine == "spark" else []
-                commands[chart, engine] = chartc("compile", str(spec), "-o", str(out / f"{chart}.{engine}.vl.json"),
-                                                 *extra)
+                written = out / f"{chart}.{engine}.vl.json"
+                commands[chart, engine] = (
+                    chartc("compile", str(spec), "-o", str(written)) if engine == "duckdb" else
+                    chartc("compile", str(spec), "-o", str(written), "--engine", "spark") if mode == CLI else
+                    python("-c", PHASES, str(spec), str(written), "spark", args.master))
         results: dict = {key: [] for key in commands}
         loads = []
         for round_ in range(runs + (1 if n <= 10 ** 7 else 0)):  # one unmeasured round first, but at 10^8
@@ -426,6 +442,8 @@ def main(argv=None) -> int:
           f"load average {min(loads):.1f}-{max(loads):.1f} during the runs")
     if missing:
         print(f"spark engine not available: {missing}")
+    else:
+        print(f"duckdb: `chartc compile -o x.vl.json`; spark: {mode}")
     for chart in specs:
         verdict, sizes = same[chart]
         print(f"\n-- {chart}: the two Vega-Lite files {verdict} "
