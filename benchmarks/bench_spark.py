@@ -11,7 +11,9 @@ each compiled in fresh processes, interleaved:
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
 - ``spark``: the same with ``--engine spark``, the master (``--master``, default
   ``local[2]``) and the Spark UI off set in a ``chartc.toml`` beside the specs
-  (``[spark]``, written only when the Spark half runs).
+  (``[spark]``, written only for this path); where ``compile`` has no
+  ``--engine`` yet, ``chartc.load`` inside the data stage's own switch,
+  ``engine.use_engine(spark.SparkSettings(master=...))``, in a script.
 
 For each: wall time; peak RSS of the Python process and of the JVM (every process
 the command starts is followed through /proc: the largest ``VmHWM`` of a
@@ -21,9 +23,9 @@ session (for ``spark``), to compile (`chartc.load`) and to write the Vega-Lite
 (chartc has no per-stage timing of its own). The two Vega-Lite files must be the
 same bytes: "identical" or "DIFFERENT" is printed per chart.
 
-Until ``chartc compile`` has ``--engine`` (or while pyspark or java is missing),
-the Spark half prints "spark engine not available" with the reason, and the
-DuckDB half still runs.
+Without a Spark engine in chartc (or without pyspark or java), the Spark half
+prints "spark engine not available" with the reason, and the DuckDB half still
+runs.
 
 ``--scan`` measures, instead, what the design note's estimates start from
 (docs/spark.md): rows per CPU second of one DuckDB thread and of plain Spark SQL
