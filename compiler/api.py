@@ -44,7 +44,8 @@ FORMATS = ("vl.json", "svg", "png", "pdf", "html")
 
 # ------------------------------------------------------------------ loading
 
-def load(path: str | os.PathLike, data: Any = None, *, preset: str | None = None, full: bool = True) -> Chart:
+def load(path: str | os.PathLike, data: Any = None, *, preset: str | None = None, full: bool = True,
+         engine: str | None = None) -> Chart:
     """Compile a spec file, as `chartc compile` does.
 
     Args:
@@ -57,6 +58,8 @@ def load(path: str | os.PathLike, data: Any = None, *, preset: str | None = None
         full: also check what Vega-Lite's own compiler refuses now (it
             starts the renderer); False leaves it to the first render, as
             ``chartc compile -o x.vl.json`` does without ``--full``.
+        engine: where the data is queried: ``"duckdb"`` (embedded) or ``"spark"`` (where the
+            project's ``chartc.toml`` ``[spark]`` table says); default the project file's, else DuckDB.
 
     Returns:
         The compiled `Chart`.
@@ -68,11 +71,12 @@ def load(path: str | os.PathLike, data: Any = None, *, preset: str | None = None
     from .stages.load import read_spec
 
     raw, document = read_spec(path)
-    return _compile(_with_table(document, data), raw, data, preset=preset, full=full)
+    return _compile(_with_table(document, data), raw, data, preset=preset, full=full, engine=engine)
 
 
 def from_spec(spec: str | Mapping, data: Any = None, *, base_dir: str | os.PathLike | None = None,
-              name: str | None = None, preset: str | None = None, full: bool = True) -> Chart:
+              name: str | None = None, preset: str | None = None, full: bool = True,
+              engine: str | None = None) -> Chart:
     """Compile a spec given as YAML (or JSON) text or as a dict.
 
     Args:
@@ -84,7 +88,7 @@ def from_spec(spec: str | Mapping, data: Any = None, *, base_dir: str | os.PathL
             the current one); a text spec's diagnostics name ``BASE_DIR/<spec>``.
         name: what the diagnostics call the spec (default ``<spec>`` for
             text, ``<dict>`` for a dict).
-        preset, full: as for `load`.
+        preset, full, engine: as for `load`.
 
     Returns:
         The compiled `Chart`.
@@ -111,7 +115,8 @@ def from_spec(spec: str | Mapping, data: Any = None, *, base_dir: str | os.PathL
         document = load_text(text, file, format="json" if is_dict else "yaml")
         if is_dict:  # positions in a text the user never saw would mislead: the spec path says where
             document = type(document)(document.data, file, {}, {}, {})
-        return _compile(_with_table(document, data), text.encode("utf-8"), data, preset=preset, full=full)
+        return _compile(_with_table(document, data), text.encode("utf-8"), data, preset=preset, full=full,
+                        engine=engine)
     except SpecError as error:
         if is_dict:
             raise _without_positions(error) from None
@@ -150,8 +155,8 @@ def _with_table(document, data):
                           document.key_positions, document.text_starts)
 
 
-def _compile(document, raw: bytes, data, *, preset: str | None, full: bool) -> Chart:
-    return Chart(compile_document(document, raw, tables=data, preset=preset, full=full))
+def _compile(document, raw: bytes, data, *, preset: str | None, full: bool, engine: str | None = None) -> Chart:
+    return Chart(compile_document(document, raw, tables=data, preset=preset, full=full, engine=engine))
 
 
 # ------------------------------------------------------------------ the chart

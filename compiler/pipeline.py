@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import errors as msg
 from .errors import Location, SpecError, SpecWarning
 from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
@@ -33,6 +34,7 @@ from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
 from .stages.data import (bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings, project_root,
                           read_columns, read_rows, start_identity, scrub_table)
+from .stages.data.engine import DEFAULT_MASTER, ENGINES, EngineUnavailable, SparkSettings, use_engine
 from .stages.limits import apply_mark_limits, check_polar_channels
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -155,7 +157,7 @@ def validate_spec(path: str | os.PathLike) -> list[SpecError]:
 
 
 def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bool = True,
-                 draft: bool = False) -> Compiled:
+                 draft: bool = False, engine: str | None = None) -> Compiled:
     """Compile a chart spec file to Vega-Lite.
 
     Args:
@@ -166,6 +168,7 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bo
             can leave it out: the render finds the same refusal (`refusals_as_errors`).
         draft: leave out Vega-Lite's JSON schema check too (`chartc serve`'s preview of a
             save, drawn by the browser at once; the build that follows checks everything).
+        engine: where the data is queried (`duckdb`, `spark`), over the project's ``chartc.toml``'s.
 
     Returns:
         A `Compiled` with the Vega-Lite dict, the fitted trends and any warnings.
@@ -174,11 +177,36 @@ def compile_spec(path: str | os.PathLike, preset: str | None = None, *, full: bo
         SpecError: the spec or its data has problems (all of them, in file order).
     """
     chart, document, source = _check_source(path, preset)
-    return compile_document(document, source, chart=chart, full=full, draft=draft)
+    return compile_document(document, source, chart=chart, full=full, draft=draft, engine=engine)
+
+
+def data_engine(document: Document, engine: str | None = None) -> SparkSettings | None:
+    """Where the chart's data is queried: the caller's engine, else the project's (``chartc.toml``), else DuckDB.
+
+    Returns:
+        None for DuckDB; for Spark, its settings from the project file's ``[spark]`` table.
+
+    Raises:
+        SpecError: a project file chartc cannot use (at its line).
+        ValueError: an engine chartc does not have, named by the caller.
+    """
+    values, path = project_defaults(document.file)
+    name = engine or values.get("engine") or "duckdb"
+    if name not in ENGINES:
+        raise ValueError(f"unknown engine {name!r}; chartc has {', '.join(ENGINES)}")
+    if name == "duckdb":
+        return None
+    spark = values.get("spark", {})
+    chosen = next((key for key in ("remote", "master") if key in spark), None if engine else "engine")
+    conf = tuple(sorted((key, str(value).lower() if isinstance(value, bool) else str(value))
+                        for key, value in spark.get("conf", {}).items()))
+    return SparkSettings(spark.get("master", DEFAULT_MASTER), spark.get("remote"), conf,
+                         origin=(path, chosen) if path is not None and chosen else None)
 
 
 def compile_document(document: Document, source: bytes, *, tables=None, chart: Chart | None = None,
-                     preset: str | None = None, full: bool = True, draft: bool = False) -> Compiled:
+                     preset: str | None = None, full: bool = True, draft: bool = False,
+                     engine: str | None = None) -> Compiled:
     """Compile a loaded spec to Vega-Lite: `compile_spec` for a spec that is no file (text, a dict).
 
     Args:
@@ -191,6 +219,7 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
         preset: as `compile_spec` (when `chart` is not given).
         full: as `compile_spec`.
         draft: as `compile_spec`.
+        engine: as `compile_spec`.
 
     Returns:
         As `compile_spec`.
@@ -203,6 +232,35 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
         chart = check_document(document, preset)
     if tables is not None:
         chart = bind_table(chart, tables)
+    settings = data_engine(document, engine)
+    if settings is None:
+        return _compile_chart(chart, document, source, full=full, draft=draft)
+    from .stages.data.spark import SparkQueryError, first_line
+
+    try:
+        with use_engine(settings):
+            return _compile_chart(chart, document, source, full=full, draft=draft)
+    except EngineUnavailable as error:
+        raise _engine_error(chart, settings, msg.engine_unavailable("spark", str(error))) from None
+    except SparkQueryError as error:  # a query no caller could explain: Spark's first line, at the data
+        raise chart.data.error(msg.engine_query_failed("spark", first_line(error)), stage="data",
+                               hint=msg.engine_unavailable_hint()) from None
+
+
+def _engine_error(chart: Chart, settings: SparkSettings, message: str) -> SpecError:
+    """An engine that cannot start: at the project file's line that chose it, else at the spec's data."""
+    if settings.origin is not None:
+        path, key = settings.origin
+        text = path.read_bytes().decode("utf-8", errors="replace")
+        line = next((number for number, written in enumerate(text.splitlines(), 1)
+                     if written.split("=")[0].strip().strip("\"'") == key), 1)
+        return SpecError(message, (), location=Location(str(path), line, 1), stage="data",
+                         hint=msg.engine_unavailable_hint())
+    return chart.data.error(message, stage="data", hint=msg.engine_unavailable_hint())
+
+
+def _compile_chart(chart: Chart, document: Document, source: bytes, *, full: bool, draft: bool) -> Compiled:
+    """`compile_document` once the chart is parsed and the engine chosen."""
     # Hashed before the rows are read (a large file beside them, and checked after): a save meanwhile leaves it stale.
     # Started before the imports below, which keep one core busy for ~0.4 s: a large file's hash has the other.
     identity = start_identity(chart.data)

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import difflib
 import functools
+import importlib.util
 import json
 import os
 import re
+import shutil
+import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -101,6 +105,108 @@ def vega_lite_errors(vega_lite: dict) -> list[str]:
 @pytest.fixture(scope="session")
 def vl_validator():
     return vega_lite_validator()
+
+
+# ------------------------------------------------------------------ a local Apache Spark (tests marked `spark`)
+
+SPARK_MASTER = "local[2]"
+# How long the session's Spark took to start, for the terminal summary.
+SPARK_STARTUP = pytest.StashKey[float]()
+# Spark logs through log4j2 from the JVM's first line on, before any setLogLevel call could reach it: only
+# errors, so a passing run prints nothing of Spark's. Spark's own loggers need a level of their own: without
+# one, Spark treats a pyspark driver as a shell, lowers the threshold to WARN again and says so.
+SPARK_LOG_CONFIG = """\
+rootLogger.level = error
+logger.spark.name = org.apache.spark
+logger.spark.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
+
+def spark_missing() -> str | None:
+    """Why a local Spark cannot start here, or None: it needs pyspark and the `java` Spark would run."""
+    if importlib.util.find_spec("pyspark") is None:
+        return "pyspark is not installed (the test extra: pip install -c requirements/lock.txt -e '.[test]')"
+    java_home = os.environ.get("JAVA_HOME")  # what Spark's launcher runs: $JAVA_HOME/bin/java, else `java`
+    if java_home and not os.access(os.path.join(java_home, "bin", "java"), os.X_OK):
+        return f"JAVA_HOME={java_home} has no bin/java"
+    if not java_home and shutil.which("java") is None:
+        return "no `java` on PATH (scripts/setup-test-env installs Debian's openjdk-17-jre-headless)"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(config, items):
+    # A test that starts Spark is a `spark` test, so `-m "not spark"` leaves out every one of them.
+    for item in items:
+        if "spark_session" in getattr(item, "fixturenames", ()) and item.get_closest_marker("spark") is None:
+            item.add_marker(pytest.mark.spark)
+
+
+def pytest_runtest_setup(item):
+    # CI (CHARTC_REQUIRE_SPARK=1, set by .ci/run) fails a Spark test it cannot run; a developer without a JDK
+    # sees it skipped, with the reason.
+    if item.get_closest_marker("spark") is None:
+        return
+    missing = spark_missing()
+    if missing is None:
+        return
+    if os.environ.get("CHARTC_REQUIRE_SPARK") == "1":
+        pytest.fail(f"Spark is required (CHARTC_REQUIRE_SPARK=1) but cannot start: {missing}", pytrace=False)
+    pytest.skip(f"Spark cannot start: {missing}")
+
+
+@pytest.fixture(scope="session")
+def spark_session(request, tmp_path_factory):
+    """A local Spark on 2 cores, started once per run and stopped at its end.
+
+    The session time zone is UTC, so timestamps read alike on every machine; 2 shuffle partitions, not
+    Spark's 200 tasks per shuffle on 2 cores; no web UI, and the driver bound to the loopback interface: it
+    opens no port beyond 127.0.0.1 and needs no network. Its files (warehouse, scratch, log config) live in
+    a temporary folder, never in the checkout.
+    """
+    folder = tmp_path_factory.mktemp("spark")
+    log_config = folder / "log4j2.properties"
+    log_config.write_text(SPARK_LOG_CONFIG, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        # Read as the JVM starts: bind to loopback without resolving the host's name; Python workers (UDFs)
+        # run this interpreter, not whatever `python3` is on PATH.
+        patch.setenv("SPARK_LOCAL_IP", "127.0.0.1")
+        patch.setenv("PYSPARK_PYTHON", sys.executable)
+        patch.setenv("PYSPARK_DRIVER_PYTHON", sys.executable)
+        started = time.perf_counter()
+        from pyspark.sql import SparkSession
+
+        spark = (SparkSession.builder.master(SPARK_MASTER).appName("chartc-tests")
+                 .config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.sql.session.timeZone", "UTC")
+                 .config("spark.sql.shuffle.partitions", "2")
+                 .config("spark.driver.host", "127.0.0.1")
+                 .config("spark.driver.bindAddress", "127.0.0.1")
+                 .config("spark.sql.warehouse.dir", str(folder / "warehouse"))
+                 .config("spark.local.dir", str(folder / "scratch"))
+                 # C1 only (no C2 JIT): halves the JVM's CPU to start (~20 s -> ~11 s) and to run the first
+                 # queries; the tests' rows are few, so Spark's steady-state speed does not matter here.
+                 .config("spark.driver.extraJavaOptions",
+                         f"-Dlog4j2.configurationFile={log_config.as_uri()} -XX:TieredStopAtLevel=1")
+                 .getOrCreate())
+        spark.sparkContext.setLogLevel("ERROR")
+        request.config.stash[SPARK_STARTUP] = time.perf_counter() - started
+        try:
+            yield spark
+        finally:
+            spark.stop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if SPARK_STARTUP in config.stash:
+        terminalreporter.write_line(f"Spark {SPARK_MASTER} started in {config.stash[SPARK_STARTUP]:.1f} s")
 
 
 # ------------------------------------------------------------------ charts and what Vega draws of them

@@ -367,3 +367,26 @@ def test_m4_keeps_a_single_row_not_drawn_whatever_its_cell(axis, cell):
     assert m4_rows(connection, "line", **options) == expected
     if axis == "y" or cell is None:  # x integers (or missing): its integer key
         assert m4_rows(connection, "line", integers=(0, len(x) - 1, len(x)), **options) == expected
+
+
+@pytest.mark.parametrize("integers", [None, (0, 59, 30_000)])
+def test_the_tie_test_spark_runs_finds_the_ties_duckdb_finds(integers):
+    """Spark has no min(y, 2): its pass finds a tie from the extreme's first and last rows (`two_rows=False`).
+    On the same rows in DuckDB, both forms give every column the same extremes, values and tie flags."""
+    rng = np.random.default_rng(5)
+    n = 30_000
+    x = np.floor(rng.uniform(0, 60, n))
+    s = rng.integers(0, 3, n)
+    y = np.array([-0.0, 0.0, 1.5, -1.5, np.nan, 7.0])[rng.integers(0, 6, n)]
+    y[rng.choice(n, 40, replace=False)] = rng.normal(0, 1, 40)  # columns whose extreme is held once
+    connection = engine.connect()
+    connection.register("line", {"r": np.arange(n), "s": s, "x": x, "y": y})
+    rows = rows_query("line", x="x", y="y", order="r", series="s", domain=(0.0, 59.0), width=17)
+    found = []
+    for two in (True, False):
+        cursor = connection.execute(extremes_query(rows, integers, two_rows=two))
+        names = [column[0] for column in cursor.description]
+        found.append(sorted((dict(zip(names, row)) for row in cursor.fetchall()), key=repr))
+    assert found[0] == found[1]
+    tied = [column for column in found[0] if column["low_y_tied"]]
+    assert 0 < len(tied) < len(found[0])  # both kinds of column are there

@@ -30,6 +30,7 @@ from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_ro
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 PRESET_NAMES = tuple(PRESETS)
+ENGINES = ("duckdb", "spark")  # as `stages.data.engine.ENGINES` (not imported: `--version` stays light)
 
 # A fit solves a system of a few unknowns (a loess band's operator is at most 2,000 square), where
 # BLAS threads cost more than they save: OpenBLAS starts one per core when numpy is imported, ~25 ms
@@ -121,6 +122,9 @@ def _parser() -> argparse.ArgumentParser:
     compile_.add_argument("--preset", choices=PRESET_NAMES, metavar="NAME",
                           help="draw the chart for paper: a venue's size and fonts (over the spec's and chartc.toml's): "
                                + ", ".join(PRESET_NAMES))
+    compile_.add_argument("--engine", choices=ENGINES, metavar="NAME",
+                          help="where the data is queried: duckdb (default, embedded) or spark (the project's "
+                               "chartc.toml [spark] table says where Spark runs); over chartc.toml's engine")
     compile_.set_defaults(run=run_compile)
 
     build = commands.add_parser("build", help="render every spec and an index page")
@@ -138,6 +142,8 @@ def _parser() -> argparse.ArgumentParser:
                             "too) fails and keeps its previous outputs")
     build.add_argument("--preset", choices=PRESET_NAMES, metavar="NAME",
                        help="draw every chart for paper with this preset (see compile --preset)")
+    build.add_argument("--engine", choices=ENGINES, metavar="NAME",
+                       help="where every chart's data is queried (see compile --engine)")
     build.set_defaults(run=run_build)
 
     diff = commands.add_parser(
@@ -268,7 +274,7 @@ def _compile(args, fmt: str) -> int:
     try:
         # Vega-Lite's compiler checks the chart where it is drawn (`refusals_as_errors`), so a .vl.json
         # starts no renderer for it but under --full.
-        chart = load(args.spec, preset=args.preset, full=args.full)
+        chart = load(args.spec, preset=args.preset, full=args.full, engine=args.engine)
     except SpecError as error:
         print_problems(error)
         return EXIT_INVALID
@@ -300,7 +306,7 @@ def run_build(args) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, not {args.timeout:g}")
     specs = spec_files(args.specs or ["specs"])
     report = build_gallery(specs, Path(args.out), check=args.check, force=args.force, jobs=args.jobs,
-                           timeout=args.timeout, strict=args.strict, preset=args.preset)
+                           timeout=args.timeout, strict=args.strict, preset=args.preset, engine=args.engine)
     for line in report.lines:
         print(line)
     for line in report.problems:

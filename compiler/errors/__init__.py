@@ -463,3 +463,6 @@ __all__ += [
     "lookup_as_count", "lookup_as_count_hint", "lookup_columns_hint", "lookup_duplicate_key",
     "lookup_duplicate_key_hint", "lookup_field_not_found", "lookup_key_not_found", "lookup_source",
 ]
+from .data import engine_query_failed, engine_unavailable, engine_unavailable_hint  # noqa: E402  (the data engine)
+from .validate import unknown_engine  # noqa: E402  (the project file's engine)
+__all__ += ["engine_query_failed", "engine_unavailable", "engine_unavailable_hint", "unknown_engine"]

@@ -527,3 +527,39 @@ def table_plan_failed(type_name: str, reason: str) -> str:
     `collect()` (or `execute()`) on the same object shows the whole error.
     """
     return f"the {type_name} failed when its query ran: {reason}"
+
+
+@code("E495", hint="engine_unavailable_hint")
+def engine_unavailable(engine: str, reason: str) -> str:
+    """The data engine the chart runs on cannot be started or reached.
+
+    `--engine spark` (or `engine = "spark"` in the project's `chartc.toml`, or `engine="spark"` in Python)
+    sends the chart's queries to Apache Spark. Spark needs pyspark and a Java 17 runtime; a cluster given
+    by `master` or `remote` in the project file's `[spark]` table must be reachable. The diagnostic is
+    placed on the project file's line that chose the master, or on the spec's `data` when the command
+    line chose Spark. Only a chart whose data the engine queries starts it.
+
+    Example:
+        # chartc.toml
+        engine = "spark"
+        [spark]
+        remote = "sc://no-such-host:15002"
+    """
+    return f"the {engine} engine cannot run this chart's data: {reason}"
+
+
+def engine_unavailable_hint() -> str:
+    return ("check the project's chartc.toml [spark] table (master, remote), that `java -version` shows Java 17 "
+            "and pyspark is installed (pip install 'chartc[spark]'); or run on the default engine: --engine duckdb")
+
+
+@code("E496")
+def engine_query_failed(engine: str, reason: str) -> str:
+    """The data engine refused or failed one of the chart's queries.
+
+    The data stage writes each query once, in DuckDB's dialect; on Spark it is transpiled and run there.
+    A query Spark refuses (a function it lacks, a type it cannot cast) stops the chart with Spark's
+    own first line, never a Java stack trace. The same spec on the default engine (`--engine duckdb`)
+    shows whether the spec or the engine is at fault.
+    """
+    return f"the {engine} engine could not run this chart's query: {reason}"

@@ -604,6 +604,17 @@ def trend_extent_ci_hint() -> str:
     return "for a confidence band write band: 0.95, for a prediction band prediction: 0.95"
 
 
+@code("E283")
+def unknown_engine(name: str, known: Sequence[str]) -> str:
+    """A data engine chartc does not have.
+
+    `engine` in the project's `chartc.toml` (or `--engine`) picks where a chart's data is queried:
+    `duckdb` (the default, embedded) or `spark` (Apache Spark: a local one, a cluster's master URL or a
+    Spark Connect server, set in the project file's `[spark]` table). `engine = "sprak"` reports it.
+    """
+    return f"unknown engine {name!r}; chartc has {or_list(known)}"
+
+
 @code("E230")
 def unknown_preset(name: str, known: Sequence[str]) -> str:
     """A paper preset chartc does not have.
@@ -621,7 +632,8 @@ def project_file_invalid(reason: str) -> str:
     """A project file (`chartc.toml`) chartc cannot use.
 
     The project's defaults file must be TOML with only the keys chartc knows: `preset`, a preset's name
-    (a string). It applies to every spec below the folder it is in (up to the git work tree's root) that
+    (a string); `engine`, the data engine (`duckdb` or `spark`); and a `[spark]` table with `master`
+    (a master URL, default `local[2]`), `remote` (a Spark Connect URL) and `conf` (more Spark settings). It applies to every spec below the folder it is in (up to the git work tree's root) that
     does not name a preset itself. `preset = ["neurips-column"]` (a list) or a misspelt key reports it.
     """
     return f"the project file cannot be used: {reason}"

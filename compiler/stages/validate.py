@@ -728,19 +728,23 @@ def _branch_type_names(branch: dict) -> list[str]:
 
 # ------------------------------------------------------------------ the project's defaults
 
-PROJECT_KEYS = ("preset",)
+PROJECT_KEYS = ("preset", "engine", "spark")
+# The project file's [spark] table: where Spark runs (`stages.data.spark.SparkSettings`).
+SPARK_KEYS = ("master", "remote", "conf")
 
 
 def project_defaults(spec: str | os.PathLike) -> tuple[dict, Path | None]:
-    """The defaults the project's ``chartc.toml`` sets for a spec (``{"preset": ...}``), and the file.
+    """The defaults the project's ``chartc.toml`` sets for a spec (``{"preset": ..., "engine": ...,
+    "spark": {...}}``), and the file.
 
     Raises:
-        SpecError: the file is not TOML, has a key chartc does not know, or names no preset chartc has;
-            at the file, on the key's line.
+        SpecError: the file is not TOML, has a key chartc does not know, or names no preset (or engine)
+            chartc has; at the file, on the key's line.
     """
     import tomllib  # the standard library's; only when a project file is there
 
     from ..infra.paper import PRESETS, project_file
+    from .data.engine import ENGINES
 
     path = project_file(spec)
     if path is None:
@@ -753,12 +757,33 @@ def project_defaults(spec: str | os.PathLike) -> tuple[dict, Path | None]:
     for key, value in values.items():
         if key not in PROJECT_KEYS:
             raise _project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)))
-        if not isinstance(value, str):
+        if key == "spark":
+            _check_spark_table(path, text, value)
+        elif not isinstance(value, str):
             raise _project_error(path, text, key, msg.project_file_invalid(f"{key} must be a string"))
     if "preset" in values and values["preset"] not in PRESETS:
         raise _project_error(path, text, "preset", msg.unknown_preset(values["preset"], list(PRESETS)),
                              hint=msg.did_you_mean(values["preset"], PRESETS))
+    if "engine" in values and values["engine"] not in ENGINES:
+        raise _project_error(path, text, "engine", msg.unknown_engine(values["engine"], ENGINES),
+                             hint=msg.did_you_mean(values["engine"], ENGINES))
     return values, path
+
+
+def _check_spark_table(path: Path, text: str, table) -> None:
+    """The project file's [spark] table: text `master` and `remote`, a `conf` table of plain values."""
+    if not isinstance(table, dict):
+        raise _project_error(path, text, "spark", msg.project_file_invalid("spark must be a table ([spark])"))
+    for key, value in table.items():
+        if key not in SPARK_KEYS:
+            raise _project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)),
+                                 hint=msg.did_you_mean(key, SPARK_KEYS))
+        if key == "conf":
+            if not isinstance(value, dict) or not all(isinstance(v, (str, int, float, bool)) for v in value.values()):
+                raise _project_error(path, text, key, msg.project_file_invalid(
+                    "spark.conf must be a table of Spark settings to text, numbers or booleans"))
+        elif not isinstance(value, str):
+            raise _project_error(path, text, key, msg.project_file_invalid(f"spark.{key} must be a string"))
 
 
 def _project_error(path: Path, text: str, key: str | None, message, hint: str | None = None) -> SpecError:

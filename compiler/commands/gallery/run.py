@@ -43,7 +43,7 @@ RENDER_MODULES = ("chartc.commands.gallery.run", "chartc.pipeline", "chartc.stag
 
 def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: bool = False,
                   jobs: int | None = None, timeout: float | None = None, pool=None,
-                  strict: bool = False, preset: str | None = None) -> BuildReport:
+                  strict: bool = False, preset: str | None = None, engine: str | None = None) -> BuildReport:
     """Render every stale chart into `out`, with an index page and the manifest.
 
     Charts are compiled and rendered in warm worker processes (`workers`), so
@@ -68,6 +68,8 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
             previous outputs are kept).
         preset: a paper preset for every chart (``--preset``), over the specs' and the project's;
             recorded as an input, so a build with another preset, or none, renders the charts again.
+        engine: where every chart's data is queried (``--engine``), over the project's; not an input:
+            every engine draws the same bytes.
 
     Returns:
         A report; `failed` is set when a spec has errors or its chart could
@@ -90,14 +92,14 @@ def build_gallery(specs: list[Path], out: Path, *, check: bool = False, force: b
         return report
     try:
         _build_locked(specs, out, report, force=force or strict, jobs=jobs, timeout=timeout, pool=pool,
-                      strict=strict, preset=preset)
+                      strict=strict, preset=preset, engine=engine)
     finally:
         release_lock(out, lock)
     return report
 
 
 def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, jobs, timeout, pool,
-                  strict, preset=None) -> None:
+                  strict, preset=None, engine=None) -> None:
     """`build_gallery` once this process holds the folder's lock."""
     try:
         for path in remove_leftovers(out):  # no other build runs: whatever is staged was left by a killed one
@@ -111,7 +113,8 @@ def _build_locked(specs: list[Path], out: Path, report: BuildReport, *, force, j
     charts, orphans = plan_charts(specs, out, old, report, preset)
 
     stale = [chart for chart in charts if force or chart.reasons or chart.output_reasons]
-    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool, strict=strict, preset=preset)
+    results, bundle = _render_charts(stale, jobs=jobs, timeout=timeout, pool=pool, strict=strict, preset=preset,
+                                     engine=engine)
     tools = {**old.tools, **toolchain()}
     records: dict[str, ChartRecord] = {}
     contents: dict[str, bytes] = {}  # file name -> new bytes, for rendered charts
@@ -196,7 +199,8 @@ class RenderedChart:
     problems: tuple[SpecError, ...] = ()    # when it has any, nothing else is set
 
 
-def render_chart(spec: str, strict: bool = False, preset: str | None = None) -> RenderedChart:
+def render_chart(spec: str, strict: bool = False, preset: str | None = None,
+                 engine: str | None = None) -> RenderedChart:
     """Compile one spec, render every gallery output of it, and check what was drawn (the scene stage).
 
     What a worker process runs for each chart (and a build with ``jobs=0``
@@ -207,6 +211,7 @@ def render_chart(spec: str, strict: bool = False, preset: str | None = None) -> 
         spec: the spec file.
         strict: report its warnings as errors (then it has no outputs).
         preset: a paper preset over the spec's and the project's (``build --preset``).
+        engine: where its data is queried (``build --engine``), over the project's.
 
     Returns:
         Its outputs, or its problems (a chart the renderer refuses is one,
@@ -218,7 +223,7 @@ def render_chart(spec: str, strict: bool = False, preset: str | None = None) -> 
     from ...stages.data.lookup import source_label
 
     try:
-        compiled = compile_spec(spec, preset, full=False)  # what Vega-Lite's compiler refuses, the render finds
+        compiled = compile_spec(spec, preset, full=False, engine=engine)  # what Vega-Lite's compiler refuses, the render finds
         with refusals_as_errors(compiled):
             outputs = chart_outputs(compiled)
         warnings = [*compiled.warnings, *check_drawn(compiled, outputs["svg"])]  # the SVG just rendered
@@ -266,7 +271,7 @@ def chart_outputs(compiled) -> dict[str, bytes]:
 
 
 def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=False,
-                   preset=None) -> tuple[dict, object]:
+                   preset=None, engine=None) -> tuple[dict, object]:
     """stem -> `workers.Outcome` of `render_chart` for every chart, and the bundle's.
 
     The bundle comes from chartc's cache when it is there; otherwise one
@@ -274,7 +279,7 @@ def _render_charts(charts: list[PlannedChart], *, jobs, timeout, pool, strict=Fa
     """
     if not charts:
         return {}, None
-    tasks = [(render_chart, (str(chart.spec), strict, preset)) for chart in charts]
+    tasks = [(render_chart, (str(chart.spec), strict, preset, engine)) for chart in charts]
     cached = export.cached_javascript_bundle()
     if cached is None:
         tasks.insert(0, (export.javascript_bundle, ()))  # first: the slowest task starts soonest

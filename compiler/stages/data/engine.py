@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,31 @@ if TYPE_CHECKING:
 
 # The engines a chart's rows can run on: the embedded DuckDB, or Apache Spark (`spark`).
 ENGINES = ("duckdb", "spark")
+# Local mode's default: two worker threads.
+DEFAULT_MASTER = "local[2]"
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where Spark runs, from the project file's ``[spark]`` table (never from a spec).
+
+    Attributes:
+        master: a master URL (``local[2]``, ``spark://host:7077``, ``yarn``).
+        remote: a Spark Connect URL (``sc://host:15002``); wins over `master`.
+        conf: more Spark settings, as (``spark.*`` key, text value) pairs.
+        origin: the project file and the key that chose them (for a diagnostic's place), or None.
+    """
+
+    master: str = DEFAULT_MASTER
+    remote: str | None = None
+    conf: tuple = field(default_factory=tuple)
+    origin: tuple | None = field(default=None, compare=False)
+
+
+class EngineUnavailable(Exception):
+    """No engine to run on: pyspark not installed, no Java, or the cluster cannot be reached (args[0]: why)."""
+
+
 # The engine this compile's queries go to: None for DuckDB, else the Spark settings (`use_engine`).
 _engine: contextvars.ContextVar = contextvars.ContextVar("chartc_engine", default=None)
 
@@ -60,6 +86,11 @@ def connect() -> duckdb.DuckDBPyConnection:
         from .spark import connect_spark
 
         return connect_spark(settings)
+    return connect_duckdb()
+
+
+def connect_duckdb() -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB database with chartc's settings, whatever engine the compile runs on."""
     import duckdb  # ~0.15 s: only a compile that reads rows pays it
 
     connection = duckdb.connect(":memory:")

@@ -35,8 +35,8 @@ from ...infra.provenance import dataset_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
-from .engine import connect
-from .sources import (DELIMITED, ENGINE_SUFFIXES, EngineReadError, EngineTable, JsonNotTyped, TextReadError,
+from .engine import connect, connect_duckdb, quote_identifier
+from .sources import (DELIMITED, ENGINE_SUFFIXES, SOURCE, is_spark, EngineReadError, EngineTable, JsonNotTyped, TextReadError,
                       engine_columns, frame_failure, is_table, register_files, register_frame,
                       register_json_files, register_numbered, register_table, register_text_files, view_hash)
 
@@ -151,11 +151,30 @@ def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], su
     Raises:
         JsonNotTyped: JSON records for chartc's reader (`_read_json_in_python`).
     """
+    if (suffix in DELIMITED or suffix == ".json") and is_spark(connection):
+        return _register_through_duckdb(connection, paths, suffix, written)
     if suffix in DELIMITED:
         return register_text_files(connection, paths, suffix, written)
     if suffix == ".json":
         return register_json_files(connection, paths, [path.suffix.lower() in JSON_LINES for path in paths])
     return register_files(connection, paths, suffix)
+
+
+def _register_through_duckdb(connection, paths: list[Path], suffix: str, written: str) -> str:
+    """Large CSV, TSV and JSON files for Spark: parsed and typed on this machine by chartc's rules, as on
+    DuckDB, their typed rows sent to Spark as Arrow batches.
+
+    Spark's own readers type text otherwise (no pandas missing words, other date and integer rules):
+    the same file must draw the same chart on every engine. Data that outgrows this machine is Parquet
+    or a table of the engine (`data: {table: ...}`), which Spark reads where it runs.
+    """
+    local = connect_duckdb()
+    try:
+        view = _register_files(local, paths, suffix, written)
+        connection.register(SOURCE, local.execute(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table())
+    finally:
+        local.close()
+    return SOURCE
 
 
 def _read_json_in_python(paths: list[Path], written: str) -> Table:

@@ -31,6 +31,8 @@ May import: the standard library (a caller passes the connection, from `engine.c
 
 from __future__ import annotations
 
+from .sources import is_spark
+
 
 # Vega writes a line's coordinates rounded to 0.001 px (its SVG path precision, which vl-convert's PNG is
 # drawn from): a row 0.0004 px left of a column's edge is drawn in the next column, so it is placed there.
@@ -78,25 +80,28 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
     columns = f"chartc_m4_{id(connection):x}"
     # First as if every row were drawn (a quarter cheaper: no test per row); where one is not (a missing x or y,
     # NaN, an infinity: the columns' counts and extremes show it), again with each such row a column of its own.
-    connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS "
-                       f"{extremes_query(rows_query(source, **line, alone=False), integers, counted=not present)}")
+    two_rows = not is_spark(connection)
+    every = extremes_query(rows_query(source, **line, alone=False), integers, counted=not present, two_rows=two_rows)
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS {every}")
     rows = rows_query(source, **line)
     try:
         undrawn = " OR ".join(["missing > 0", "px IS NULL"] + [
             f"NOT isfinite({name}_value)" for name, value, _ in EXTREMES if value == "y" or not _keyed(integers)])
         carried = _keyed(integers)
         if connection.execute(f"SELECT count(*) FROM {columns} WHERE {undrawn}").fetchall()[0][0]:
-            connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS {extremes_query(rows, integers)}")
+            connection.execute(f"CREATE OR REPLACE TEMP TABLE {columns} AS "
+                               f"{extremes_query(rows, integers, two_rows=two_rows)}")
             carried = False
-        found = [f"CASE WHEN {name}_tied THEN NULL ELSE {name} END" for name, _, _ in EXTREMES]
-        if carried:  # each extreme's row with its cells: one (s, row, x, y) per kept row
+        # Each extreme's row (one select per extreme: a union, where one query with several unnests would
+        # be DuckDB's alone), with its cells where the pass carried them: one (s, row, x, y) per kept row.
+        found = " UNION ALL ".join(
+            f"SELECT s, CASE WHEN {name}_tied THEN NULL ELSE {name} END AS r"
+            + (f", {name}_x AS x, {name}_y AS y" if carried else "") + f" FROM {columns}" for name, _, _ in EXTREMES)
+        if carried:
             cells = {r: (s, x, y) for s, r, x, y in connection.execute(
-                f"SELECT DISTINCT s, unnest([{', '.join(found)}]) AS r, "
-                f"unnest([{', '.join(name + '_x' for name, _, _ in EXTREMES)}]), "
-                f"unnest([{', '.join(name + '_y' for name, _, _ in EXTREMES)}]) FROM {columns}").fetchall()}
+                f"SELECT DISTINCT s, r, x, y FROM ({found})").fetchall()}
         else:
-            cells = {r: None for (r,) in connection.execute(
-                f"SELECT DISTINCT unnest([{', '.join(found)}]) FROM {columns}").fetchall()}
+            cells = {r: None for (r,) in connection.execute(f"SELECT DISTINCT r FROM ({found})").fetchall()}
         cells.pop(None, None)
         for value in ("y", "x"):
             cells.update(_first_of_ties(connection, columns, rows, value))
@@ -131,12 +136,15 @@ def rows_query(source: str, *, x: str, y: str, order: str, domain: tuple[float, 
           FROM (SELECT {group} AS s, {order} AS r, CAST({x} AS DOUBLE) AS x, CAST({y} AS DOUBLE) AS y FROM {source}))"""
 
 
-def extremes_query(rows: str, integers: tuple[int, int, int] | None = None, counted: bool = True) -> str:
+def extremes_query(rows: str, integers: tuple[int, int, int] | None = None, counted: bool = True,
+                   two_rows: bool = True) -> str:
     """The SQL (DuckDB's dialect) of each pixel column of `rows` (`rows_query`): `s`, `px`, its `first` row, its
     `missing` cells of x and y, and for each of `EXTREMES` the row found (``low_y``...), its value
     (``low_y_value``) and whether another row of the column may hold that value (``low_y_tied``). Where x is
     keyed (`m4_reduce`'s `integers`), also the row's x and y (``low_y_x``, ``low_y_y``). A row not drawn is its
-    own column and every extreme of it. Not `counted`, `missing` is 0 (x and y are known to be present)."""
+    own column and every extreme of it. Not `counted`, `missing` is 0 (x and y are known to be present).
+    Not `two_rows`, a tie is found from the extreme's first and last rows (two struct extremes) instead of
+    DuckDB's list of the two lowest values, which Spark has no aggregate for: the same flag either way."""
     found, selected = [], []
     if _keyed(integers):  # one row per key, which holds the row's x and place: no tie in x, and the cells
         low, places = int(integers[0]), int(integers[2])
@@ -144,16 +152,23 @@ def extremes_query(rows: str, integers: tuple[int, int, int] | None = None, coun
     for name, value, highest in EXTREMES:
         pick, top = ("arg_max", "max") if highest else ("arg_min", "min")
         alone = f"CASE WHEN px < -1 THEN -2 - px ELSE {{}} END AS {name}"
-        tie = (f"{name}_two[1] AS {name}_value, "
-               f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
+        if two_rows:  # the two lowest (highest) values: tied when they are equal
+            extreme = f"{top}({value}, 2) AS {name}_two"
+            tie = (f"{name}_two[1] AS {name}_value, "
+                   f"px >= -1 AND coalesce({name}_two[1] = {name}_two[2], false) AS {name}_tied")
+            held = f"{name}_two[1]"
+        else:  # the value with its first and last row: tied when two rows hold it
+            extreme = f"{top}({{'v': {value}, 'r': r}}) AS {name}_a, {top}({{'v': {value}, 'r': -r}}) AS {name}_b"
+            tie = f"{name}_a.v AS {name}_value, px >= -1 AND {name}_a.r <> -{name}_b.r AS {name}_tied"
+            held = f"{name}_a.v"
         if not _keyed(integers):
-            found.append(f"{pick}(r, {value}) AS {name}, {top}({value}, 2) AS {name}_two")
+            found.append(f"{pick}(r, {value}) AS {name}, {extreme}")
             selected.append(f"{alone.format(name)}, {tie}")
             continue
         keyed = f"{alone.format(f'{name}_k % {places}')}, {name}_k // {places} + {low} AS {name}_x"
         if value == "y":  # the row holding the lowest (highest) y: its key, and the y
-            found.append(f"{pick}(k, y) AS {name}_k, {top}(y, 2) AS {name}_two")
-            selected.append(f"{keyed}, {name}_two[1] AS {name}_y, {tie}")
+            found.append(f"{pick}(k, y) AS {name}_k, {extreme}")
+            selected.append(f"{keyed}, {held} AS {name}_y, {tie}")
         else:  # the row of the lowest (highest) key: the first (last) x, and its y beside it
             found.append(f"{top}(k) AS {name}_k, {pick}(y, k) AS {name}_y")
             selected.append(f"{keyed}, {name}_y, NULL AS {name}_value, false AS {name}_tied")

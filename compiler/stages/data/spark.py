@@ -17,19 +17,22 @@ module level: a chart on the default engine never loads them.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import decimal
+import logging
 import math
 import os
 import sys
+import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+import warnings
 from pathlib import Path
 
 import duckdb
 
-from .engine import quote_identifier
+from .engine import EngineUnavailable, SparkSettings, quote_identifier
 
 # The Spark settings every session gets, and why.
 SESSION_CONF = {
@@ -47,40 +50,18 @@ SESSION_CONF = {
     # Rows in and out of Python as Arrow batches, not one Python object per cell.
     "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
-# Local mode's default: two worker threads, as CI's machine has two cores.
-DEFAULT_MASTER = "local[2]"
 
 
 TRACE = os.environ.get("CHARTC_SPARK_TRACE")
+# What this process sent to Spark: the queries run, and the first line of each it refused (a refused
+# query's rows are then explained the way DuckDB's would be: tests hold both to none).
+STATISTICS: dict = {"queries": 0, "refused": []}
 # Spark's logging configuration: off (a failure is chartc's diagnostic, never the JVM's log).
 LOG_SETTINGS = Path(__file__).with_name("spark-log4j2.properties")
 
 
 class SparkQueryError(duckdb.Error):
     """A query Spark refused or failed (its first line kept, never a Java stack trace)."""
-
-
-class SparkUnavailable(Exception):
-    """No Spark to run on: pyspark not installed, no Java, or the cluster cannot be reached."""
-
-    def __init__(self, message: str, hint: str):
-        super().__init__(message)
-        self.hint = hint
-
-
-@dataclass(frozen=True)
-class SparkSettings:
-    """Where Spark runs, from the project file's ``[spark]`` table (never from a spec).
-
-    Attributes:
-        master: a master URL (``local[2]``, ``spark://host:7077``, ``yarn``).
-        remote: a Spark Connect URL (``sc://host:15002``); wins over `master`.
-        conf: more Spark settings, as ``spark.*`` keys to text values.
-    """
-
-    master: str = DEFAULT_MASTER
-    remote: str | None = None
-    conf: tuple = field(default_factory=tuple)
 
 
 _sessions: dict = {}
@@ -93,18 +74,22 @@ def spark_session(settings: SparkSettings):
     """The process's Spark session for these settings, started at the first call.
 
     Raises:
-        SparkUnavailable: pyspark is not installed, Java is missing, or the master cannot be reached.
+        EngineUnavailable: pyspark is not installed, Java is missing, or the master cannot be reached.
     """
     global startup_seconds
     with _lock:
         if settings in _sessions:
             startup_seconds = 0.0
             return _sessions[settings]
+        # pyspark warns, at import and at its first Python function, that it does not fully support the
+        # pandas installed: chartc sends it numpy arrays and Arrow tables, never pandas frames.
+        warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas", category=FutureWarning)
         try:
             from pyspark.sql import SparkSession
         except ImportError:
-            raise SparkUnavailable("the Spark engine needs pyspark, which is not installed",
-                                   "install it: pip install 'chartc[spark]' (and a JDK 17)") from None
+            raise EngineUnavailable("pyspark is not installed") from None
+        # pyspark logs a failed query's whole plan as JSON before raising it: the raise is enough.
+        logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
         started = time.perf_counter()
         # Python functions a query calls run in Spark's Python workers: this interpreter, which has chartc.
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -112,28 +97,67 @@ def spark_session(settings: SparkSettings):
         builder = SparkSession.builder.appName("chartc")
         builder = builder.remote(settings.remote) if settings.remote else builder.master(settings.master)
         quiet = f"-Dlog4j2.configurationFile={LOG_SETTINGS.as_uri()}"
-        for key, value in {**SESSION_CONF, "spark.driver.extraJavaOptions": quiet, "spark.executorEnv.PYSPARK_PYTHON":
-                           sys.executable, **dict(settings.conf)}.items():
+        # A local Spark listens on the loopback interface only: no port open to the network.
+        local = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"} \
+            if settings.master.startswith("local") and not settings.remote else {}
+        for key, value in {**SESSION_CONF, **local, "spark.driver.extraJavaOptions": quiet,
+                           "spark.executorEnv.PYSPARK_PYTHON": sys.executable, **dict(settings.conf)}.items():
             if settings.remote and key == "spark.ui.enabled":
                 continue
             builder = builder.config(key, value)
+        # The JVM writes its start-up notes to the standard error it inherits: a file of ours, read only
+        # when Spark cannot start (its last line says why: no Java, a port refused).
+        notes = tempfile.TemporaryFile()
         try:
-            session = builder.getOrCreate()
+            with _stderr_into(notes):
+                session = builder.getOrCreate()
         except Exception as error:  # Py4J's and Java's errors: only their first line is the user's business
             where = settings.remote or settings.master
-            raise SparkUnavailable(f"Spark could not start at {where}: {first_line(error)}",
-                                   "check `master` or `remote` in the project's [spark] table, that Java 17 "
-                                   "is installed (java -version), and that the cluster is reachable") from None
+            raise EngineUnavailable(f"Spark could not start at {where}: {first_line(error)}{_last_note(notes)}") from None
         session.sparkContext.setLogLevel("ERROR") if not settings.remote else None
         startup_seconds = time.perf_counter() - started
         _sessions[settings] = session
         return session
 
 
+@contextlib.contextmanager
+def _stderr_into(file):
+    """The process's standard error (file descriptor 2, which a child inherits) sent to `file` meanwhile."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    os.dup2(file.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _last_note(file) -> str:
+    """The JVM's last error among its start-up notes, as a reason's tail ("" when it wrote none)."""
+    file.seek(0)
+    lines = [line.strip() for line in file.read().decode("utf-8", "replace").splitlines()
+             if ("Exception" in line or "Error" in line or "error" in line) and not line.strip().startswith("at ")]
+    return f" ({lines[-1][:200]})" if lines else ""
+
+
 def first_line(error: BaseException) -> str:
-    """An error's first meaningful line: Spark's message without its JVM stack trace."""
-    text = getattr(error, "getMessage", None)
-    text = text() if callable(text) else str(error)
+    """An error's first meaningful line: Spark's message without its JVM stack trace.
+
+    A Py4J error's own first line only names the Java call; the Java exception's message says why.
+    """
+    java = getattr(error, "java_exception", None)
+    if java is not None:
+        try:
+            cause = java
+            while cause.getCause() is not None:  # the root cause: "Connection refused", not "Failed to start"
+                cause = cause.getCause()
+            text = f"{cause.getClass().getSimpleName()}: {cause.getMessage()}"
+        except Exception:  # the JVM gone: the Python side's text
+            text = str(error)
+    else:
+        text = getattr(error, "getMessage", None)
+        text = text() if callable(text) else str(error)
     for line in str(text).strip().splitlines():
         line = line.strip()
         if line and not line.startswith(("at ", "Traceback", "JVM stacktrace")):
@@ -195,7 +219,27 @@ def _rewrite(tree):
         # literal indices); element_at counts from 1 and gives null past the end, as DuckDB does.
         if (isinstance(node, exp.Bracket) and len(node.expressions) == 1
                 and not isinstance(node.expressions[0], exp.Literal)):
-            return exp.Anonymous(this="element_at", expressions=[node.this, node.expressions[0]])
+            index = exp.Cast(this=node.expressions[0], to=exp.DataType.build("INT"))
+            return exp.Anonymous(this="element_at", expressions=[node.this, index])
+        # list(x ORDER BY k): Spark's collect_list keeps no order (and drops nulls): the values ride in
+        # structs behind their keys, sorted, then taken out. Descending keys are negated (numbers only).
+        if isinstance(node, exp.ArrayAgg) and isinstance(node.this, exp.Order):
+            keys = []
+            for index, ordered in enumerate(node.this.expressions):
+                key = ordered.this if not ordered.args.get("desc") else exp.Neg(this=exp.Paren(this=ordered.this))
+                keys.append(exp.PropertyEQ(this=exp.to_identifier(f"k{index}"), expression=key))
+            value = exp.PropertyEQ(this=exp.to_identifier("v"), expression=node.this.this)
+            collected = exp.Anonymous(this="collect_list", expressions=[exp.Struct(expressions=[*keys, value])])
+            return exp.Transform(this=exp.Anonymous(this="array_sort", expressions=[collected]),
+                                 expression=exp.Lambda(this=exp.column("v", table="e"),
+                                                       expressions=[exp.to_identifier("e")]))
+        # fsum, DuckDB's compensated sum: Spark has only the plain one (see docs/spark.md on the fits' last bits).
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "fsum":
+            return exp.Sum(this=node.expressions[0])
+        # A CTE's MATERIALIZED hint is DuckDB's (Spark plans each reference itself).
+        if isinstance(node, exp.CTE) and node.args.get("materialized") is not None:
+            node.set("materialized", None)
+            return node
         # HUGEINT (a sum of 64-bit hashes): Spark's widest exact number.
         if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.INT128:
             return exp.DataType.build("DECIMAL(38, 0)")
@@ -217,8 +261,14 @@ SPARK_TYPES = {
     "BinaryType": "BLOB", "NullType": '"NULL"',
 }
 # A function's DuckDB parameter and return types (`sql._Chain.function`) as Spark's.
-UDF_TYPES = {"DOUBLE": "double", "VARCHAR": "string", "BOOLEAN": "boolean", "BIGINT": "bigint",
-             "DOUBLE[]": "array<double>", "VARCHAR[]": "array<string>", "BIGINT[]": "array<bigint>"}
+UDF_TYPES = {"DOUBLE": "double", "VARCHAR": "string", "BOOLEAN": "boolean", "BIGINT": "bigint"}
+
+
+def udf_type(duckdb_type: str) -> str:
+    """A DuckDB type (``DOUBLE``, ``VARCHAR[][]``) as Spark's DDL (``double``, ``array<array<string>>``)."""
+    if duckdb_type.endswith("[]"):
+        return f"array<{udf_type(duckdb_type[:-2])}>"
+    return UDF_TYPES[duckdb_type]
 
 
 class _Result:
@@ -236,7 +286,7 @@ class _Result:
                 if TRACE:
                     print(f"{time.perf_counter() - started:7.3f}s {len(self._rows)} rows", flush=True)
             except Exception as error:
-                raise SparkQueryError(first_line(error)) from None
+                raise _refused(error) from None
         return self._rows
 
     def fetchall(self) -> list:
@@ -261,6 +311,13 @@ class _Result:
         return [(name, sql_type) for name, sql_type in zip(self.columns, self.types)]
 
 
+def _refused(error: BaseException) -> SparkQueryError:
+    """A query Spark refused or failed, counted, as the engine's error."""
+    reason = first_line(error)
+    STATISTICS["refused"].append(reason)
+    return SparkQueryError(reason)
+
+
 def _python(value):
     """A cell as DuckDB's Python client gives it: structs as dicts, decimals kept, timestamps naive UTC."""
     if isinstance(value, tuple) and hasattr(value, "asDict"):
@@ -281,6 +338,9 @@ class SparkConnection:
 
     def __init__(self, session):
         self.session = session.newSession()
+        for key, value in SESSION_CONF.items():  # a new session starts from the context's settings, not ours
+            if key.startswith("spark.sql."):
+                self.session.conf.set(key, value)
         self.views: set[str] = set()
         self.cached: set[str] = set()
 
@@ -300,8 +360,8 @@ class SparkConnection:
         if isinstance(tree, exp.Create) and tree.args.get("kind") in ("TABLE", "VIEW"):
             return self._create(tree, parameters)
         if isinstance(tree, exp.Drop):
-            name = tree.this.name
-            self.drop(name)
+            for table in tree.find_all(exp.Table):
+                self.drop(table.name)
             return _Result(None, [])
         return self._run(spark_sql(text, parameters))
 
@@ -309,10 +369,13 @@ class SparkConnection:
         return self.execute(sql)
 
     def _run(self, text: str) -> _Result:
+        STATISTICS["queries"] += 1
         try:
             frame = self.session.sql(text)
         except Exception as error:
-            raise SparkQueryError(first_line(error)) from None
+            if TRACE:
+                print(f"refused: {text}", flush=True)
+            raise _refused(error) from None
         return _Result(frame)
 
     def _create(self, tree, parameters) -> _Result:
@@ -327,7 +390,7 @@ class SparkConnection:
             try:
                 frame = frame.localCheckpoint(eager=True)  # computed once, as DuckDB's temporary table
             except Exception as error:
-                raise SparkQueryError(first_line(error)) from None
+                raise _refused(error) from None
             self.cached.add(name)
         frame.createOrReplaceTempView(name)
         self.views.add(name)
@@ -357,7 +420,7 @@ class SparkConnection:
         try:
             frame = self.session.createDataFrame(table)
         except Exception as error:
-            raise SparkQueryError(first_line(error)) from None
+            raise _refused(error) from None
         frame.createOrReplaceTempView(name)
         self.views.add(name)
 
@@ -366,7 +429,7 @@ class SparkConnection:
         try:
             frame = self.session.read.option("mergeSchema", "true").parquet(*paths)
         except Exception as error:
-            raise SparkQueryError(first_line(error)) from None
+            raise _refused(error) from None
         frame.createOrReplaceTempView(name)
         self.views.add(name)
         return name
@@ -376,7 +439,7 @@ class SparkConnection:
         try:
             frame = self.session.table(name)
         except Exception as error:
-            raise SparkQueryError(first_line(error)) from None
+            raise _refused(error) from None
         frame.createOrReplaceTempView(view)
         self.views.add(view)
 
@@ -385,7 +448,7 @@ class SparkConnection:
         """A Python function the query calls (run by Spark's Python workers)."""
         from pyspark.sql.functions import udf
 
-        returned = UDF_TYPES.get(str(returns), "string")
+        returned = udf_type(str(returns))
         self.session.udf.register(name, udf(function, returned))
 
     def remove_function(self, name: str) -> None:

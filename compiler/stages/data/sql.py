@@ -939,18 +939,19 @@ class _Chain:
                                                                     for op, index, param, named in ops],
                                               [column(index, True) for index in sorts], orders, step.frame,
                                               step.ignorePeers)
-            return [[encode(value) for value in results[row]] for row in range(count)]
+            # Each row's results after its sequence, as text: one list to unnest (two unnests in one select
+            # zip in DuckDB, and Spark allows only one).
+            return [[str(lists[0][row]), *(encode(value) for value in results[row])] for row in range(count)]
 
         function = self.function(run, ["BIGINT[]", *(f"{kind}[]" for _, _, kind in inputs)], "VARCHAR[][]")
         seqs, rows = self.fresh("ws"), self.fresh("wr")
         group = f" GROUP BY {', '.join(quote_identifier(k) for k in keys)}" if keys else ""
         call = function([f"list({SEQ} ORDER BY {SEQ})", *(sql for sql, _, _ in inputs)])
-        parts = self.add(f"SELECT list({SEQ} ORDER BY {SEQ}) AS {seqs}, {call} AS {rows} "
-                         f"FROM {quote_identifier(base)}{group}")
-        exploded = self.add(f"SELECT unnest({seqs}) AS {seqs}, unnest({rows}) AS {rows} FROM {quote_identifier(parts)}")
+        parts = self.add(f"SELECT {call} AS {rows} FROM {quote_identifier(base)}{group}")
+        exploded = self.add(f"SELECT unnest({rows}) AS {rows} FROM {quote_identifier(parts)}")
         columns = [Column(self.fresh(), ANY) for _ in ops]
-        outs = self.add(f"SELECT {seqs}, " + ", ".join(f"{rows}[{index + 1}] AS {column.sql}"
-                                                       for index, column in enumerate(columns))
+        outs = self.add(f"SELECT CAST({rows}[1] AS BIGINT) AS {seqs}, " + ", ".join(
+            f"{rows}[{index + 2}] AS {column.sql}" for index, column in enumerate(columns))
                         + f" FROM {quote_identifier(exploded)}")
         self.joined(base, outs, [], columns, [op.as_ for op in window_ops], on=f"b.{SEQ} = g.{seqs}")
 
