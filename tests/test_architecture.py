@@ -77,8 +77,8 @@ RESTRICTED = {
     "scipy": (),
     # The data engine: only the stages run queries (through stages/data/engine.py's connection).
     "duckdb": ("chartc.stages",),
-    # Arrow IPC files, read in place for the engine.
-    "pyarrow": ("chartc.stages.data.sources",),
+    # Arrow IPC files, read in place for the engine; rows carried into Spark (the Spark backend).
+    "pyarrow": ("chartc.stages.data.sources", "chartc.stages.data.spark"),
 }
 
 

@@ -17,7 +17,7 @@ from .. import errors as msg
 from ..errors import Location, SpecError, SpecWarning
 from ..infra import paths
 from ..infra.files import write_atomic
-from ..infra.paper import PRESETS
+from ..infra.paper import ENGINES, PRESETS
 from ..version import __version__
 from .daemon import IDLE_MINUTES, run_warm
 from .specs import UsageError, spec_files
@@ -30,7 +30,6 @@ from .templates import (SCHEMA_COPY, TEMPLATE_NAMES, VSCODE_SETTINGS, project_ro
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 PRESET_NAMES = tuple(PRESETS)
-ENGINES = ("duckdb", "spark")  # as `stages.data.engine.ENGINES` (not imported: `--version` stays light)
 
 # A fit solves a system of a few unknowns (a loess band's operator is at most 2,000 square), where
 # BLAS threads cost more than they save: OpenBLAS starts one per core when numpy is imported, ~25 ms

@@ -145,6 +145,9 @@ def paper_layout(preset: str | None, width, height) -> Paper | None:
 
 # The project's defaults (`preset = "neurips-column"`), read by `stages.validate.project_defaults`.
 PROJECT_FILE = "chartc.toml"
+# The engines a project file (``engine = "spark"``) or ``--engine`` may name: the embedded DuckDB, or Apache
+# Spark (`stages.data.spark`), where the file's ``[spark]`` table says.
+ENGINES = ("duckdb", "spark")
 
 
 def project_file(spec: str | os.PathLike) -> Path | None:

@@ -743,8 +743,7 @@ def project_defaults(spec: str | os.PathLike) -> tuple[dict, Path | None]:
     """
     import tomllib  # the standard library's; only when a project file is there
 
-    from ..infra.paper import PRESETS, project_file
-    from .data.engine import ENGINES
+    from ..infra.paper import ENGINES, PRESETS, project_file
 
     path = project_file(spec)
     if path is None:

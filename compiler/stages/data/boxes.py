@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 
-from ...infra.table import NUMBER, Table
+from ...infra.table import NUMBER, Table, scannable
 from ...ir.nodes import Channel, Chart, Layer
 from .engine import quote_identifier
 from .sources import register_arrays
@@ -166,12 +166,9 @@ def box_rows(connection, chart: Chart, layer: Layer, table: Table, types: dict) 
 
 def _register_fences(connection, fences: list, raw: set) -> str:
     """Each group's fences as the relation ``box_fences`` (g, lo, hi, raw), entering the engine as any rows do."""
-    import numpy as np
-
     groups, lows, highs = zip(*fences)
-    return register_arrays(connection, "box_fences", {
-        "g": np.array(groups, dtype="int64"), "lo": np.array(lows, dtype="float64"),
-        "hi": np.array(highs, dtype="float64"), "raw": np.array([g in raw for g in groups], dtype="bool")})
+    columns = {"g": list(groups), "lo": list(lows), "hi": list(highs), "raw": [g in raw for g in groups]}
+    return register_arrays(connection, "box_fences", scannable(columns, {"lo", "hi"}))
 
 
 def _quartile(at: dict, count: int, p: float) -> float:

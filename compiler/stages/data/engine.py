@@ -11,39 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import duckdb
 
-# The engines a chart's rows can run on: the embedded DuckDB, or Apache Spark (`spark`).
-ENGINES = ("duckdb", "spark")
-# Local mode's default: two worker threads.
-DEFAULT_MASTER = "local[2]"
+from ...infra.paper import ENGINES
+from .settings import DEFAULT_MASTER, EngineUnavailable, SparkSettings
 
-
-@dataclass(frozen=True)
-class SparkSettings:
-    """Where Spark runs, from the project file's ``[spark]`` table (never from a spec).
-
-    Attributes:
-        master: a master URL (``local[2]``, ``spark://host:7077``, ``yarn``).
-        remote: a Spark Connect URL (``sc://host:15002``); wins over `master`.
-        conf: more Spark settings, as (``spark.*`` key, text value) pairs.
-        origin: the project file and the key that chose them (for a diagnostic's place), or None.
-    """
-
-    master: str = DEFAULT_MASTER
-    remote: str | None = None
-    conf: tuple = field(default_factory=tuple)
-    origin: tuple | None = field(default=None, compare=False)
-
-
-class EngineUnavailable(Exception):
-    """No engine to run on: pyspark not installed, no Java, or the cluster cannot be reached (args[0]: why)."""
-
-
+__all__ = ["DEFAULT_MASTER", "ENGINES", "EngineUnavailable", "SparkSettings", "connect", "connect_duckdb",
+           "current_engine", "quote_identifier", "quote_text", "use_engine"]
 # The engine this compile's queries go to: None for DuckDB, else the Spark settings (`use_engine`).
 _engine: contextvars.ContextVar = contextvars.ContextVar("chartc_engine", default=None)
 

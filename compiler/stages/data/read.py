@@ -36,7 +36,7 @@ from ...infra.provenance import dataset_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
-from .engine import connect, connect_duckdb, current_engine, quote_identifier
+from .engine import EngineUnavailable, connect, connect_duckdb, current_engine, quote_identifier
 from .sources import (DELIMITED, ENGINE_SUFFIXES, SOURCE, CatalogTableMissing, EngineReadError, EngineTable,
                       JsonNotTyped, TextReadError, engine_columns, frame_failure, is_spark, is_table,
                       register_catalog_table, register_files, register_frame, register_json_files, register_numbered,
@@ -370,13 +370,11 @@ def _connect_catalog(data: DataSource) -> duckdb.DuckDBPyConnection:
     """A connection to the engine whose catalog holds the table: refused on DuckDB, which has none."""
     if current_engine() != "spark":
         raise _no_catalog(data)
-    from .spark import SparkUnavailable  # only now: it imports what Spark's engine needs
-
     try:
         return connect()
-    except SparkUnavailable as error:
+    except EngineUnavailable as error:
         raise data.error(msg.catalog_table_unreadable(data.catalog, str(error)), "table", stage=STAGE,
-                         hint=error.hint) from None
+                         hint=msg.engine_unavailable_hint()) from None
 
 
 def _register_catalog(connection: duckdb.DuckDBPyConnection, data: DataSource) -> str:

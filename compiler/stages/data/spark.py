@@ -32,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from .engine import EngineUnavailable, SparkSettings, quote_identifier
+from .settings import EngineUnavailable, SparkSettings
 
 # The Spark settings every session gets, and why.
 SESSION_CONF = {
@@ -100,7 +100,9 @@ def spark_session(settings: SparkSettings):
         builder = builder.remote(settings.remote) if settings.remote else builder.master(settings.master)
         quiet = f"-Dlog4j2.configurationFile={LOG_SETTINGS.as_uri()}"
         # A local Spark listens on the loopback interface only: no port open to the network.
-        local = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"} \
+        # Its warehouse is a temporary folder: a chart's compile writes nothing into the project.
+        local = {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                 "spark.sql.warehouse.dir": os.path.join(tempfile.gettempdir(), "chartc-spark-warehouse")} \
             if settings.master.startswith("local") and not settings.remote else {}
         for key, value in {**SESSION_CONF, **local, "spark.driver.extraJavaOptions": quiet,
                            "spark.executorEnv.PYSPARK_PYTHON": sys.executable, **dict(settings.conf)}.items():
@@ -533,7 +535,3 @@ class SparkConnection:
 def connect_spark(settings: SparkSettings) -> SparkConnection:
     """A connection to Spark with these settings (starting Spark if this process has not)."""
     return SparkConnection(spark_session(settings))
-
-
-def quoted_view(name: str) -> str:
-    return quote_identifier(name)
