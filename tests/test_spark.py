@@ -222,3 +222,24 @@ def test_spark_reports_a_file_s_problems_as_duckdb_does(spark, tmp_path, case):
     assert problems["spark"] == problems["duckdb"]
     expected = "lists, structs or maps" if case == "nested column" else "'lost'"
     assert expected in problems["spark"][0]
+
+
+def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path):
+    """A line over a Parquet file Spark splits into many partitions (the project file's Spark setting):
+    each row's number comes from its partition's offset, no window over every row, and M4 keeps the rows
+    DuckDB keeps, ties settled by the same numbers."""
+    import duckdb
+
+    (tmp_path / ".git").mkdir()
+    duckdb.sql(f"COPY (SELECT i % 5000 AS step, 'run-' || (i // 5000) AS run, round(sin(i / 300.0), 2) AS loss "
+               f"FROM range(60000) t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet, ROW_GROUP_SIZE 2048)")
+    (tmp_path / "chartc.toml").write_text('[spark]\nconf = {"spark.sql.files.maxPartitionBytes" = "16384"}\n',
+                                          encoding="utf-8")
+    spec = tmp_path / "line.yaml"
+    spec.write_text("width: 200\ndata: {path: runs.parquet}\nmark: line\n"
+                    "encoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n", encoding="utf-8")
+    split = spark.newSession()
+    split.conf.set("spark.sql.files.maxPartitionBytes", "16384")
+    assert split.read.parquet(str(tmp_path / "runs.parquet")).rdd.getNumPartitions() > 4
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text

@@ -98,8 +98,9 @@ def m4_reduce(connection, source: str, *, x: str, y: str, order: str, domain: tu
             f"SELECT s, CASE WHEN {name}_tied THEN NULL ELSE {name} END AS r"
             + (f", {name}_x AS x, {name}_y AS y" if carried else "") + f" FROM {columns}" for name, _, _ in EXTREMES)
         if carried:
+            # Grouped by row, not DISTINCT over the cells: Spark's DISTINCT makes a -0 y into 0.
             cells = {r: (s, x, y) for s, r, x, y in connection.execute(
-                f"SELECT DISTINCT s, r, x, y FROM ({found})").fetchall()}
+                f"SELECT s, r, arg_min(x, r), arg_min(y, r) FROM ({found}) GROUP BY s, r").fetchall()}
         else:
             cells = {r: None for (r,) in connection.execute(f"SELECT DISTINCT r FROM ({found})").fetchall()}
         cells.pop(None, None)

@@ -227,8 +227,16 @@ def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], 
         The view's name, or None where the rows are numbered by `EngineTable.rows_view` (several files,
         other formats, a column already named as the number).
     """
-    if suffix != ".parquet" or len(paths) != 1 or is_spark(connection):
+    if suffix != ".parquet" or len(paths) != 1:
         return None
+    if is_spark(connection):  # the row index Spark's reader gives beside the file's columns (`read_parquet`)
+        indexed = f"{name}__files__indexed"
+        described = [(column, sql_type) for column, sql_type in zip(*_described(connection, indexed))
+                     if column != "row_index"]
+        if any(column.lower() in ("row_index", ROW) for column, _ in described):
+            return None
+        return _typed_view(connection, quote_identifier(indexed), described, f"{name}__rows",
+                           f"row_index AS {quote_identifier(ROW)}")
     file = f"[{quote_text(str(paths[0]))}], union_by_name = true"
     columns = connection.sql(f"SELECT * FROM read_parquet({file})")  # the file's own types, as `register_files`
     described = list(zip(columns.columns, (str(t) for t in columns.types)))
@@ -236,6 +244,12 @@ def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], 
         return None
     return _typed_view(connection, f"read_parquet({file}, file_row_number = true)", described, f"{name}__rows",
                        f"file_row_number AS {quote_identifier(ROW)}")
+
+
+def _described(connection, view: str) -> tuple[list, list]:
+    """A view's column names and types."""
+    relation = connection.sql(f"SELECT * FROM {quote_identifier(view)}")
+    return list(relation.columns), [str(t) for t in relation.types]
 
 
 def is_spark(connection) -> bool:
@@ -961,6 +975,29 @@ DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
 MAX_EXACT = 2**53
 
 
+# monotonically_increasing_id() holds a Spark partition's number above its lowest 33 bits.
+PARTITION_SHIFT = 2**33
+
+
+def _spark_row_number(connection, view: str) -> str:
+    """SQL of each row's number in the scan's order on Spark, computed where the row is.
+
+    `row_number() OVER ()` there is one window over every row, in one task: the rows of 10^8 would
+    meet on one core. Here each partition counts its rows first (one small aggregate), and a row's number is
+    the rows of the partitions before it plus its place in its own (the low bits of
+    `monotonically_increasing_id`). The numbers are DuckDB's for one file, or for rows sent from Python.
+    """
+    counts = dict(connection.execute(f"SELECT spark_partition_id() AS p, count(*) FROM {quote_identifier(view)} "
+                                     "GROUP BY spark_partition_id()").fetchall())
+    offsets, total = [], 0
+    for partition in range(max(counts, default=-1) + 1):
+        offsets.append(total)
+        total += counts.get(partition, 0)
+    starts = ", ".join(map(str, offsets)) or "0"
+    return (f"monotonically_increasing_id() - spark_partition_id() * {PARTITION_SHIFT} "
+            f"+ [{starts}][spark_partition_id() + 1]")
+
+
 class EngineTable(Table):
     """The rows of a view left in the engine: a `Table` whose cells are fetched only when read.
 
@@ -1070,9 +1107,10 @@ class EngineTable(Table):
         """The view with each row's number as `ROW` (made at the first call), for queries that keep Vega's order."""
         if self.numbered is None:
             name = f"{self.view}__rows"
+            number = (_spark_row_number(self.connection, self.view) if is_spark(self.connection)
+                      else "row_number() OVER () - 1")
             self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT *, "
-                                    f"row_number() OVER () - 1 AS {quote_identifier(ROW)} "
-                                    f"FROM {quote_identifier(self.view)}")
+                                    f"{number} AS {quote_identifier(ROW)} FROM {quote_identifier(self.view)}")
             object.__setattr__(self, "numbered", name)
         return self.numbered
 

@@ -373,10 +373,11 @@ class SparkConnection:
 
     engine = "spark"
 
-    def __init__(self, session):
+    def __init__(self, session, conf: tuple = ()):
         self.session = session.newSession()
-        for key, value in SESSION_CONF.items():  # a new session starts from the context's settings, not ours
-            if key.startswith("spark.sql."):
+        # A new session starts from the context's settings, not ours nor the project file's.
+        for key, value in {**SESSION_CONF, **dict(conf)}.items():
+            if key.startswith("spark.sql.") and key != "spark.sql.warehouse.dir":
                 self.session.conf.set(key, value)
         self.views: set[str] = set()
         self.cached: set[str] = set()
@@ -468,7 +469,10 @@ class SparkConnection:
         except Exception as error:
             raise _refused(error) from None
         frame.createOrReplaceTempView(name)
-        self.views.add(name)
+        # Beside it, each row's place in its file (Parquet's row index, as DuckDB's file_row_number): the
+        # file's order, where Spark's partitions go largest split first.
+        frame.select("*", "_metadata.row_index").createOrReplaceTempView(f"{name}__indexed")
+        self.views.update((name, f"{name}__indexed"))
         return name
 
     def table(self, name: str, view: str) -> str:
@@ -534,4 +538,4 @@ class SparkConnection:
 
 def connect_spark(settings: SparkSettings) -> SparkConnection:
     """A connection to Spark with these settings (starting Spark if this process has not)."""
-    return SparkConnection(spark_session(settings))
+    return SparkConnection(spark_session(settings), settings.conf)
