@@ -161,26 +161,20 @@ def test_an_unreachable_master_is_a_diagnostic_on_the_project_file_line(spark, t
     assert not (tmp_path / "x.vl.json").exists()
 
 
-def test_an_unknown_engine_in_the_project_file_is_a_diagnostic_on_its_line(tmp_path):
+@pytest.mark.parametrize("project, line, message, hint", [
+    ('preset = "neurips-column"\nengine = "sprak"\n', 2,
+     "unknown engine 'sprak'; chartc has 'duckdb' or 'spark'", "did you mean 'spark'?"),
+    ('engine = "spark"\n[spark]\nmastr = "local[2]"\n', 3,
+     "the project file cannot be used: unknown key 'mastr'", "did you mean 'master'?"),
+], ids=["unknown engine", "misspelt Spark setting"])
+def test_the_project_file_s_engine_settings_are_checked_on_their_line(tmp_path, project, line, message, hint):
     (tmp_path / ".git").mkdir()
     shutil.copy(ROOT / "specs" / "cars_histogram.yaml", tmp_path / "chart.yaml")
-    (tmp_path / "chartc.toml").write_text('preset = "neurips-column"\nengine = "sprak"\n', encoding="utf-8")
+    (tmp_path / "chartc.toml").write_text(project, encoding="utf-8")
     with pytest.raises(SpecError) as raised:
         chartc.load(tmp_path / "chart.yaml", full=False)
     error = raised.value.errors[0]
-    assert str(error.message) == "unknown engine 'sprak'; chartc has 'duckdb' or 'spark'"
-    assert (error.location.line, error.hint) == (2, "did you mean 'spark'?")
-
-
-def test_spark_settings_are_checked_in_the_project_file(tmp_path):
-    (tmp_path / ".git").mkdir()
-    shutil.copy(ROOT / "specs" / "cars_histogram.yaml", tmp_path / "chart.yaml")
-    (tmp_path / "chartc.toml").write_text('engine = "spark"\n[spark]\nmastr = "local[2]"\n', encoding="utf-8")
-    with pytest.raises(SpecError) as raised:
-        chartc.load(tmp_path / "chart.yaml", full=False)
-    error = raised.value.errors[0]
-    assert str(error.message) == "the project file cannot be used: unknown key 'mastr'"
-    assert (error.location.line, error.hint) == (3, "did you mean 'master'?")
+    assert (str(error.message), error.location.line, error.hint) == (message, line, hint)
 
 
 def test_a_missing_pyspark_is_a_diagnostic_at_the_data(tmp_path, monkeypatch):

@@ -455,35 +455,30 @@ class SparkConnection:
             table = columns
         else:
             table = pa.Table.from_pandas(columns, preserve_index=False)
-        try:
-            frame = self.session.createDataFrame(table)
-        except Exception as error:
-            raise _refused(error) from None
-        frame.createOrReplaceTempView(name)
-        self.views.add(name)
+        self._as_view(name, lambda: self.session.createDataFrame(table))
 
     def read_parquet(self, name: str, paths: list[str]) -> str:
         """Parquet files as the view `name`, columns matched by name (a column one file lacks is null there)."""
-        try:
-            frame = self.session.read.option("mergeSchema", "true").parquet(*paths)
-        except Exception as error:
-            raise _refused(error) from None
-        frame.createOrReplaceTempView(name)
+        frame = self._as_view(name, lambda: self.session.read.option("mergeSchema", "true").parquet(*paths))
         # Beside it, each row's place in its file (Parquet's row index, as DuckDB's file_row_number): the
         # file's order, where Spark's partitions go largest split first.
-        frame.select("*", "_metadata.row_index").createOrReplaceTempView(f"{name}__indexed")
-        self.views.update((name, f"{name}__indexed"))
+        self._as_view(f"{name}__indexed", lambda: frame.select("*", "_metadata.row_index"))
         return name
 
     def table(self, name: str, view: str) -> str:
         """A table of Spark's catalog (``logs.runs``) as the view `view`."""
+        self._as_view(view, lambda: self.session.table(name))
+        return view
+
+    def _as_view(self, name: str, make):
+        """The DataFrame `make()` gives as this session's temporary view `name` (Spark's failure, refused)."""
         try:
-            frame = self.session.table(name)
+            frame = make()
         except Exception as error:
             raise _refused(error) from None
-        frame.createOrReplaceTempView(view)
-        self.views.add(view)
-        return view
+        frame.createOrReplaceTempView(name)
+        self.views.add(name)
+        return frame
 
     def has_table(self, name: str) -> bool:
         """Whether the catalog has the table or view `name` (``db.table``, or ``table`` in the current
