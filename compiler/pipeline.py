@@ -38,7 +38,7 @@ from .stages.data.engine import DEFAULT_MASTER, ENGINES, EngineUnavailable, Spar
 from .stages.limits import apply_mark_limits, check_polar_channels
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
-from .stages.validate import check_schema_reference, project_defaults, validate_document
+from .stages.validate import check_schema_reference, project_defaults, project_error, validate_document
 
 
 @dataclass(frozen=True)
@@ -254,11 +254,8 @@ def _engine_error(chart: Chart, settings: SparkSettings, message: str) -> SpecEr
     """An engine that cannot start: at the project file's line that chose it, else at the spec's data."""
     if settings.origin is not None:
         path, key = settings.origin
-        text = path.read_bytes().decode("utf-8", errors="replace")
-        line = next((number for number, written in enumerate(text.splitlines(), 1)
-                     if written.split("=")[0].strip().strip("\"'") == key), 1)
-        return SpecError(message, (), location=Location(str(path), line, 1), stage="data",
-                         hint=msg.engine_unavailable_hint())
+        return project_error(path, path.read_bytes().decode("utf-8", errors="replace"), key, message,
+                             msg.engine_unavailable_hint(), stage="data")
     return chart.data.error(message, stage="data", hint=msg.engine_unavailable_hint())
 
 

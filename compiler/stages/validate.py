@@ -752,19 +752,19 @@ def project_defaults(spec: str | os.PathLike) -> tuple[dict, Path | None]:
     try:
         values = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise _project_error(path, text, None, msg.project_file_invalid(str(error))) from None
+        raise project_error(path, text, None, msg.project_file_invalid(str(error))) from None
     for key, value in values.items():
         if key not in PROJECT_KEYS:
-            raise _project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)))
+            raise project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)))
         if key == "spark":
             _check_spark_table(path, text, value)
         elif not isinstance(value, str):
-            raise _project_error(path, text, key, msg.project_file_invalid(f"{key} must be a string"))
+            raise project_error(path, text, key, msg.project_file_invalid(f"{key} must be a string"))
     if "preset" in values and values["preset"] not in PRESETS:
-        raise _project_error(path, text, "preset", msg.unknown_preset(values["preset"], list(PRESETS)),
+        raise project_error(path, text, "preset", msg.unknown_preset(values["preset"], list(PRESETS)),
                              hint=msg.did_you_mean(values["preset"], PRESETS))
     if "engine" in values and values["engine"] not in ENGINES:
-        raise _project_error(path, text, "engine", msg.unknown_engine(values["engine"], ENGINES),
+        raise project_error(path, text, "engine", msg.unknown_engine(values["engine"], ENGINES),
                              hint=msg.did_you_mean(values["engine"], ENGINES))
     return values, path
 
@@ -772,25 +772,27 @@ def project_defaults(spec: str | os.PathLike) -> tuple[dict, Path | None]:
 def _check_spark_table(path: Path, text: str, table) -> None:
     """The project file's [spark] table: text `master` and `remote`, a `conf` table of plain values."""
     if not isinstance(table, dict):
-        raise _project_error(path, text, "spark", msg.project_file_invalid("spark must be a table ([spark])"))
+        raise project_error(path, text, "spark", msg.project_file_invalid("spark must be a table ([spark])"))
     for key, value in table.items():
         if key not in SPARK_KEYS:
-            raise _project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)),
+            raise project_error(path, text, key, msg.project_file_invalid(msg.unknown_key(key)),
                                  hint=msg.did_you_mean(key, SPARK_KEYS))
         if key == "conf":
             if not isinstance(value, dict) or not all(isinstance(v, (str, int, float, bool)) for v in value.values()):
-                raise _project_error(path, text, key, msg.project_file_invalid(
+                raise project_error(path, text, key, msg.project_file_invalid(
                     "spark.conf must be a table of Spark settings to text, numbers or booleans"))
         elif not isinstance(value, str):
-            raise _project_error(path, text, key, msg.project_file_invalid(f"spark.{key} must be a string"))
+            raise project_error(path, text, key, msg.project_file_invalid(f"spark.{key} must be a string"))
 
 
-def _project_error(path: Path, text: str, key: str | None, message, hint: str | None = None) -> SpecError:
+def project_error(path: Path, text: str, key: str | None, message, hint: str | None = None,
+                  stage: str = "schema") -> SpecError:
+    """A problem of the project file, on the line of `key` (its first line without one)."""
     line = 1
     if key is not None:
         for number, written in enumerate(text.splitlines(), 1):
             if written.split("=")[0].strip().strip("\"'") == key:
                 line = number
                 break
-    return SpecError(message, (), location=msg.Location(str(path), line, 1), stage="schema",
+    return SpecError(message, (), location=msg.Location(str(path), line, 1), stage=stage,
                      hint=hint or msg.project_file_hint())

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import decimal
 import logging
 import math
 import os
@@ -174,9 +173,14 @@ def first_line(error: BaseException) -> str:
 def spark_sql(sql: str, parameters=None) -> str:
     """A query in DuckDB's dialect (parameters ``$1``... bound to their values) as Spark SQL text."""
     import sqlglot
+
+    return _spark_text(sqlglot.parse_one(sql, read=_duckdb_dialect()), parameters)
+
+
+def _spark_text(tree, parameters=None) -> str:
+    """A parsed DuckDB query, its parameters bound, as Spark SQL text."""
     from sqlglot import exp
 
-    tree = sqlglot.parse_one(sql, read=_duckdb_dialect())
     if parameters:
         values = list(parameters)
         tree = tree.transform(lambda node: _literal(values[int(node.this) - 1])
@@ -356,15 +360,13 @@ def _refused(error: BaseException) -> SparkQueryError:
 
 
 def _python(value):
-    """A cell as DuckDB's Python client gives it: structs as dicts, decimals kept, timestamps naive UTC."""
+    """A cell as DuckDB's Python client gives it: structs as dicts, timestamps naive UTC (decimals stay Decimal)."""
     if isinstance(value, tuple) and hasattr(value, "asDict"):
         return {key: _python(item) for key, item in value.asDict().items()}
     if isinstance(value, list):
         return [_python(item) for item in value]
     if isinstance(value, datetime.datetime) and value.tzinfo is not None:
         return value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    if isinstance(value, decimal.Decimal):
-        return value
     return value
 
 
@@ -380,7 +382,6 @@ class SparkConnection:
             if key.startswith("spark.sql.") and key != "spark.sql.warehouse.dir":
                 self.session.conf.set(key, value)
         self.views: set[str] = set()
-        self.cached: set[str] = set()
 
     # queries
     def execute(self, sql: str, parameters=None) -> _Result:
@@ -401,7 +402,7 @@ class SparkConnection:
             for table in tree.find_all(exp.Table):
                 self.drop(table.name)
             return _Result(None, [])
-        return self._run(spark_sql(text, parameters))
+        return self._run(_spark_text(tree, parameters))
 
     def sql(self, sql: str) -> _Result:
         return self.execute(sql)
@@ -418,18 +419,15 @@ class SparkConnection:
 
     def _create(self, tree, parameters) -> _Result:
         """A DuckDB temporary view or table as a Spark temporary view (a table is cached: it is read again)."""
-        import sqlglot  # noqa: F401
+        from sqlglot import exp
 
-        name = tree.this.name if not hasattr(tree.this, "this") or tree.this.this is None else tree.this.this.name
-        select = tree.expression
-        query = _rewrite(select).sql(dialect="spark") if not parameters else spark_sql(select.sql("duckdb"), parameters)
-        frame = self._run(query)._frame
+        name = tree.this.find(exp.Table).name
+        frame = self._run(_spark_text(tree.expression, parameters))._frame
         if tree.args.get("kind") == "TABLE":
             try:
                 frame = frame.localCheckpoint(eager=True)  # computed once, as DuckDB's temporary table
             except Exception as error:
                 raise _refused(error) from None
-            self.cached.add(name)
         frame.createOrReplaceTempView(name)
         self.views.add(name)
         return _Result(None, [])
@@ -437,11 +435,6 @@ class SparkConnection:
     def drop(self, name: str) -> None:
         self.session.catalog.dropTempView(name)
         self.views.discard(name)
-        self.cached.discard(name)
-
-    def executemany(self, sql: str, rows) -> None:
-        for row in rows:
-            self.execute(sql.replace("?", "${}").format(*range(1, sql.count("?") + 1)) if "?" in sql else sql, row)
 
     # rows in
     def register(self, name: str, columns) -> None:
