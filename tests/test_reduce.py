@@ -12,10 +12,13 @@ line's rows are numpy's M4 at its PNG's columns of Vega's niced x domain, a
 from __future__ import annotations
 
 import io
+import json
 import math
+import re
 
 import numpy as np
 import pytest
+import vl_convert
 
 from chartc.stages.data import engine
 from chartc.stages.data.reduce import extremes_query, m4_reduce, m4_rows, rows_query
@@ -339,10 +342,30 @@ def test_pixel_columns_are_the_floors_of_the_positions_rounded_to_a_thousandth()
     connection.register("line", {"r": np.arange(len(x)), "x": x, "y": np.zeros(len(x))})
     rows = rows_query("line", x="x", y="y", order="r", domain=(2.0, 9.0), width=100)
     got = connection.execute(f"SELECT px, (x - 2.0) / 7.0 * 100 AS t FROM ({rows}) ORDER BY r").fetchall()
-    expected = connection.execute("SELECT least(greatest(CAST(floor(round((x - 2.0) / 7.0 * 100, 3)) AS BIGINT), -1), "
-                                  "100) FROM line ORDER BY r").fetchall()
-    assert [px for px, _ in got] == [px for (px,) in expected]
+    drawn = np.array([t_ for _, t_ in got]) * 1000
+    vega = np.floor(drawn) + (drawn - np.floor(drawn) >= 0.5)   # JavaScript's Math.round: half up
+    assert [px for px, _ in got] == np.clip(np.floor(vega / 1000), -1, 100).astype(int).tolist()
     assert sum(px != np.floor(np.clip(t_, -1, 100)) for px, t_ in got) > 100  # the edges' rounding was exercised
+
+
+def test_pixel_columns_near_an_edge_are_those_vega_draws_the_row_in():
+    """Halfway between two thousandths Vega rounds up: 3.9995 px is drawn at 4 (column 4), where DuckDB's
+    `round(3.9995, 3)` gives 3.999. Each row's column is read from the path Vega writes."""
+    positions = sorted(k + d for k in range(1, 40) for d in (-0.0005, 0.0005, -0.0015, -0.0004999, -0.0005001))
+    spec = {"width": 100, "height": 10, "autosize": "none", "padding": 0,
+            "data": {"values": [{"x": p, "y": 0} for p in positions]},
+            "mark": "line", "encoding": {"x": {"field": "x", "type": "quantitative", "axis": None,
+                                               "scale": {"domain": [0, 100], "nice": False, "zero": False}},
+                                         "y": {"field": "y", "type": "quantitative", "axis": None}}}
+    path = re.findall(r'd="M([^"]*)"', vl_convert.vegalite_to_svg(json.dumps(spec)))[-1]
+    drawn = [math.floor(float(point.split(",")[0])) for point in path.split("L")]
+    connection = engine.connect()
+    connection.register("line", {"r": np.arange(len(positions)), "x": np.array(positions),
+                                 "y": np.zeros(len(positions))})
+    rows = rows_query("line", x="x", y="y", order="r", domain=(0.0, 100.0), width=100)
+    assert [px for (px,) in connection.execute(f"SELECT px FROM ({rows}) ORDER BY r").fetchall()] == drawn
+    rounded = [int(v) for (v,) in connection.execute("SELECT floor(round(x, 3)) FROM line ORDER BY r").fetchall()]
+    assert sum(a != b for a, b in zip(rounded, drawn)) > 10   # where the engine's own rounding would misplace rows
 
 
 @pytest.mark.parametrize("axis, cell", [("x", None), ("y", None), ("x", np.nan), ("y", np.nan), ("x", np.inf),
