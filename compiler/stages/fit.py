@@ -32,9 +32,9 @@ from .. import errors as msg
 from ..errors import SpecError
 from ..infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, floats, json_value, milliseconds, parse_date
 from ..ir.nodes import Chart, Layer, thaw
-from ..trends.fitting import (TrendLine, TrendPlan, fit_sums, fit_values, format_trend_label, plan_trend, shift_sql,
+from ..trends.fitting import (TrendLine, TrendPlan, extent_sql, fit_sums, fit_values, format_trend_label, plan_trend,
                               shifted_sql, sums_sql)
-from ..trends.moments import Sums, sums_from_rows, sums_from_shifted
+from ..trends.moments import Sums, shift_and_bounds, sums_from_rows, sums_from_shifted
 from .data import DataFlow, Rows
 from .data.engine import connect, quote_identifier
 from .data.sources import EngineTable, register_arrays
@@ -272,12 +272,12 @@ def fit_statistics(plan: TrendPlan, parts: list[tuple], weights: list | None = N
 
 def query_sums(connection, plan: TrendPlan, source: str, x: str, y: str, part: str,
                weight: str | None = None) -> dict:
-    """Every group's `Sums` over a relation in the engine: one pass where it keeps the digits, else two.
+    """Every group's `Sums` over a relation in the engine.
 
-    A straight line without weights is summed in one pass about the first row's values
-    (`moments.shifted_query`), where DuckDB alone would take two (the means, then the sums about them);
-    a group whose mean lies too far from that shift for its spread (`moments.CONDITION`), and every
-    other fit, takes the centred two-pass query (`moments.sums_query`).
+    A straight line without weights is summed in one pass about the middle of the data's extent
+    (`moments.shifted_query`, after `moments.extent_query`), in fixed point, so every engine finds the
+    same bits; a group whose mean lies too far from that shift for its spread (`moments.CONDITION`), and
+    every other fit, takes the centred two-pass query (`moments.sums_query`).
 
     Args:
         connection: the engine's connection.
@@ -288,11 +288,13 @@ def query_sums(connection, plan: TrendPlan, source: str, x: str, y: str, part: s
         Group (``part``'s value) -> its `Sums`; a group without a finite x and y has none.
     """
     if plan.degree == 1 and weight is None:
-        first = connection.execute(shift_sql(plan, source, x, y, part)).fetchall()
-        shift = (float(first[0][0]), float(first[0][1])) if first else (0.0, 0.0)
-        found = sums_from_shifted(connection.execute(shifted_sql(plan, source, x, y, part, shift)).fetchall(), shift)
-        if found is not None:
-            return found
+        shifted = shift_and_bounds(connection.execute(extent_sql(plan, source, x, y, part)).fetchone())
+        if shifted is not None:
+            shift, bounds = shifted
+            found = sums_from_shifted(connection.execute(shifted_sql(plan, source, x, y, part, shift, bounds)
+                                                         ).fetchall(), shift, bounds)
+            if found is not None:
+                return found
     rows = connection.execute(sums_sql(plan, source, x, y, part, weight)).fetchall()
     return sums_from_rows(rows, plan.degree, weighted=weight is not None)
 

@@ -59,14 +59,14 @@ from .line import TrendLine
 from .methods import TrendMethod
 from .methods.loess import smooth_loess
 from .methods.moving_average import smooth_moving_average
-from .moments import Sums, shift_query, shifted_query, sums_query
+from .moments import Sums, extent_query, shifted_query, sums_query
 from .numerics import (IDENTITY, SCALE_TRANSFORMS, Transform, count_distinct, is_number, is_whole, pow_transform,
                        refuse_nonpositive, require_positive)
 
 __all__ = [
     "BAND_METHODS", "LABEL_MAX_LENGTH", "LABEL_MAX_PRECISION", "LABEL_MAX_WIDTH", "LABEL_PLACEHOLDERS",
     "SCALE_TRANSFORMS", "SPACES", "TREND_METHODS", "TrendLine", "TrendPlan", "fit_sums", "fit_trend", "fit_values",
-    "format_trend_label", "line_subset", "plan_trend", "shift_sql", "shifted_sql", "smooth_loess",
+    "format_trend_label", "line_subset", "plan_trend", "extent_sql", "shifted_sql", "smooth_loess",
     "smooth_moving_average", "sums_sql",
     "trend_summary",
 ]
@@ -279,20 +279,26 @@ def sums_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, weight: st
                       log_x="x" in logged, log_y="y" in logged, weight=weight)
 
 
-def shift_sql(plan: TrendPlan, source: str, x: str, y: str, part: str) -> str:
-    """The query of the first row's fitting-space values, the shift of `shifted_sql` (`moments.shift_query`)."""
-    logged = plan.fitter.logarithm_of
-    return shift_query(source, x, y, part, x_map=plan.x_transform.sql, y_map=plan.y_transform.sql,
-                       log_x="x" in logged, log_y="y" in logged)
+def extent_sql(plan: TrendPlan, source: str, x: str, y: str, part: str) -> str:
+    """The query of every row's extremes in fitting space, which give `shifted_sql` its shift and bounds
+    (`moments.extent_query`)."""
+    return extent_query(source, x, y, part, **_fitting_space(plan))
 
 
-def shifted_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, shift: tuple[float, float]) -> str:
+def shifted_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, shift: tuple[float, float],
+                bounds: dict[str, float]) -> str:
     """The one-pass query of a straight line's sums about a shift (`moments.shifted_query`; degree 1, unweighted)."""
     logged = plan.fitter.logarithm_of
     counted = [c for c, needed in (("x", plan.x_axis.positive), ("y", plan.y_axis.positive),
                                    ("u", "x" in logged), ("v", "y" in logged)) if needed]
-    return shifted_query(source, x, y, part, shift, x_map=plan.x_transform.sql, y_map=plan.y_transform.sql,
-                         log_x="x" in logged, log_y="y" in logged, counted=counted)
+    return shifted_query(source, x, y, part, shift, bounds, **_fitting_space(plan), counted=counted)
+
+
+def _fitting_space(plan: TrendPlan) -> dict:
+    """The arguments that map x and y as read into the fitting space of `plan`'s method."""
+    logged = plan.fitter.logarithm_of
+    return {"x_map": plan.x_transform.sql, "y_map": plan.y_transform.sql,
+            "log_x": "x" in logged, "log_y": "y" in logged}
 
 
 def fit_sums(plan: TrendPlan, sums: Sums, group: Any = None) -> TrendLine:

@@ -25,15 +25,18 @@ for `fitting.fit_trend` on values in memory.
 
 A straight line without weights (degree 1: ``linear``, ``log``, ``exp``,
 ``pow``) is first summed in one pass (`shifted_query`): about a shift (w₀, t₀),
-the first row's values (`shift_query`), rather than the means, which would
-take a pass of their own, and a join of every row to its group's means. Any
-centre gives the same fit; the shift only has to be near enough to each
-group's mean for its spread, which the sums themselves tell:
-Σd² − (Σd)²/n (d = w − w₀) is the centred Σ(w − w̄)², computed with a
-rounding of ε·Σd², so a group is kept when Σd² is within `CONDITION` times the
-centred sum (and the same for t), and otherwise every group is summed
-centred (`sums_query`). On data such as training runs (x a step, the first
-row at the start of the range) Σd² is ~4 times the centred sum.
+the middle of the data's extent (`extent_query`, a scan of four aggregates),
+rather than the means, which would take a pass of their own, and a join of
+every row to its group's means. Any centre gives the same fit; the shift only
+has to be near enough to each group's mean for its spread, which the sums
+themselves tell: Σd² − (Σd)²/n (d = w − w₀) is the centred Σ(w − w̄)²,
+computed with a rounding of ε·Σd², so a group is kept when Σd² is within
+`CONDITION` times the centred sum (and the same for t), and otherwise every
+group is summed centred (`sums_query`). On data such as training runs (x a
+step) Σd² is ~1–2 times the centred sum. Its five sums are fixed point
+(`exactsum`), each term bounded by the extent: the same bits on every engine,
+in any order of rows or tasks, and the correctly rounded sum of the terms
+where no term is below 2⁻⁴⁴ of its bound.
 
 Weighted least squares (a trend's ``weight`` field) is the same computation
 with every sum but the centres' weighted: Σ ω·z^j, Σ ω·z^j·τ, Σ ω·τ² (ω the
@@ -58,6 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import exactsum
 from .numerics import Ols, back_substitute, count_distinct, forward_substitute
 
 # Distinct values of w are counted exactly up to this many by peeling the two smallest and the two largest
@@ -70,8 +74,9 @@ PEELED_DISTINCT = 4
 CONDITION = 2.0 ** 10
 
 # Result columns of `shifted_query`, after the group key.
-SHIFTED_COLUMNS = ("n", "x_low", "x_high", "x_bad", "y_bad", "u_bad", "v_bad", "w_low", "w_high", "t_low", "t_high",
-                   "d", "dd", "e", "de", "ee")
+SHIFTED_COLUMNS = ("n", "x_low", "x_high", "x_bad", "y_bad", "u_bad", "v_bad", "w_low", "w_high", "t_low", "t_high")
+# The terms a straight line's one-pass query sums, as SQL over its shifted rows (d = w − w₀, e = t − t₀).
+SHIFTED_TERMS = {"d": "d", "dd": "d * d", "e": "e", "de": "d * e", "ee": "e * e"}
 
 # Result columns of `sums_query`, after the group key.
 BOUND_COLUMNS = ("n", "x_low", "x_high", "x_bad", "y_bad", "u_bad", "v_bad", "w_centre", "w_scale", "t_centre",
@@ -198,61 +203,85 @@ def _features(source: str, x: str, y: str, part: str, x_map: str, y_map: str, lo
 )"""
 
 
-def shift_query(source: str, x: str, y: str, part: str, *, x_map: str = "{0}", y_map: str = "{0}",
-                log_x: bool = False, log_y: bool = False) -> str:
-    """The SQL of the first row's w and t (one row, or none): the shift of `shifted_query`.
-
-    The engine keeps the rows' order (`preserve_insertion_order`), so the first row is the same on every run;
-    the scan stops there.
-    """
+def extent_query(source: str, x: str, y: str, part: str, *, x_map: str = "{0}", y_map: str = "{0}",
+                 log_x: bool = False, log_y: bool = False) -> str:
+    """The SQL of the smallest and largest w and t over every group (one row): what bounds a shifted term."""
     return (f"{_features(source, x, y, part, x_map, y_map, log_x, log_y, None)}\n"
-            "SELECT w, t FROM features WHERE w IS NOT NULL AND t IS NOT NULL LIMIT 1")
+            "SELECT min(w), max(w), min(t), max(t) FROM features")
 
 
-def shifted_query(source: str, x: str, y: str, part: str, shift: tuple[float, float], *, x_map: str = "{0}",
-                  y_map: str = "{0}", log_x: bool = False, log_y: bool = False,
+def shift_and_bounds(extent: tuple) -> tuple[tuple[float, float], dict[str, float]] | None:
+    """The shift (w₀, t₀) of `shifted_query`, and each of its sums' terms -> a power of two no term is larger
+    than (`exactsum.bound`), from `extent_query`'s row; None where there is no row or a bound is not a finite
+    double (the caller sums centred).
+
+    The shift is the middle of each extent: found alike on every engine, whatever the rows' order (a first
+    row is not), and never further than half the extent from the mean.
+    """
+    w_low, w_high, t_low, t_high = (None if value is None else float(value) for value in extent)
+    if w_low is None or t_low is None:
+        return None
+    w0, t0 = w_low / 2 + w_high / 2, t_low / 2 + t_high / 2
+    # Rounding is monotonic, so no row's w − w₀ is further from 0 than the extremes' are.
+    d = exactsum.bound(max(w_high - w0, w0 - w_low))
+    e = exactsum.bound(max(t_high - t0, t0 - t_low))
+    if d is None or e is None:
+        return None
+    bounds = {"d": d, "dd": exactsum.bound(d * d), "e": e, "de": exactsum.bound(d * e), "ee": exactsum.bound(e * e)}
+    return ((w0, t0), bounds) if None not in bounds.values() else None
+
+
+def shifted_query(source: str, x: str, y: str, part: str, shift: tuple[float, float], bounds: Mapping[str, float],
+                  *, x_map: str = "{0}", y_map: str = "{0}", log_x: bool = False, log_y: bool = False,
                   counted: Iterable[str] = "xyuv") -> str:
     """The SQL of a straight line's sums in one pass, shifted by a constant rather than centred on the means.
 
     Every aggregate costs a share of the scan, so only what the fit reads is asked for: the values ≤ 0 of
     the ``counted`` channels (NULL for the others), and the extents of w and t as those of x and y where
-    they are the same values (no transform, no logarithm).
+    they are the same values (no transform, no logarithm). The sums are in fixed point (`exactsum`), so
+    they are the same bits on every engine, in any order of rows.
 
     Args:
         source, x, y, part, x_map, y_map, log_x, log_y: as for `sums_query`.
-        shift: (w₀, t₀), subtracted from every w and t (`shift_query`'s first row).
+        shift, bounds: (w₀, t₀), subtracted from every w and t, and each term's bound (`shift_and_bounds`).
         counted: the channels (of ``x``, ``y``, ``u``, ``v``) whose values ≤ 0 the fit refuses.
 
     Returns:
-        A query with one row per group, ordered by it: the group, then `SHIFTED_COLUMNS`.
+        A query with one row per group, ordered by it: the group, then `SHIFTED_COLUMNS`, then the limb sums
+        of d, dd, e, de and ee (`exactsum.limb_columns`).
     """
     w0, t0 = (f"CAST('{value!r}' AS DOUBLE)" for value in shift)   # text: every double, exactly
     counts = ", ".join(f"count(*) FILTER (WHERE {c} <= 0)" if c in counted else "NULL" for c in "xyuv")
     w = "x" if x_map == "{0}" and not log_x else "w"
     t = "y" if y_map == "{0}" and not log_y else "t"
+    terms = {name: (sql, bounds[name]) for name, sql in SHIFTED_TERMS.items()}
     return f"""{_features(source, x, y, part, x_map, y_map, log_x, log_y, None)}, shifted AS (
     SELECT part, x, y, u, v, w, t, w - {w0} AS d, t - {t0} AS e FROM features
+), limbs AS (
+    {exactsum.limbed("shifted", terms)}
 )
 SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high, {counts},
        min({w}) AS w_low, max({w}) AS w_high, min({t}) AS t_low, max({t}) AS t_high,
-       fsum(d) AS d, fsum(d * d) AS dd, fsum(e) AS e, fsum(d * e) AS de, fsum(e * e) AS ee
-FROM shifted GROUP BY part ORDER BY part"""
+       {", ".join(exactsum.limb_sums(list(terms)))}
+FROM limbs GROUP BY part ORDER BY part"""
 
 
-def sums_from_shifted(rows: Iterable[tuple], shift: tuple[float, float]) -> dict | None:
+def sums_from_shifted(rows: Iterable[tuple], shift: tuple[float, float], bounds: Mapping[str, float]) -> dict | None:
     """Group -> `Sums`, from the rows `shifted_query` returns; None where a group's shifted sums lose digits.
 
     A group's Σd² − (Σd)²/n is its centred Σ(w − w̄)²; its rounding is ε·Σd², which is more than
     ε·`CONDITION` of the centred sum when the shift is far from the group's mean for its spread (a group
-    far from the first row). Then, or where a sum is not finite, the caller sums them centred (`sums_query`).
+    far from the others, or an outlier far from most rows). Then, or where a sum is not finite, the caller sums them centred (`sums_query`).
     """
     found = {}
     w0, t0 = shift
+    width = exactsum.LIMBS
     for row in rows:
         part, values = row[0], dict(zip(SHIFTED_COLUMNS, row[1:]))
+        limbs = row[1 + len(SHIFTED_COLUMNS):]
         n = int(values["n"])
-        d, dd, e, de, ee = (float("nan") if values[k] is None else float(values[k])
-                            for k in ("d", "dd", "e", "de", "ee"))
+        d, dd, e, de, ee = (exactsum.total(limbs[i * width:(i + 1) * width], bounds[name])
+                            for i, name in enumerate(SHIFTED_TERMS))
         if not (_conditioned(n, d, dd) and _conditioned(n, e, ee) and math.isfinite(de)):
             return None
         # z = d / w_scale and τ = e / t_scale, the centred query's scales about the shift (|z|, |τ| ≤ 1).
