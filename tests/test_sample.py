@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
-import random
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
 import vl_convert
+from scipy import stats
 
 from chartc import errors as msg
 from chartc.errors import SpecError
 from chartc.render.export import render
 from chartc.pipeline import compile_spec
 from chartc.stages.limits import MAX_MARKS
-from chartc.infra.table import SAMPLE_SEED, from_records, sample_rows
+from chartc.infra.table import SAMPLE_SEED, from_records, sample_key_sql, sample_keys, sample_rows
+from chartc.stages.data import engine
 
 # Past the mark limit (and 2.5x the old 100,000-row read cap): only what is drawn is limited.
 ROWS = MAX_MARKS + 50_000
@@ -117,13 +118,50 @@ def test_the_sample_is_the_same_on_every_compile_and_renders(project):
     assert sorted(marks) == [1, 500]  # the trend line, and one symbol per sampled row
 
 
-def test_sample_rows_keeps_the_rows_with_the_smallest_seeded_keys():
+def reference_key(row: int) -> int:
+    """A row's sample key as `infra.table` documents it, in Python integers: Thomas Mueller's 32-bit integer
+    hash (modulo 2³¹ here) of the row's low 31 bits xor the seed, then of that xor its next 31 bits."""
+    def mix(h):
+        for _ in range(2):
+            h = ((h ^ (h >> 16)) * 0x45D9F3B) % 2 ** 31
+        return h ^ (h >> 16)
+
+    return mix(mix((row % 2 ** 31) ^ SAMPLE_SEED) ^ (row >> 31) % 2 ** 31)
+
+
+def test_sample_rows_keeps_the_rows_with_the_smallest_keys():
     table = from_records([{"i": i} for i in range(1_000)])
-    draw = random.Random(SAMPLE_SEED).random
-    keys = [draw() for _ in range(1_000)]
-    expected = sorted(sorted(range(1_000), key=keys.__getitem__)[:37])
+    expected = sorted(sorted(range(1_000), key=reference_key)[:37])
     assert sample_rows(table, 37)["i"] == expected
     assert sample_rows(table, 1_000) is table and sample_rows(table, 5_000) is table
+
+
+@pytest.mark.parametrize("row", [0, 1, 2 ** 31 - 1, 2 ** 31, 10 ** 11 + 7, 2 ** 62 + 3])
+def test_the_engine_computes_the_keys_python_does(row):
+    connection = engine.connect()
+    connection.execute(f"CREATE TABLE rows AS SELECT CAST({row} AS BIGINT) AS n")
+    assert connection.execute(f"SELECT k FROM ({sample_key_sql('rows', 'n')})").fetchone()[0] == reference_key(row)
+    assert sample_keys(3).tolist() == [reference_key(r) for r in range(3)]
+
+
+def test_the_keys_look_random():
+    """Uniform over 2³¹ (a χ² of 100 equal bins), no correlation between neighbours, and the gaps between
+    sampled rows spread as a Poisson process's (their deviation near their mean)."""
+    keys = sample_keys(1_000_000).astype(float)
+    counts = np.histogram(keys, bins=100, range=(0, 2 ** 31))[0]
+    assert stats.chisquare(counts).pvalue > 1e-3
+    assert abs(np.corrcoef(keys[:-1], keys[1:])[0, 1]) < 0.01
+    gaps = np.diff(np.sort(np.argsort(keys, kind="stable")[:1_000]))
+    assert 0.85 < gaps.std() / gaps.mean() < 1.15
+
+
+def test_a_sample_of_rows_left_in_the_engine_is_drawn_there(project):
+    """big.csv is past the size read in memory: its rows stay in the engine, which sends back only the 2,000
+    drawn; they are the rows of the smallest keys, as in memory."""
+    chart = compiled(project, 2_000, "engine")
+    lines = (project / "big.csv").read_text(encoding="utf-8").splitlines()[1:]
+    expected = sorted(sorted(range(len(lines)), key=reference_key)[:2_000])
+    assert [f"{row['x']!r},{row['y']!r}" for row in drawn_rows(chart)] == [lines[i] for i in expected]
 
 
 def test_a_sample_below_one_is_a_schema_error(project):

@@ -29,7 +29,6 @@ import datetime
 import gc
 import itertools
 import math
-import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -742,24 +741,59 @@ def parse_date(text: str, pattern: str | None = None) -> datetime.datetime:
 
 # ------------------------------------------------------------------ sampling
 
-SAMPLE_SEED = 0
+# A row's sample key is its number (from 0) hashed to 31 bits: Thomas Mueller's integer hash (a shift, an
+# exclusive or and a product modulo 2³¹, twice, then a shift and an exclusive or) of the number's low 31
+# bits xor a seed, and again of that xor its next 31 bits. Integer arithmetic under 2⁶³ that Python, DuckDB
+# and Spark compute alike: the rows an engine draws are the ones drawn in memory, and a table left in the
+# engine is sampled there (`sample_key_sql`).
+SAMPLE_SEED = 0x2545F491   # not 0: row 0 would have key 0 and be in every sample
+SAMPLE_MODULUS = 2 ** 31
+SAMPLE_MULTIPLIER = 0x45D9F3B
+
+
+def sample_keys(count: int):
+    """The sample keys of rows 0 .. count − 1 (a numpy array)."""
+    import numpy as np  # ~0.1 s: the light `chartc validate` reads tables too, and never samples
+
+    rows = np.arange(count, dtype=np.int64)
+    return _mixed(_mixed((rows % SAMPLE_MODULUS) ^ SAMPLE_SEED) ^ (rows // SAMPLE_MODULUS % SAMPLE_MODULUS))
+
+
+def _mixed(h):
+    h = ((h ^ (h >> 16)) * SAMPLE_MULTIPLIER) % SAMPLE_MODULUS
+    h = ((h ^ (h >> 16)) * SAMPLE_MULTIPLIER) % SAMPLE_MODULUS
+    return h ^ (h >> 16)
+
+
+def sample_key_sql(relation: str, row: str) -> str:
+    """The SQL (DuckDB's dialect) of `relation`'s `row` numbers with their sample key ``k``, as `sample_keys`
+    computes it; each step a subquery, so no engine evaluates a step twice."""
+    query = f"SELECT {row} AS r, xor({row} % {SAMPLE_MODULUS}, {SAMPLE_SEED}) AS h FROM {relation}"
+    for high in (False, True):
+        for _ in range(2):
+            # The exclusive or in parentheses of its own: Spark's `^` binds less tightly than `*`.
+            query = f"SELECT r, ((xor(h, h >> 16)) * {SAMPLE_MULTIPLIER}) % {SAMPLE_MODULUS} AS h FROM ({query})"
+        query = (f"SELECT r, xor(xor(h, h >> 16), (r // {SAMPLE_MODULUS}) % {SAMPLE_MODULUS}) AS h FROM ({query})"
+                 if not high else f"SELECT r, xor(h, h >> 16) AS k FROM ({query})")
+    return query
 
 
 def sample_rows(table: Table, count: int) -> Table:
-    """`count` rows picked at random, the same ones on every run, kept in their order.
+    """`count` rows picked at random, the same ones on every run and engine, kept in their order.
 
-    Each row gets a key from `random.Random(SAMPLE_SEED).random()`, the one
-    generator Python promises to keep across versions, and the rows with the
-    smallest keys are kept. A table of at most `count` rows is returned whole.
+    The rows of the `count` smallest sample keys are kept (of two alike, the earlier row); a table left in
+    the engine draws them there (its `sample`), so only they are fetched. A table of at most `count` rows
+    is returned whole.
     """
     if len(table) <= count:
         return table
-    import numpy as np  # ~0.1 s: the light `chartc validate` reads tables too, and never samples
+    drawn = getattr(table, "sample", None)
+    if drawn is not None:
+        return drawn(count)
+    import numpy as np
 
-    draw = random.Random(SAMPLE_SEED).random
-    keys = np.fromiter((draw() for _ in range(len(table))), dtype=float, count=len(table))
     keep = np.zeros(len(table), dtype=bool)
-    keep[np.argsort(keys, kind="stable")[:count]] = True
+    keep[np.argsort(sample_keys(len(table)), kind="stable")[:count]] = True
     return table.select(keep.tolist())
 
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, Table, TableError,
-                            from_typed_columns, json_value, parse_dates, read_header, record_names)
+                            from_typed_columns, json_value, parse_dates, read_header, record_names, sample_key_sql)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -1113,6 +1113,15 @@ class EngineTable(Table):
                                     f"{number} AS {quote_identifier(ROW)} FROM {quote_identifier(self.view)}")
             object.__setattr__(self, "numbered", name)
         return self.numbered
+
+    def sample(self, count: int) -> Table:
+        """`infra.table.sample_rows` drawn in the engine: the numbers of the rows of the `count` smallest sample
+        keys come back (Spark keeps `count` per task), then only those rows."""
+        row = quote_identifier(ROW)
+        keyed = sample_key_sql(quote_identifier(self.rows_view()), row)
+        rows = [r for (r,) in self.connection.execute(f"SELECT r FROM ({keyed}) ORDER BY k, r LIMIT {int(count)}"
+                                                      ).fetchall()]
+        return self.take(rows)
 
     def take(self, rows: list[int], names: list[str] | None = None) -> Table:
         """Only these rows (numbers in the view's order), as a `Table` with the whole view's kinds: of every
