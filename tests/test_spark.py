@@ -23,7 +23,9 @@ import pytest
 
 import chartc
 from chartc.errors import SpecError
+from chartc.infra.table import sample_key_sql
 from chartc.stages.data import spark as spark_engine
+from chartc.stages.data.sources import EngineTable
 from conftest import ROOT, example_specs, label
 
 
@@ -71,14 +73,16 @@ ROWS = 240_000  # past what the line's 600 pixel columns keep (M4 reduces it), a
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Path:
-    """A sweep's logs as Parquet and CSV: 4 runs of 60,000 steps each, a loss curve with noise (and ties)."""
+    """A sweep's logs as Parquet and CSV: 4 runs of 60,000 steps each, a loss curve with noise (and ties), and
+    a positive weight per row."""
     import duckdb
 
     folder = tmp_path_factory.mktemp("runs")
     connection = duckdb.connect()
     connection.execute(f"""
         CREATE TABLE runs AS SELECT i % 60000 AS step, 'run-' || (i // 60000) AS run,
-               round(2.0 / (1 + (i % 60000) / 500.0) + 0.1 * (i // 60000) + 0.05 * sin(i * 7.3), 6) AS loss
+               round(2.0 / (1 + (i % 60000) / 500.0) + 0.1 * (i // 60000) + 0.05 * sin(i * 7.3), 6) AS loss,
+               0.5 + (i % 7) / 4.0 AS weight
         FROM range({ROWS}) t(i)""")
     connection.execute(f"COPY runs TO '{folder / 'runs.parquet'}' (FORMAT parquet)")
     connection.execute(f"COPY runs TO '{folder / 'runs.csv'}' (FORMAT csv, HEADER)")
@@ -99,6 +103,20 @@ def test_big_data_charts_draw_the_same_bytes_on_spark(spark, runs, chart, suffix
         assert drawn < ROWS / 10
 
 
+# Least-squares fits summed over rows left in the engine by the centred query (a polynomial; weights).
+ENGINE_FITS = {"poly": "trend: {method: poly, order: 3, band: 0.95, by: run}",
+               "weighted": "trend: {method: linear, weight: weight, band: 0.95, by: run}"}
+
+
+@pytest.mark.parametrize("fit", ENGINE_FITS)
+def test_every_least_squares_fit_over_engine_rows_is_the_same_bytes_on_spark(spark, runs, fit):
+    spec = runs / f"engine_fit_{fit}.yaml"
+    spec.write_text("data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}"
+                    f"\nlayers:\n  - {ENGINE_FITS[fit]}\n", encoding="utf-8")
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
 @pytest.mark.parametrize("suffix", ["parquet", "csv"])
 def test_a_fit_on_spark_is_the_same_numbers_as_on_duckdb_and_numpys_line(spark, runs, suffix):
     """The sums are fixed point in either engine (`trends.exactsum`): the same bits, whatever order Spark's
@@ -116,6 +134,37 @@ def test_a_fit_on_spark_is_the_same_numbers_as_on_duckdb_and_numpys_line(spark, 
         slope, intercept = np.polyfit(rows["step"][mine].astype(float), rows["loss"][mine], 1)
         assert (ours.coefficients["slope"], ours.coefficients["intercept"]) == pytest.approx((slope, intercept),
                                                                                              rel=1e-10)
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_a_sample_on_spark_draws_the_rows_duckdb_draws_and_fetches_only_them(spark, runs, suffix, monkeypatch):
+    spec = runs / f"sample_{suffix}.yaml"
+    spec.write_text(f"data: {{path: runs.{suffix}, sample: 3000}}\nmark: point\nencoding: {{x: step, y: loss}}\n",
+                    encoding="utf-8")
+    duckdb_text = json.dumps(chartc.load(spec, full=False, engine="duckdb").vega_lite, sort_keys=True)
+    # No column of every row comes back to Python: the engine orders the keys and keeps 3,000 row numbers.
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    spark_text = json.dumps(chartc.load(spec, full=False, engine="spark").vega_lite, sort_keys=True)
+    assert spark_text == duckdb_text
+    assert len(json.loads(spark_text)["datasets"][json.loads(spark_text)["data"]["name"]]) == 3000
+
+
+def test_spark_computes_the_sample_keys_duckdb_does(spark):
+    """Spark's `^` binds less tightly than `*`: the keys' text must say its parentheses (DuckDB's keys are
+    Python's: tests/test_sample.py)."""
+    import duckdb
+
+    from chartc.stages.data import engine
+    from chartc.stages.data.engine import SparkSettings, use_engine
+
+    rows = {"n": np.array([0, 1, 2, 3, 2 ** 31 - 1, 2 ** 31, 10 ** 11 + 7], dtype=np.int64)}
+    query = f"SELECT r, k FROM ({sample_key_sql('sample_rows', 'n')}) ORDER BY r"
+    expected = duckdb.connect()
+    expected.register("sample_rows", rows)
+    with use_engine(SparkSettings()):
+        connection = engine.connect()
+        connection.register("sample_rows", rows)
+        assert connection.execute(query).fetchall() == expected.execute(query).fetchall()
 
 
 def test_project_file_chooses_spark_and_the_command_line_wins(spark, tmp_path):

@@ -34,7 +34,7 @@ from ..infra.table import BOOLEAN, DATE, NUMBER, TEXT, Table, floats, json_value
 from ..ir.nodes import Chart, Layer, thaw
 from ..trends.fitting import (TrendLine, TrendPlan, extent_sql, fit_sums, fit_values, format_trend_label, plan_trend,
                               shifted_sql, sums_sql)
-from ..trends.moments import Sums, shift_and_bounds, sums_from_rows, sums_from_shifted
+from ..trends.moments import Sums, centred_bounds, shift_and_bounds, sums_from_rows, sums_from_shifted
 from .data import DataFlow, Rows
 from .data.engine import connect, quote_identifier
 from .data.sources import EngineTable, register_arrays
@@ -287,16 +287,17 @@ def query_sums(connection, plan: TrendPlan, source: str, x: str, y: str, part: s
     Returns:
         Group (``part``'s value) -> its `Sums`; a group without a finite x and y has none.
     """
-    if plan.degree == 1 and weight is None:
-        shifted = shift_and_bounds(connection.execute(extent_sql(plan, source, x, y, part)).fetchone())
-        if shifted is not None:
-            shift, bounds = shifted
-            found = sums_from_shifted(connection.execute(shifted_sql(plan, source, x, y, part, shift, bounds)
-                                                         ).fetchall(), shift, bounds)
-            if found is not None:
-                return found
-    rows = connection.execute(sums_sql(plan, source, x, y, part, weight)).fetchall()
-    return sums_from_rows(rows, plan.degree, weighted=weight is not None)
+    extent = connection.execute(extent_sql(plan, source, x, y, part, weight)).fetchone()
+    shifted = shift_and_bounds(extent) if plan.degree == 1 and weight is None else None
+    if shifted is not None:
+        shift, bounds = shifted
+        found = sums_from_shifted(connection.execute(shifted_sql(plan, source, x, y, part, shift, bounds)
+                                                     ).fetchall(), shift, bounds)
+        if found is not None:
+            return found
+    bounds = centred_bounds(extent, weight is not None)
+    rows = connection.execute(sums_sql(plan, source, x, y, part, weight, bounds)).fetchall()
+    return sums_from_rows(rows, plan.degree, weighted=weight is not None, bounds=bounds)
 
 
 def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: str | None, groups: list,

@@ -3,15 +3,17 @@
 A plain SQL ``sum`` of doubles adds in the order the engine's threads or tasks finish, so its last bits
 change from run to run and from engine to engine; DuckDB's compensated ``fsum`` is its own (Spark has
 none). Here each term t, with |t| ≤ P (P a power of two the caller knows bounds the term: from the
-data's extremes), is cut into four integer limbs by IEEE operations every engine performs alike and
+data's extremes), is cut into three integer limbs by IEEE operations every engine performs alike and
 exactly (a product by a power of two, ``floor``, a number less its floor):
 
-    t ≈ P · (L1·2⁻²⁴ + L2·2⁻⁴⁸ + L3·2⁻⁷² + L4·2⁻⁹⁶),   |L1| ≤ 2²⁴,  0 ≤ L2, L3, L4 < 2²⁴
+    t ≈ P · (L1·2⁻²⁰ + L2·2⁻⁴⁰ + L3·2⁻⁶⁰),   |L1| ≤ 2²⁰,  0 ≤ L2, L3 < 2²⁰
 
-truncated (toward −∞) below P·2⁻⁹⁶: exact for every term of at least 2⁻⁴⁴·P, and otherwise off by less
-than 2⁻⁹⁶·P, far below a double's rounding of the sum. Each limb's sum is a sum of integers, the same
-in any order on any engine (a BIGINT: up to 2³⁸ rows on Spark, whose sum of BIGINT is BIGINT; DuckDB's
-is HUGEINT). `total` adds the limbs in Python integers and rounds once to the nearest double.
+truncated (toward −∞) below P·2⁻⁶⁰: exact for every term of at least 2⁻⁸·P, and otherwise off by less
+than 2⁻⁶⁰·P, far below a double's rounding of a sum of such terms. Each limb's sum is a sum of whole
+numbers, the same in any order: DuckDB adds them as doubles, exactly while a group has fewer than 2³³
+rows (every partial sum under 2⁵³); Spark's ``floor`` is a BIGINT, whose sum is exact to 2⁴³ rows.
+Integer columns cost DuckDB a cast per limb and a 128-bit sum, twice the time of the doubles. `total`
+adds the limbs in Python integers and rounds once to the nearest double.
 
 May import: the standard library.
 """
@@ -22,24 +24,31 @@ import math
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
-LIMB_BITS = 24
-LIMBS = 4
-# A bound's power of two is kept within 2^±960, so that it and its reciprocal are finite doubles.
-BOUND_LIMIT = 960
+LIMB_BITS = 20
+LIMBS = 3
+# A bound's power of two is kept within [2^-1003, 2^1023], so that it and 2^20 over it are finite doubles;
+# a term past 2^1023 (finite) then has an L1 of up to 2^21, still a whole number summed exactly.
+BOUND_LIMITS = (-1003, 1023)
 
 
 def bound(largest: float) -> float | None:
-    """The least power of two ≥ `largest` (≥ 0), the P of a term no larger; 1 for 0; None where it is not
-    a finite double (then the caller sums another way)."""
+    """The least power of two ≥ `largest` (≥ 0) within `BOUND_LIMITS`, the P of a term no larger; None where
+    `largest` is not finite (then the caller sums another way)."""
     if not math.isfinite(largest) or largest < 0:
         return None
     if largest == 0:
         return 1.0
     mantissa, exponent = math.frexp(largest)
     exponent -= mantissa == 0.5   # a power of two bounds itself
-    if not -BOUND_LIMIT <= exponent <= BOUND_LIMIT:
-        return None
-    return math.ldexp(1.0, exponent)
+    return math.ldexp(1.0, min(max(exponent, BOUND_LIMITS[0]), BOUND_LIMITS[1]))
+
+
+def mean(name: str, scale: float, count: str) -> str:
+    """The SQL of a group's mean of a `limbed` term from its limbs' sums: not rounded once, as `total` is, but
+    by a fixed sequence of IEEE operations, so the same bits on every engine (for a centre the query uses)."""
+    parts = " + ".join(f"sum({name}_{k}) * CAST('{scale * 2.0 ** (-LIMB_BITS * k)!r}' AS DOUBLE)"
+                       for k in range(1, LIMBS + 1))
+    return f"({parts}) / {count}"
 
 
 def limbed(relation: str, terms: Mapping[str, tuple[str, float]]) -> str:
@@ -65,8 +74,8 @@ def limbed(relation: str, terms: Mapping[str, tuple[str, float]]) -> str:
 
 
 def limb_sums(terms: Sequence[str]) -> list[str]:
-    """The aggregates of each term's limbs (``{term}_1`` .. ``{term}_4``), over a `limbed` relation."""
-    return [f"sum(CAST({term}_{k} AS BIGINT)) AS {term}_{k}" for term in terms for k in range(1, LIMBS + 1)]
+    """The aggregates of each term's limbs (``{term}_1`` .. ``{term}_3``), over a `limbed` relation."""
+    return [f"sum({term}_{k}) AS {term}_{k}" for term in terms for k in range(1, LIMBS + 1)]
 
 
 def limb_columns(terms: Sequence[str]) -> list[str]:
@@ -76,8 +85,13 @@ def limb_columns(terms: Sequence[str]) -> list[str]:
 
 def total(limbs: Sequence, scale: float) -> float:
     """The sum of a term over a group, rounded once to the nearest double: from its limb sums and bound P."""
+    if any(isinstance(limb, float) and math.isnan(limb) for limb in limbs):
+        return math.nan   # a term that is not a number (DuckDB's floor keeps it): as `math.fsum` would say
     whole = 0
     for limb in limbs:
         whole = (whole << LIMB_BITS) + int(limb or 0)
-    # At most 2^38 terms of at most P ≤ 2^960: always a finite double.
-    return float(Fraction(whole) * Fraction(scale) / (1 << (LIMB_BITS * LIMBS)))
+    exact = Fraction(whole) * Fraction(scale) / (1 << (LIMB_BITS * LIMBS))
+    try:
+        return float(exact)
+    except OverflowError:  # terms near the largest double whose sum is past it, as `math.fsum` would say
+        return math.inf if exact > 0 else -math.inf

@@ -266,23 +266,23 @@ def fit_values(plan: TrendPlan, x: Sequence[Any], y: Sequence[Any], group: Any =
     return _draw(plan, model, len(xv), (float(xv.min()), float(xv.max())), xv, group)
 
 
-def sums_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, weight: str | None = None) -> str:
+def sums_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, weight: str | None = None,
+             bounds: dict[str, float] | None = None) -> str:
     """The query of every group's sufficient statistics for a least-squares request (`moments.sums_query`).
 
     Args:
         plan: a request whose method fits from moments.
         source, x, y, part: the relation, the SQL of x and y as read, and of a row's group.
         weight: the SQL of a row's weight, for a weighted fit.
+        bounds: the terms' bounds (`moments.centred_bounds`).
     """
-    logged = plan.fitter.logarithm_of
-    return sums_query(source, x, y, part, plan.degree, x_map=plan.x_transform.sql, y_map=plan.y_transform.sql,
-                      log_x="x" in logged, log_y="y" in logged, weight=weight)
+    return sums_query(source, x, y, part, plan.degree, **_fitting_space(plan), weight=weight, bounds=bounds)
 
 
-def extent_sql(plan: TrendPlan, source: str, x: str, y: str, part: str) -> str:
-    """The query of every row's extremes in fitting space, which give `shifted_sql` its shift and bounds
-    (`moments.extent_query`)."""
-    return extent_query(source, x, y, part, **_fitting_space(plan))
+def extent_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, weight: str | None = None) -> str:
+    """The query of every row's extremes in fitting space (and of the weights), which bound the terms of
+    `shifted_sql` and `sums_sql` and give the first its shift (`moments.extent_query`)."""
+    return extent_query(source, x, y, part, **_fitting_space(plan), weight=weight)
 
 
 def shifted_sql(plan: TrendPlan, source: str, x: str, y: str, part: str, shift: tuple[float, float],

@@ -128,8 +128,13 @@ class Sums:
 # ---------------------------------------------------------------- in the engine
 
 def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: str = "{0}", y_map: str = "{0}",
-               log_x: bool = False, log_y: bool = False, weight: str | None = None) -> str:
+               log_x: bool = False, log_y: bool = False, weight: str | None = None,
+               bounds: Mapping[str, float] | None = None) -> str:
     """The SQL that computes every group's `Sums` in one statement (DuckDB's dialect).
+
+    The centres are the means, each from a fixed-point sum (`exactsum.mean`); every sum is fixed point
+    (`exactsum`): z and τ are at most 1 in size, and a weight at most its bound. So every engine finds the
+    same bits, in any order of rows.
 
     Args:
         source: the relation the rows come from (a name or a parenthesised query).
@@ -141,31 +146,27 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
         log_x, log_y: whether the method fits on ln of the fitting-space x (``log``, ``pow``) or y
             (``exp``, ``pow``).
         weight: the SQL expression of a row's weight, for weighted least squares (None: unweighted).
+        bounds: `centred_bounds`'s, from `extent_query`'s row (None: no row has a finite w and t).
 
     Returns:
-        A query with one row per group, ordered by it: the group (``part``), `BOUND_COLUMNS`, then
-        ``p1 .. p{2k}`` (Σ z^j), ``c0 .. c{k}`` (Σ z^j·τ) and ``squares`` (Σ τ²); weighted, each sum
-        weighted, then ``p0`` (Σ ω), ``omega_bad`` (weights ≤ 0) and ``log_weights`` (Σ ln ω).
+        A query with one row per group, ordered by it: the group (``part``), `BOUND_COLUMNS`, weighted
+        ``omega_bad`` (weights ≤ 0), then the limbs' sums (`exactsum.limb_columns`) of `centred_terms`.
     """
+    bounds = centred_bounds(None, weight is not None) if bounds is None else bounds
     if degree < PEELED_DISTINCT:
         peel = ("NULL AS distinct, min(w) FILTER (WHERE w > w_low) AS w_second, "
                 "max(w) FILTER (WHERE w < w_high) AS w_penultimate")
     else:
         peel = "count(DISTINCT w) AS distinct, NULL AS w_second, NULL AS w_penultimate"
-    times = "omega * " if weight is not None else ""
-    powers = [f"fsum({times}{' * '.join(['z'] * j)}) AS p{j}" for j in range(1, 2 * degree + 1)]
-    cross = [f"fsum({times}tau) AS c0"] + [f"fsum({times}{' * '.join(['z'] * j)} * tau) AS c{j}"
-                                           for j in range(1, degree + 1)]
-    weighted = ("" if weight is None else
-                ", fsum(omega) AS p0, count(*) FILTER (WHERE omega <= 0) AS omega_bad, "
-                "fsum(CASE WHEN omega > 0 THEN ln(omega) END) AS log_weights")
+    terms = centred_terms(degree, weight is not None, bounds)
+    centres = {"cw": ("w", bounds["w"]), "ct": ("t", bounds["t"])}
     return f"""{_features(source, x, y, part, x_map, y_map, log_x, log_y, weight)}, bounds AS (
     SELECT part, count(*) AS n, min(x) AS x_low, max(x) AS x_high,
            count(*) FILTER (WHERE x <= 0) AS x_bad, count(*) FILTER (WHERE y <= 0) AS y_bad,
            count(*) FILTER (WHERE u <= 0) AS u_bad, count(*) FILTER (WHERE v <= 0) AS v_bad,
-           min(w) AS w_low, max(w) AS w_high, fsum(w) / count(w) AS w_centre,
-           min(t) AS t_low, max(t) AS t_high, fsum(t) / count(t) AS t_centre
-    FROM features GROUP BY part
+           min(w) AS w_low, max(w) AS w_high, {exactsum.mean("cw", bounds["w"], "count(w)")} AS w_centre,
+           min(t) AS t_low, max(t) AS t_high, {exactsum.mean("ct", bounds["t"], "count(t)")} AS t_centre
+    FROM ({exactsum.limbed("features", centres)}) GROUP BY part
 ), centres AS (
     SELECT *, greatest(w_high - w_centre, w_centre - w_low) AS w_scale,
            greatest(t_high - t_centre, t_centre - t_low) AS t_scale
@@ -176,15 +177,47 @@ def sums_query(source: str, x: str, y: str, part: str, degree: int, *, x_map: st
            CASE WHEN c.t_scale > 0 THEN (f.t - c.t_centre) / c.t_scale ELSE 0.0 END AS tau
     FROM features f JOIN centres c ON f.part IS NOT DISTINCT FROM c.part
 ), sums AS (
-    SELECT part, {peel}, {", ".join(powers + cross)}, fsum({times}tau * tau) AS squares{weighted}
-    FROM mapped GROUP BY part
+    SELECT part, {peel}{", count(*) FILTER (WHERE omega <= 0) AS omega_bad" if weight is not None else ""},
+           {", ".join(exactsum.limb_sums(list(terms)))}
+    FROM ({exactsum.limbed("mapped", terms)}) GROUP BY part
 )
 SELECT c.part, c.n, c.x_low, c.x_high, c.x_bad, c.y_bad, c.u_bad, c.v_bad, c.w_centre, c.w_scale, c.t_centre,
-       c.t_scale, s.distinct, c.w_low, c.w_high, s.w_second, s.w_penultimate,
-       {", ".join(f"s.p{j}" for j in range(1, 2 * degree + 1))}, {", ".join(f"s.c{j}" for j in range(degree + 1))},
-       s.squares{", s.p0, s.omega_bad, s.log_weights" if weight is not None else ""}
+       c.t_scale, s.distinct, c.w_low, c.w_high, s.w_second, s.w_penultimate{", s.omega_bad" if weight else ""},
+       {", ".join(f"s.{column}" for column in exactsum.limb_columns(list(terms)))}
 FROM centres c JOIN sums s ON c.part IS NOT DISTINCT FROM s.part
 ORDER BY c.part"""
+
+
+def centred_terms(degree: int, weighted: bool, bounds: Mapping[str, float]) -> dict[str, tuple[str, float]]:
+    """The sums of `sums_query`, in its order: name -> (the SQL of a row's term, its bound): Σ z^j (``p1`` ..
+    ``p{2k}``), Σ z^j·τ (``c0`` .. ``c{k}``), Σ τ² (``squares``), each times ω where weighted, then Σ ω (``p0``)
+    and Σ ln ω (``log_weights``)."""
+    times, scale = ("omega * ", bounds["omega"]) if weighted else ("", 1.0)
+    terms = {f"p{j}": (times + " * ".join(["z"] * j), scale) for j in range(1, 2 * degree + 1)}
+    terms |= {f"c{j}": (times + " * ".join(["z"] * j + ["tau"]), scale) for j in range(degree + 1)}
+    terms["squares"] = (f"{times}tau * tau", scale)
+    if weighted:
+        terms["p0"] = ("omega", scale)
+        terms["log_weights"] = ("CASE WHEN omega > 0 THEN ln(omega) END", bounds["log"])
+    return terms
+
+
+def centred_bounds(extent: tuple | None, weighted: bool) -> dict[str, float]:
+    """The bounds `sums_query` sums with, from `extent_query`'s row: of w and t (their means' sums), and
+    weighted, of |ω| and of |ln ω| over the weights > 0 (|z|, |τ| ≤ 1: every other term is at most |ω|)."""
+    values = [None if value is None else float(value) for value in (extent or ())]
+
+    def largest(*ends):
+        found = [abs(end) for end in ends if end is not None and math.isfinite(end)]
+        return exactsum.bound(max(found, default=0.0)) or 1.0
+
+    bounds = {"w": largest(*values[0:2]), "t": largest(*values[2:4])}
+    if weighted:
+        low, high, positive = values[4:7] if len(values) >= 7 else (None, None, None)
+        # ln as the engine takes it may be an ulp from Python's: a bound a little above either.
+        logs = [math.log(end) * (1 + 2.0 ** -40) for end in (positive, high) if end is not None and end > 0]
+        bounds |= {"omega": largest(low, high), "log": largest(*logs)}
+    return bounds
 
 
 def _features(source: str, x: str, y: str, part: str, x_map: str, y_map: str, log_x: bool, log_y: bool,
@@ -204,10 +237,12 @@ def _features(source: str, x: str, y: str, part: str, x_map: str, y_map: str, lo
 
 
 def extent_query(source: str, x: str, y: str, part: str, *, x_map: str = "{0}", y_map: str = "{0}",
-                 log_x: bool = False, log_y: bool = False) -> str:
-    """The SQL of the smallest and largest w and t over every group (one row): what bounds a shifted term."""
-    return (f"{_features(source, x, y, part, x_map, y_map, log_x, log_y, None)}\n"
-            "SELECT min(w), max(w), min(t), max(t) FROM features")
+                 log_x: bool = False, log_y: bool = False, weight: str | None = None) -> str:
+    """The SQL of the smallest and largest w and t over every group (one row), and with a weight its
+    smallest, its largest, and its smallest above 0: what bounds every term a fit sums."""
+    weights = (", min(omega), max(omega), min(omega) FILTER (WHERE omega > 0)" if weight is not None else "")
+    return (f"{_features(source, x, y, part, x_map, y_map, log_x, log_y, weight)}\n"
+            f"SELECT min(w), max(w), min(t), max(t){weights} FROM features")
 
 
 def shift_and_bounds(extent: tuple) -> tuple[tuple[float, float], dict[str, float]] | None:
@@ -308,15 +343,27 @@ def _conditioned(n: int, first: float, second: float) -> bool:
     return offset <= CONDITION * (second - offset)
 
 
-def sums_from_rows(rows: Iterable[tuple], degree: int, weighted: bool = False) -> dict:
+def sums_from_rows(rows: Iterable[tuple], degree: int, weighted: bool = False,
+                   bounds: Mapping[str, float] | None = None) -> dict:
     """Group -> `Sums`, from the rows `sums_query` returns (group first, then its columns in order)."""
+    bounds = centred_bounds(None, weighted) if bounds is None else bounds
+    terms = centred_terms(degree, weighted, bounds)
     found = {}
     for row in rows:
         part, values = row[0], dict(zip(BOUND_COLUMNS, row[1:]))
         rest = row[1 + len(BOUND_COLUMNS):]
-        powers, cross, squares = rest[:2 * degree], rest[2 * degree:3 * degree + 1], rest[3 * degree + 1]
-        weights = rest[3 * degree + 2:] if weighted else None
-        found[part] = _sums(values, powers, cross, squares, weights)
+        bad, rest = (rest[0], rest[1:]) if weighted else (None, rest)
+        width = exactsum.LIMBS
+        totals = {name: exactsum.total(rest[i * width:(i + 1) * width], scale)
+                  for i, (name, (_, scale)) in enumerate(terms.items())}
+        if not all(values[k] is None or math.isfinite(values[k]) for k in ("w_centre", "w_scale", "t_centre", "t_scale")):
+            # A centre or spread past double precision: z and τ are not numbers, whatever an engine's
+            # floor makes of them (Spark's gives 0); `solve` refuses the fit.
+            totals = dict.fromkeys(totals, math.nan)
+        powers = [totals[f"p{j}"] for j in range(1, 2 * degree + 1)]
+        cross = [totals[f"c{j}"] for j in range(degree + 1)]
+        weights = (totals["p0"], bad, totals["log_weights"]) if weighted else None
+        found[part] = _sums(values, powers, cross, totals["squares"], weights)
     return found
 
 
