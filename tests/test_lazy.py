@@ -18,8 +18,11 @@ import numpy as np
 import pytest
 import vl_convert
 
+from chartc import errors
+from chartc.errors import SpecError
 from chartc.stages.data import read as read_stage
 from chartc.stages.data.sources import EngineTable, materialise
+from chartc.trends.methods.loess import Loess
 from conftest import scene_nodes
 
 # Past the mark limit (200,000: these rows cannot be drawn one by one) and past the rows the fit sums in
@@ -241,3 +244,22 @@ def test_text_left_in_the_engine_is_scrubbed_as_text_read(tmp_path, monkeypatch)
     assert [str(w) for w in lazy.warnings] == [str(w) for w in read.warnings] and lazy.warnings
     assert lazy.vega_lite == read.vega_lite
     assert "bad\ufffd" in {row["label"] for row in data_rows(lazy.vega_lite)}
+
+
+@pytest.mark.parametrize("by", [None, "name"])
+def test_a_smoother_past_its_row_limit_is_refused_before_a_row_is_fetched(folder, fetched, monkeypatch, by):
+    """The rows a smoother fits come back to Python, so it has a limit per group: over rows left in the engine,
+    each group's rows are counted there first, and a group past the limit is refused with the message the
+    rows read into Python get, having fetched at most the groups' names."""
+    monkeypatch.setattr(Loess, "max_rows", 50_000)
+    grouped = "  color: {field: name, type: nominal}\n" if by else ""
+    text = (f"data: {{path: runs.parquet}}\nencoding:\n  x: step\n  y: loss\n{grouped}"
+            f"layers:\n  - trend: {{method: loess{', by: name' if by else ''}}}\n")
+    with pytest.raises(SpecError) as raised:
+        compiled(folder, text)
+    too_many = errors.trend_too_many_rows("loess", ROWS // RUNS if by else ROWS, 50_000)
+    assert raised.value.errors[0].message == (errors.trend_in_group("name", "run 0", too_many) if by else too_many)
+    assert max(fetched, default=0) <= RUNS
+    with pytest.raises(SpecError) as read:
+        eager(folder, text, monkeypatch)
+    assert read.value.errors[0].message == raised.value.errors[0].message

@@ -167,6 +167,22 @@ def test_spark_computes_the_sample_keys_duckdb_does(spark):
         assert connection.execute(query).fetchall() == expected.execute(query).fetchall()
 
 
+def test_a_smoother_past_its_limit_is_refused_on_spark_before_a_row_is_fetched(spark, runs, monkeypatch):
+    from chartc import errors
+    from chartc.trends.methods.loess import Loess
+
+    monkeypatch.setattr(Loess, "max_rows", 50_000)
+    spec = runs / "loess.yaml"
+    spec.write_text("data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}"
+                    "\nlayers:\n  - trend: {method: loess, by: run}\n", encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(SpecError) as raised:
+            chartc.load(spec, full=False, engine=engine)
+        assert raised.value.errors[0].message == errors.trend_in_group(
+            "run", "run-0", errors.trend_too_many_rows("loess", ROWS // 4, 50_000))
+
+
 def test_project_file_chooses_spark_and_the_command_line_wins(spark, tmp_path):
     project = tmp_path / "project"
     project.mkdir()

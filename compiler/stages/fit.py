@@ -166,6 +166,12 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
             and plan.fitter.fits_from_moments(plan.options) and len(table) > IN_MEMORY_ROWS
             and all(table.kinds.get(field) == NUMBER for field in (x_field, y_field, weight) if field is not None)
             and (trend.by is None or table.kinds.get(trend.by) in (NUMBER, TEXT, BOOLEAN)))
+    if not lazy and refused is None:
+        limited = _group_past_limit(plan, table, facet_fields, (x_field, y_field, weight), trend.by, chart)
+        if limited is not None:
+            group, count, limit = limited
+            raise fail(msg.trend_too_many_rows(plan.method, count, limit), ("method",),
+                       msg.trend_too_many_rows_hint(), group)
     # Rows left in the engine are summed there, per group: only the groups' values are read.
     for panel, panel_rows in [] if lazy else _panels(table, facet_fields):
         groups = _groups(panel_rows, trend.by, chart)
@@ -461,6 +467,33 @@ def _datetime_parts(value: dict) -> dict:
     if unknown:
         raise ValueError(f"unknown DateTime keys {sorted(unknown)}")
     return parts
+
+
+def _group_past_limit(plan: TrendPlan, table, facet_fields, fields: tuple, by: str | None,
+                      chart: Chart) -> tuple | None:
+    """The first group (in `_groups`'s order) with more rows than the method fits, and its count and the
+    limit, for rows left in the engine: counted there, so a fit that would be refused fetches no row (what
+    comes back to Python is bounded by the limit); None where none is past it, or the rows are in memory.
+
+    Only numbers are counted in the engine (a date or text x is made a number in Python), without facets.
+    """
+    limit = plan.fitter.row_limit(plan.options)
+    if (limit is None or not isinstance(table, EngineTable) or facet_fields or len(table) <= limit
+            or any(table.kinds.get(field) != NUMBER for field in fields if field is not None)
+            or (by is not None and table.kinds.get(by) not in (NUMBER, TEXT, BOOLEAN))):
+        return None
+    finite = " AND ".join(f"isfinite(CAST({quote_identifier(field)} AS DOUBLE))" for field in fields
+                          if field is not None)
+    key = "NULL" if by is None else quote_identifier(by)
+    counts: dict = {}
+    for value, count in table.connection.execute(f"SELECT {key}, count(*) FROM {quote_identifier(table.view)} "
+                                                 f"WHERE {finite} GROUP BY {key}").fetchall():
+        value = json_value(value)  # as `_groups` keys a row: NaN as None
+        counts[value] = counts.get(value, 0) + count
+    if by is None:
+        return (None, counts[None], limit) if counts.get(None, 0) > limit else None
+    ordered = _groups(Table({by: list(counts)}, {by: table.kinds[by]}), by, chart)
+    return next(((value, counts[value], limit) for value, _ in ordered if counts[value] > limit), None)
 
 
 def _groups(rows: Table, by: str | None, chart: Chart) -> list[tuple]:
