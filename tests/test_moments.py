@@ -135,7 +135,7 @@ def test_ill_conditioned_x_agrees_where_raw_sums_do_not(rows):
 @pytest.mark.parametrize("method, options", [("poly", {"order": 3}), ("linear", {})], ids=["centred", "one pass"])
 def test_sums_are_the_same_bytes_on_every_run_with_two_threads(rows, monkeypatch, method, options):
     # A plain sum() of doubles here gives a different last bit on nearly every run with two threads (the
-    # threads' partial sums are added in the order they finish); fsum's compensated sums do not.
+    # threads' partial sums are added in the order they finish); fixed-point sums (trends/exactsum.py) do not.
     x, noise = rows
     y = 3.0 + 2.0 * x + noise
     parts = [((), g, x[g::3], y[g::3]) for g in range(3)]   # three groups, GROUP BY in one query

@@ -790,7 +790,7 @@ def sample_rows(table: Table, count: int) -> Table:
     drawn = getattr(table, "sample", None)
     if drawn is not None:
         return drawn(count)
-    import numpy as np
+    import numpy as np  # as in `sample_keys`
 
     keep = np.zeros(len(table), dtype=bool)
     keep[np.argsort(sample_keys(len(table)), kind="stable")[:count]] = True

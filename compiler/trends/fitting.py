@@ -65,8 +65,8 @@ from .numerics import (IDENTITY, SCALE_TRANSFORMS, Transform, count_distinct, is
 
 __all__ = [
     "BAND_METHODS", "LABEL_MAX_LENGTH", "LABEL_MAX_PRECISION", "LABEL_MAX_WIDTH", "LABEL_PLACEHOLDERS",
-    "SCALE_TRANSFORMS", "SPACES", "TREND_METHODS", "TrendLine", "TrendPlan", "fit_sums", "fit_trend", "fit_values",
-    "format_trend_label", "line_subset", "plan_trend", "extent_sql", "shifted_sql", "smooth_loess",
+    "SCALE_TRANSFORMS", "SPACES", "TREND_METHODS", "TrendLine", "TrendPlan", "extent_sql", "fit_sums", "fit_trend",
+    "fit_values", "format_trend_label", "line_subset", "plan_trend", "shifted_sql", "smooth_loess",
     "smooth_moving_average", "sums_sql",
     "trend_summary",
 ]

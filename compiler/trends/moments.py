@@ -16,12 +16,14 @@ well as x on [0, 1], where the raw sums Σx, Σx² cancel to noise.
 
 `sums_query` is that computation as one DuckDB-dialect SQL statement over any
 relation (a registered table, the data engine's view of a file), one result
-row per group. Its sums are `fsum`, DuckDB's compensated (Kahan) sum: a plain
-`sum` of doubles over several threads adds in the order the threads finish and
-its last bits change from run to run; the compensated sums come out the same
-on every run (tests/test_moments.py runs one twice on 10⁶ rows and 2 threads).
-`sums_from_arrays` is the same computation on numpy arrays, with `math.fsum`,
-for `fitting.fit_trend` on values in memory.
+row per group. Its sums are fixed point (`exactsum`): a plain `sum` of doubles
+over several threads or tasks adds in the order they finish and its last bits
+change from run to run and from engine to engine; whole-number limbs add alike
+in any order, so DuckDB and Spark find the same bits (tests/test_moments.py
+runs one on 1 and 2 threads; tests/test_spark.py compares the engines). Each
+term's bound comes from `extent_query`; the centres are the means of
+fixed-point sums. `sums_from_arrays` is the same computation on numpy arrays,
+with `math.fsum`, for `fitting.fit_trend` on values in memory.
 
 A straight line without weights (degree 1: ``linear``, ``log``, ``exp``,
 ``pow``) is first summed in one pass (`shifted_query`): about a shift (w₀, t₀),
