@@ -14,6 +14,9 @@ import json
 import os
 import re
 import shutil
+import signal
+import socket
+import subprocess
 import sys
 import textwrap
 import time
@@ -144,7 +147,8 @@ def spark_missing() -> str | None:
 def pytest_collection_modifyitems(config, items):
     # A test that starts Spark is a `spark` test, so `-m "not spark"` leaves out every one of them.
     for item in items:
-        if "spark_session" in getattr(item, "fixturenames", ()) and item.get_closest_marker("spark") is None:
+        if ({"spark_session", "spark_connect_server"} & set(getattr(item, "fixturenames", ()))
+                and item.get_closest_marker("spark") is None):
             item.add_marker(pytest.mark.spark)
 
 
@@ -202,6 +206,52 @@ def spark_session(request, tmp_path_factory):
             yield spark
         finally:
             spark.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_connect_server(tmp_path_factory):
+    """A Spark Connect server on `SPARK_MASTER`, started from pyspark's own jars (`SparkConnectServer`, as
+    Spark's start-connect-server.sh starts it) on a free loopback port, stopped at the run's end; yields its
+    URL (``sc://127.0.0.1:PORT``). Its log is in the fixture's folder."""
+    import pyspark
+
+    folder = tmp_path_factory.mktemp("spark-connect")
+    log_config = folder / "log4j2.properties"
+    log_config.write_text(SPARK_LOG_CONFIG, encoding="utf-8")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    home = Path(pyspark.__file__).parent
+    settings = {"spark.connect.grpc.binding.address": "127.0.0.1", "spark.connect.grpc.binding.port": port,
+                "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC", "spark.sql.shuffle.partitions": 2,
+                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                "spark.sql.warehouse.dir": folder / "warehouse", "spark.local.dir": folder / "scratch",
+                "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config.as_uri()} "
+                                                 "-XX:TieredStopAtLevel=1"}
+    command = [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+               "--master", SPARK_MASTER, *(f"--conf={key}={value}" for key, value in settings.items()), "spark-internal"]
+    environment = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
+                   "PYSPARK_PYTHON": sys.executable}
+    log = folder / "server.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(command, env=environment, stdout=output, stderr=subprocess.STDOUT,
+                                  start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while True:  # the port is bound once the gRPC service runs
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if server.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the Spark Connect server did not start:\n{log.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.5)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

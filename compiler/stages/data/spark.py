@@ -339,13 +339,20 @@ class _Result:
 
     @property
     def columns(self) -> list[str]:
-        return [] if self._frame is None else list(self._frame.columns)
+        return [field.name for field in self._fields()]
 
     @property
     def types(self) -> list[str]:
+        return [SPARK_TYPES.get(type(field.dataType).__name__, "VARCHAR") for field in self._fields()]
+
+    def _fields(self) -> list:
+        """The result's schema: on Spark Connect a call to the server, which may refuse the query there."""
         if self._frame is None:
             return []
-        return [SPARK_TYPES.get(type(f.dataType).__name__, "VARCHAR") for f in self._frame.schema.fields]
+        try:
+            return list(self._frame.schema.fields)
+        except Exception as error:
+            raise _refused(error) from None
 
     @property
     def description(self) -> list:
@@ -381,7 +388,10 @@ class SparkConnection:
         for key, value in {**SESSION_CONF, **dict(conf)}.items():
             if key.startswith("spark.sql.") and key != "spark.sql.warehouse.dir":
                 self.session.conf.set(key, value)
-        self.views: set[str] = set()
+        # Each temporary view's DataFrame, held while the view lives: on Spark Connect a checkpointed or
+        # local relation is released on the server when its Python object goes, and the view with it.
+        self.views: dict[str, object] = {}
+        self.remote = type(session).__module__.startswith("pyspark.sql.connect")
 
     # queries
     def execute(self, sql: str, parameters=None) -> _Result:
@@ -423,18 +433,24 @@ class SparkConnection:
 
         name = tree.this.find(exp.Table).name
         frame = self._run(_spark_text(tree.expression, parameters))._frame
-        if tree.args.get("kind") == "TABLE":
+        if tree.args.get("kind") == "TABLE":  # computed once, as DuckDB's temporary table
             try:
-                frame = frame.localCheckpoint(eager=True)  # computed once, as DuckDB's temporary table
+                if self.remote:  # Spark Connect 4.3 loses a checkpoint made in a `newSession()`; a cache, filled now
+                    frame = frame.cache()
+                    frame.count()
+                else:
+                    frame = frame.localCheckpoint(eager=True)
             except Exception as error:
                 raise _refused(error) from None
         frame.createOrReplaceTempView(name)
-        self.views.add(name)
+        self.views[name] = frame
         return _Result(None, [])
 
     def drop(self, name: str) -> None:
         self.session.catalog.dropTempView(name)
-        self.views.discard(name)
+        frame = self.views.pop(name, None)
+        if self.remote and frame is not None:
+            frame.unpersist()
 
     # rows in
     def register(self, name: str, columns) -> None:
@@ -470,7 +486,7 @@ class SparkConnection:
         except Exception as error:
             raise _refused(error) from None
         frame.createOrReplaceTempView(name)
-        self.views.add(name)
+        self.views[name] = frame
         return frame
 
     def has_table(self, name: str) -> bool:

@@ -1,0 +1,72 @@
+"""The data stage on a Spark Connect server (`[spark] remote` in the project file), through the command line.
+
+A real server (conftest's `spark_connect_server`: pyspark's own SparkConnectServer on local[2]) is named by
+the project's chartc.toml; `chartc compile`, in a process of its own as a user runs it, writes the same
+Vega-Lite bytes as on DuckDB: a line M4 reduces in the engine, a linear fit summed there per run, a sample
+drawn there, and gallery charts. A remote nobody listens on is a diagnostic on the file's `remote` line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.spark
+
+ROWS = 120_000  # past what M4 keeps at 300 px and past the rows a fit sums in memory (100,000)
+CHARTS = {
+    "line": "data: {path: runs.parquet}\nwidth: 300\nmark: line\n"
+            "encoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n",
+    "fit": "data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
+           "layers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
+    "sample": "data: {path: runs.parquet, sample: 2000}\nmark: point\nencoding: {x: step, y: loss}\n",
+    "cars_histogram": (ROOT / "specs" / "cars_histogram.yaml").read_text(encoding="utf-8"),
+    "barley_pivot": (ROOT / "specs" / "barley_pivot.yaml").read_text(encoding="utf-8"),
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, spark_connect_server):
+    """A project whose chartc.toml runs every spec on the Connect server, and two runs of a loss curve."""
+    folder = tmp_path_factory.mktemp("connect")
+    (folder / ".git").mkdir()  # the project file is looked for up to the work tree's root
+    (folder / "chartc.toml").write_text(f'engine = "spark"\n[spark]\nremote = "{spark_connect_server}"\n',
+                                        encoding="utf-8")
+    connection = duckdb.connect()
+    connection.execute(f"""
+        COPY (SELECT i % 60000 AS step, 'run-' || (i // 60000) AS run,
+                     round(2.0 / (1 + (i % 60000) / 500.0) + 0.1 * (i // 60000) + 0.05 * sin(i * 7.3), 6) AS loss
+              FROM range({ROWS}) t(i)) TO '{folder / 'runs.parquet'}' (FORMAT parquet)""")
+    connection.close()
+    for name, text in CHARTS.items():  # the gallery's charts without their `$schema` (a path from specs/)
+        lines = [line for line in text.splitlines() if not line.startswith("$schema:")]
+        (folder / f"{name}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+def compile_in(project, name: str, *engine: str) -> subprocess.CompletedProcess:
+    # CHARTC_SPARK_TRACE: the Spark backend prints each result it fetches ("0.123s 17 rows") on stdout.
+    return subprocess.run([sys.executable, "-m", "chartc", "compile", f"{name}.yaml", "-o",
+                           f"{name}.{'-'.join(engine) or 'connect'}.vl.json", *engine],
+                          cwd=project, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "CHARTC_SPARK_TRACE": "1"})
+
+
+@pytest.mark.parametrize("name", CHARTS)
+def test_a_chart_on_a_spark_connect_server_is_the_same_bytes_as_on_duckdb(project, name):
+    on_connect = compile_in(project, name)
+    assert on_connect.returncode == 0, on_connect.stderr
+    assert on_connect.stderr == ""  # no JVM notes, no pyspark warnings
+    assert re.search(r"^ *[0-9.]+s [0-9]+ rows$", on_connect.stdout, re.M)  # the queries ran on the server
+    on_duckdb = compile_in(project, name, "--engine", "duckdb")
+    assert on_duckdb.returncode == 0, on_duckdb.stderr
+    assert " rows" not in on_duckdb.stdout
+    assert (project / f"{name}.connect.vl.json").read_bytes() == \
+        (project / f"{name}.--engine-duckdb.vl.json").read_bytes()
