@@ -165,6 +165,21 @@ def pytest_runtest_setup(item):
     pytest.skip(f"Spark cannot start: {missing}")
 
 
+def spark_test_conf(folder: Path) -> dict:
+    """The tests' Spark settings, for a local session and for the Connect server alike: no web UI, UTC, 2
+    shuffle partitions, the driver on the loopback interface, its files and a quiet log in `folder`."""
+    log_config = folder / "log4j2.properties"
+    log_config.write_text(SPARK_LOG_CONFIG, encoding="utf-8")
+    return {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC", "spark.sql.shuffle.partitions": "2",
+            "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.warehouse.dir": str(folder / "warehouse"), "spark.local.dir": str(folder / "scratch"),
+            # C1 only (no C2 JIT): halves the JVM's CPU to start (~20 s -> ~11 s) and to run the first
+            # queries; the tests' rows are few, so Spark's steady-state speed does not matter here.
+            "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config.as_uri()} "
+                                             "-XX:TieredStopAtLevel=1"}
+
+
 @pytest.fixture(scope="session")
 def spark_session(request, tmp_path_factory):
     """A local Spark on 2 cores, started once per run and stopped at its end.
@@ -175,8 +190,6 @@ def spark_session(request, tmp_path_factory):
     a temporary folder, never in the checkout.
     """
     folder = tmp_path_factory.mktemp("spark")
-    log_config = folder / "log4j2.properties"
-    log_config.write_text(SPARK_LOG_CONFIG, encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:
         # Read as the JVM starts: bind to loopback without resolving the host's name; Python workers (UDFs)
         # run this interpreter, not whatever `python3` is on PATH.
@@ -186,20 +199,10 @@ def spark_session(request, tmp_path_factory):
         started = time.perf_counter()
         from pyspark.sql import SparkSession
 
-        spark = (SparkSession.builder.master(SPARK_MASTER).appName("chartc-tests")
-                 .config("spark.ui.enabled", "false")
-                 .config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.sql.session.timeZone", "UTC")
-                 .config("spark.sql.shuffle.partitions", "2")
-                 .config("spark.driver.host", "127.0.0.1")
-                 .config("spark.driver.bindAddress", "127.0.0.1")
-                 .config("spark.sql.warehouse.dir", str(folder / "warehouse"))
-                 .config("spark.local.dir", str(folder / "scratch"))
-                 # C1 only (no C2 JIT): halves the JVM's CPU to start (~20 s -> ~11 s) and to run the first
-                 # queries; the tests' rows are few, so Spark's steady-state speed does not matter here.
-                 .config("spark.driver.extraJavaOptions",
-                         f"-Dlog4j2.configurationFile={log_config.as_uri()} -XX:TieredStopAtLevel=1")
-                 .getOrCreate())
+        builder = SparkSession.builder.master(SPARK_MASTER).appName("chartc-tests")
+        for key, value in spark_test_conf(folder).items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
         request.config.stash[SPARK_STARTUP] = time.perf_counter() - started
         try:
@@ -216,18 +219,12 @@ def spark_connect_server(tmp_path_factory):
     import pyspark
 
     folder = tmp_path_factory.mktemp("spark-connect")
-    log_config = folder / "log4j2.properties"
-    log_config.write_text(SPARK_LOG_CONFIG, encoding="utf-8")
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     home = Path(pyspark.__file__).parent
-    settings = {"spark.connect.grpc.binding.address": "127.0.0.1", "spark.connect.grpc.binding.port": port,
-                "spark.ui.enabled": "false", "spark.sql.session.timeZone": "UTC", "spark.sql.shuffle.partitions": 2,
-                "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
-                "spark.sql.warehouse.dir": folder / "warehouse", "spark.local.dir": folder / "scratch",
-                "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log_config.as_uri()} "
-                                                 "-XX:TieredStopAtLevel=1"}
+    settings = {**spark_test_conf(folder), "spark.connect.grpc.binding.address": "127.0.0.1",
+                "spark.connect.grpc.binding.port": port}
     command = [str(home / "bin" / "spark-submit"), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
                "--master", SPARK_MASTER, *(f"--conf={key}={value}" for key, value in settings.items()), "spark-internal"]
     environment = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",

@@ -162,12 +162,10 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
     if weight is not None and weight not in table.kinds:
         raise fail(msg.trend_weight_not_found(weight, list(table.kinds)), ("weight",))
     parts, weights = [], []
-    lazy = (isinstance(table, EngineTable) and not facet_fields and refused is None
-            and plan.fitter.fits_from_moments(plan.options) and len(table) > IN_MEMORY_ROWS
-            and all(table.kinds.get(field) == NUMBER for field in (x_field, y_field, weight) if field is not None)
-            and (trend.by is None or table.kinds.get(trend.by) in (NUMBER, TEXT, BOOLEAN)))
-    if not lazy and refused is None:
-        limited = _group_past_limit(plan, table, facet_fields, (x_field, y_field, weight), trend.by, chart)
+    in_engine = refused is None and _numbers_in_engine(table, facet_fields, (x_field, y_field, weight), trend.by)
+    lazy = in_engine and plan.fitter.fits_from_moments(plan.options) and len(table) > IN_MEMORY_ROWS
+    if in_engine and not lazy:
+        limited = _group_past_limit(plan, table, (x_field, y_field, weight), trend.by, chart)
         if limited is not None:
             group, count, limit = limited
             raise fail(msg.trend_too_many_rows(plan.method, count, limit), ("method",),
@@ -469,18 +467,23 @@ def _datetime_parts(value: dict) -> dict:
     return parts
 
 
-def _group_past_limit(plan: TrendPlan, table, facet_fields, fields: tuple, by: str | None,
+def _numbers_in_engine(table, facet_fields, fields: tuple, by: str | None) -> bool:
+    """Whether a fit's rows can be counted or summed where they are: rows left in the engine, without facets,
+    whose x, y (and weight) are numbers (a date or text x is made a number in Python) and whose `by` is a
+    column the engine groups alike."""
+    return (isinstance(table, EngineTable) and not facet_fields
+            and all(table.kinds.get(field) == NUMBER for field in fields if field is not None)
+            and (by is None or table.kinds.get(by) in (NUMBER, TEXT, BOOLEAN)))
+
+
+def _group_past_limit(plan: TrendPlan, table: EngineTable, fields: tuple, by: str | None,
                       chart: Chart) -> tuple | None:
     """The first group (in `_groups`'s order) with more rows than the method fits, and its count and the
-    limit, for rows left in the engine: counted there, so a fit that would be refused fetches no row (what
-    comes back to Python is bounded by the limit); None where none is past it, or the rows are in memory.
-
-    Only numbers are counted in the engine (a date or text x is made a number in Python), without facets.
+    limit, for rows the engine can count (`_numbers_in_engine`): counted there, so a fit that would be refused
+    fetches no row (what comes back to Python is bounded by the limit); None where none is past it.
     """
     limit = plan.fitter.row_limit(plan.options)
-    if (limit is None or not isinstance(table, EngineTable) or facet_fields or len(table) <= limit
-            or any(table.kinds.get(field) != NUMBER for field in fields if field is not None)
-            or (by is not None and table.kinds.get(by) not in (NUMBER, TEXT, BOOLEAN))):
+    if limit is None or len(table) <= limit:
         return None
     finite = " AND ".join(f"isfinite(CAST({quote_identifier(field)} AS DOUBLE))" for field in fields
                           if field is not None)

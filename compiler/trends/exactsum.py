@@ -95,3 +95,9 @@ def total(limbs: Sequence, scale: float) -> float:
         return float(exact)
     except OverflowError:  # terms near the largest double whose sum is past it, as `math.fsum` would say
         return math.inf if exact > 0 else -math.inf
+
+
+def totals(limbs: Sequence, bounds: Mapping[str, float]) -> dict[str, float]:
+    """Each term's sum (`total`), from a result row's limb sums in `limb_columns`'s order and each term's bound,
+    the terms in `bounds`'s order."""
+    return {name: total(limbs[i * LIMBS:(i + 1) * LIMBS], scale) for i, (name, scale) in enumerate(bounds.items())}

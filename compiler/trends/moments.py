@@ -312,13 +312,11 @@ def sums_from_shifted(rows: Iterable[tuple], shift: tuple[float, float], bounds:
     """
     found = {}
     w0, t0 = shift
-    width = exactsum.LIMBS
     for row in rows:
         part, values = row[0], dict(zip(SHIFTED_COLUMNS, row[1:]))
-        limbs = row[1 + len(SHIFTED_COLUMNS):]
         n = int(values["n"])
-        d, dd, e, de, ee = (exactsum.total(limbs[i * width:(i + 1) * width], bounds[name])
-                            for i, name in enumerate(SHIFTED_TERMS))
+        d, dd, e, de, ee = exactsum.totals(row[1 + len(SHIFTED_COLUMNS):],
+                                           {name: bounds[name] for name in SHIFTED_TERMS}).values()
         if not (_conditioned(n, d, dd) and _conditioned(n, e, ee) and math.isfinite(de)):
             return None
         # z = d / w_scale and τ = e / t_scale, the centred query's scales about the shift (|z|, |τ| ≤ 1).
@@ -355,9 +353,7 @@ def sums_from_rows(rows: Iterable[tuple], degree: int, weighted: bool = False,
         part, values = row[0], dict(zip(BOUND_COLUMNS, row[1:]))
         rest = row[1 + len(BOUND_COLUMNS):]
         bad, rest = (rest[0], rest[1:]) if weighted else (None, rest)
-        width = exactsum.LIMBS
-        totals = {name: exactsum.total(rest[i * width:(i + 1) * width], scale)
-                  for i, (name, (_, scale)) in enumerate(terms.items())}
+        totals = exactsum.totals(rest, {name: scale for name, (_, scale) in terms.items()})
         if not all(values[k] is None or math.isfinite(values[k]) for k in ("w_centre", "w_scale", "t_centre", "t_scale")):
             # A centre or spread past double precision: z and τ are not numbers, whatever an engine's
             # floor makes of them (Spark's gives 0); `solve` refuses the fit.

@@ -230,26 +230,19 @@ def register_numbered(connection: duckdb.DuckDBPyConnection, paths: list[Path], 
     if suffix != ".parquet" or len(paths) != 1:
         return None
     if is_spark(connection):  # the row index Spark's reader gives beside the file's columns (`read_parquet`)
-        indexed = f"{name}__files__indexed"
-        described = [(column, sql_type) for column, sql_type in zip(*_described(connection, indexed))
-                     if column != "row_index"]
-        if any(column.lower() in ("row_index", ROW) for column, _ in described):
-            return None
-        return _typed_view(connection, quote_identifier(indexed), described, f"{name}__rows",
-                           f"row_index AS {quote_identifier(ROW)}")
-    file = f"[{quote_text(str(paths[0]))}], union_by_name = true"
-    columns = connection.sql(f"SELECT * FROM read_parquet({file})")  # the file's own types, as `register_files`
+        scanned = numbered = quote_identifier(f"{name}__files__indexed")
+        index = "row_index"
+    else:
+        file = f"[{quote_text(str(paths[0]))}], union_by_name = true"
+        scanned, numbered = f"read_parquet({file})", f"read_parquet({file}, file_row_number = true)"
+        index = "file_row_number"
+    columns = connection.sql(f"SELECT * FROM {scanned}")  # the file's own types, as `register_files`
     described = list(zip(columns.columns, (str(t) for t in columns.types)))
-    if not described or any(column.lower() in ("file_row_number", ROW) for column, _ in described):
+    if is_spark(connection):
+        described = described[:-1]  # the index, selected after the file's columns
+    if not described or any(column.lower() in (index, ROW) for column, _ in described):
         return None
-    return _typed_view(connection, f"read_parquet({file}, file_row_number = true)", described, f"{name}__rows",
-                       f"file_row_number AS {quote_identifier(ROW)}")
-
-
-def _described(connection, view: str) -> tuple[list, list]:
-    """A view's column names and types."""
-    relation = connection.sql(f"SELECT * FROM {quote_identifier(view)}")
-    return list(relation.columns), [str(t) for t in relation.types]
+    return _typed_view(connection, numbered, described, f"{name}__rows", f"{index} AS {quote_identifier(ROW)}")
 
 
 def is_spark(connection) -> bool:
