@@ -263,3 +263,69 @@ def test_a_smoother_past_its_row_limit_is_refused_before_a_row_is_fetched(folder
     with pytest.raises(SpecError) as read:
         eager(folder, text, monkeypatch)
     assert read.value.errors[0].message == raised.value.errors[0].message
+
+
+@pytest.fixture(scope="module")
+def panels(tmp_path_factory):
+    """300,000 rows in panels: a split (with rows that have none, NaN among them), and a run per row (`name`);
+    `part` is the run but in split 2 (a panel without a group)."""
+    folder = tmp_path_factory.mktemp("panels")
+    write_parquet(folder / "runs.parquet",
+                  f"SELECT CASE WHEN i % 11 = 0 THEN NULL WHEN i % 13 = 0 THEN 'nan'::DOUBLE "
+                  f"ELSE (i // 7) % 3 END AS split, i % {RUNS} AS run, 'run ' || (i % {RUNS}) AS name, "
+                  f"CASE WHEN i % 11 <> 0 AND i % 13 <> 0 AND (i // 7) % 3 = 2 THEN NULL "
+                  f"ELSE 'run ' || (i % {RUNS}) END AS part, "
+                  f"i // {RUNS} AS step, 3.0 - 2e-6 * (i // {RUNS}) + 0.1 * (i % {RUNS}) "
+                  f"+ 0.01 * ((i // 7) % 3) + 0.05 * sin(i * 12.9898) AS loss FROM range({ROWS}) AS t(i)")
+    return folder
+
+
+FACETED = ("data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: name, type: nominal}\n"
+           "facet:\n  column: {field: split}\nlayers:\n  - trend: {method: %s, band: 0.95, by: name}\n")
+
+
+@pytest.mark.parametrize("method", ["linear", "quad"])
+def test_a_faceted_fit_over_a_large_parquet_is_summed_in_the_engine_per_panel(panels, fetched, monkeypatch,
+                                                                              method):
+    """Each panel's and group's sums come from one query in the engine: only the first row of each part is
+    fetched (its panel's and group's values), and the lines are those of the rows read into Python."""
+    text = FACETED % method
+    chart = compiled(panels, text)
+    fits = chart.fits[chart.chart.layers[0].path]
+    assert len(fits) == 4 * RUNS  # splits 0, 1, 2 and the missing one (null and NaN), each with every run
+    assert fetched and max(fetched) <= len(fits)
+    assert chart.vega_lite == eager(panels, text, monkeypatch).vega_lite
+    connection = duckdb.connect()
+    for line in fits:  # numpy's least squares on the part's rows
+        (_, split), = line.panel
+        where = "(split IS NULL OR isnan(split))" if split is None else f"split = {split}"
+        x, y = np.array(connection.execute(f"SELECT step, loss FROM '{panels / 'runs.parquet'}' "
+                                           f"WHERE {where} AND name = '{line.group}'").fetchall(), dtype=float).T
+        assert line.n == len(x)
+        expected = np.polyfit(x, y, 1 if method == "linear" else 2)[::-1]
+        assert [value for _, value in line.coefficients] == pytest.approx(list(expected), rel=1e-6)
+    connection.close()
+
+
+def test_a_faceted_fit_over_a_large_parquet_refuses_a_panel_without_a_group_as_read(panels, fetched, monkeypatch):
+    text = (FACETED % "linear").replace("name", "part")
+    with pytest.raises(SpecError) as raised:
+        compiled(panels, text)
+    assert max(fetched, default=0) <= 4 * RUNS
+    with pytest.raises(SpecError) as read:
+        eager(panels, text, monkeypatch)
+    assert raised.value.errors[0].message == read.value.errors[0].message
+    assert raised.value.errors[0].message == errors.trend_in_panel((("split", 2.0),), errors.trend_too_few_x(0))
+
+
+def test_a_faceted_smoother_past_its_row_limit_is_refused_in_its_panel_before_a_row_is_fetched(panels, fetched,
+                                                                                               monkeypatch):
+    monkeypatch.setattr(Loess, "max_rows", 20_000)
+    text = FACETED.replace(", band: 0.95", "") % "loess"
+    with pytest.raises(SpecError) as raised:
+        compiled(panels, text)
+    assert max(fetched, default=0) <= 4 * RUNS
+    with pytest.raises(SpecError) as read:
+        eager(panels, text, monkeypatch)
+    assert raised.value.errors[0].message == read.value.errors[0].message
+    assert "split" in raised.value.errors[0].message

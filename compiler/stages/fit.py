@@ -37,7 +37,7 @@ from ..trends.fitting import (TrendLine, TrendPlan, extent_sql, fit_sums, fit_va
 from ..trends.moments import Sums, centred_bounds, shift_and_bounds, sums_from_rows, sums_from_shifted
 from .data import DataFlow, Rows
 from .data.engine import connect, quote_identifier
-from .data.sources import EngineTable, register_arrays
+from .data.sources import ROW, STORED_DATE, EngineTable, register_arrays
 from .markers import category_key
 
 STAGE = "fit"
@@ -165,12 +165,12 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
     in_engine = refused is None and _numbers_in_engine(table, facet_fields, (x_field, y_field, weight), trend.by)
     lazy = in_engine and plan.fitter.fits_from_moments(plan.options) and len(table) > IN_MEMORY_ROWS
     if in_engine and not lazy:
-        limited = _group_past_limit(plan, table, (x_field, y_field, weight), trend.by, chart)
+        limited = _group_past_limit(plan, table, (x_field, y_field, weight), trend.by, facet_fields, chart)
         if limited is not None:
-            group, count, limit = limited
+            panel, group, count, limit = limited
             raise fail(msg.trend_too_many_rows(plan.method, count, limit), ("method",),
-                       msg.trend_too_many_rows_hint(), group)
-    # Rows left in the engine are summed there, per group: only the groups' values are read.
+                       msg.trend_too_many_rows_hint(), group, panel)
+    # Rows left in the engine are summed there, per panel and group: only their values are read.
     for panel, panel_rows in [] if lazy else _panels(table, facet_fields):
         groups = _groups(panel_rows, trend.by, chart)
         if not groups:  # every row's `by` value is missing
@@ -183,13 +183,14 @@ def fit_layer(layer: Layer, chart: Chart, rows: Rows) -> list[TrendLine]:
     # Rows already in memory are summed there (`math.fsum`, exactly rounded) up to a size where the
     # engine is faster; a chart with a few thousand points then never imports the engine for its fit.
     if lazy:
-        groups = [group for group, _ in _groups(Table({trend.by: table.unique(trend.by)}, {trend.by: table.kinds[trend.by]})
-                                                 if trend.by is not None else table, trend.by, chart)]
-        if not groups:  # every row's `by` value is missing
-            raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint())
-        parts = [((), group, NO_VALUES, NO_VALUES) for group in groups]
-        weights = [None for _ in groups]
-        sums = engine_statistics(plan, table, x_field, y_field, trend.by, groups, weight)
+        keys = []
+        for panel, groups in _engine_parts(table, facet_fields, trend.by, chart):
+            if not groups:  # every row's `by` value is missing
+                raise fail(msg.trend_too_few_x(0), ("by",), msg.trend_too_few_x_hint(), panel=panel)
+            parts += [(panel, group, NO_VALUES, NO_VALUES) for group, _ in groups]
+            keys += [key for _, key in groups]
+        weights = [None for _ in parts]
+        sums = engine_statistics(plan, table, x_field, y_field, trend.by, facet_fields, keys, weight)
     else:
         in_engine = (plan.fitter.fits_from_moments(plan.options)
                      and sum(len(x) for _, _, x, _ in parts) > IN_MEMORY_ROWS)
@@ -295,24 +296,25 @@ def query_sums(connection, plan: TrendPlan, source: str, x: str, y: str, part: s
     shifted = shift_and_bounds(extent) if plan.degree == 1 and weight is None else None
     if shifted is not None:
         shift, bounds = shifted
-        found = sums_from_shifted(connection.execute(shifted_sql(plan, source, x, y, part, shift, bounds)
-                                                     ).fetchall(), shift, bounds)
+        found = sums_from_shifted(_keyed(connection.execute(shifted_sql(plan, source, x, y, part, shift, bounds)
+                                                            ).fetchall()), shift, bounds)
         if found is not None:
             return found
     bounds = centred_bounds(extent, weight is not None)
-    rows = connection.execute(sums_sql(plan, source, x, y, part, weight, bounds)).fetchall()
+    rows = _keyed(connection.execute(sums_sql(plan, source, x, y, part, weight, bounds)).fetchall())
     return sums_from_rows(rows, plan.degree, weighted=weight is not None, bounds=bounds)
 
 
-def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: str | None, groups: list,
-                      weight: str | None = None) -> dict[int, Sums]:
-    """Every group's sufficient statistics from one query over rows left in the engine (no row leaves it).
+def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: str | None, facet_fields: tuple,
+                      keys: list, weight: str | None = None) -> dict[int, Sums]:
+    """Every part's sufficient statistics from one query over rows left in the engine (no row leaves it).
 
     Args:
         plan: a least-squares request.
         table: the rows, in the engine (`data.EngineTable`).
         x, y, by, weight: the columns (numbers; `by` a column of numbers, text or booleans, or None).
-        groups: the `by` values, in the order of the parts they make.
+        facet_fields: the chart's facet fields (`_part_sql`).
+        keys: each part's key as the engine gives it (`_engine_parts`), in the order of the parts.
 
     Returns:
         Part index -> its `Sums`, as `fit_statistics` gives them for the same rows.
@@ -320,22 +322,76 @@ def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: s
     def number(column):
         return f"CAST({quote_identifier(column)} AS DOUBLE)"
 
-    # Grouped by the column's own values (numbers as doubles, -0 with 0, as `unique` groups them), matched to
-    # the groups afterwards: a lookup of each row's value in the list of groups cost a quarter of the scan.
-    if by is None:
-        part, present, index = "0", "true", {0: 0}
-    elif table.kinds[by] == NUMBER:
-        part, present = number(by), f"{number(by)} IS NOT NULL AND NOT isnan({number(by)})"
-        index = {float(group): i for i, group in enumerate(groups)}
-    else:
-        part, present = quote_identifier(by), f"{quote_identifier(by)} IS NOT NULL"
-        index = {group: i for i, group in enumerate(groups)}
+    part, present = _part_sql(table, facet_fields, by)
     extra = f", {number(weight)} AS w" if weight is not None else ""
     connection = table.connection
     connection.execute(f"CREATE OR REPLACE TEMP VIEW trend_rows AS SELECT {part} AS part, {number(x)} AS x, "
                        f"{number(y)} AS y{extra} FROM {quote_identifier(table.view)} WHERE {present}")
     found = query_sums(connection, plan, "trend_rows", "x", "y", "part", None if weight is None else "w")
-    return {index[value]: sums for value, sums in found.items() if value in index}
+    index = {key: i for i, key in enumerate(keys)}
+    return {index[key]: sums for key, sums in found.items() if key in index}
+
+
+def _part_sql(table: EngineTable, facet_fields: tuple, by: str | None) -> tuple[str, str]:
+    """The SQL of a row's part (its panel and `by` group) over rows left in the engine, and of the condition that
+    it has a group.
+
+    Grouped by the columns' own values (numbers as doubles, -0 with 0, as `unique` groups them) and matched to
+    the parts afterwards: a lookup of each row's value in the list of groups cost a quarter of the scan. With
+    facets, a struct of each facet field (NaN missing: a panel of its own with the nulls, as `_panels` keys
+    them) and the group.
+    """
+    if by is None:
+        group, present = "0", "true"
+    elif table.kinds[by] == NUMBER:
+        group = f"CAST({quote_identifier(by)} AS DOUBLE)"
+        present = f"{group} IS NOT NULL AND NOT isnan({group})"
+    else:
+        group, present = quote_identifier(by), f"{quote_identifier(by)} IS NOT NULL"
+    if not facet_fields:
+        return group, present
+    fields = ", ".join(f"'p{i}': {table.key_sql(field)}" for i, field in enumerate(facet_fields))
+    return f"{{{fields}, 'g': {group}}}", present
+
+
+def _keyed(rows: list) -> list:
+    """Rows whose first cell is a part's key, a struct (a dict, from either engine) made a tuple of its values."""
+    return [(tuple(row[0].values()), *row[1:]) if isinstance(row[0], dict) else row for row in rows]
+
+
+def _engine_parts(table: EngineTable, facet_fields: tuple, by: str | None, chart: Chart) -> list[tuple]:
+    """(panel, [(group, the part's key in the engine), ...]) per panel of rows left in the engine, in the order of
+    `_panels` and `_groups` (a panel whose rows lack a `by` value has no group).
+
+    The engine finds each part's first row; only those rows' facet and `by` values are read (as many rows as
+    lines to fit), and ordered as the rows read into Python would be.
+    """
+    if not facet_fields:  # the groups are the column's categories, which other stages ask for too
+        if by is None:
+            return [((), [(None, 0)])]
+        ordered = _groups(Table({by: table.unique(by)}, {by: table.kinds[by]}), by, chart)
+        return [((), [(group, float(group) if table.kinds[by] == NUMBER else group) for group, _ in ordered])]
+    part, _ = _part_sql(table, facet_fields, by)
+    row = quote_identifier(ROW)
+    firsts = dict((first, key) for key, first in _keyed(table.connection.execute(
+        f"SELECT part, min({row}) FROM (SELECT {part} AS part, {row} FROM {quote_identifier(table.rows_view())}) "
+        f"GROUP BY part").fetchall()))
+    numbers = sorted(firsts)
+    names = list(dict.fromkeys([*facet_fields, *([by] if by is not None else [])]))
+    values = table.take(numbers, names)
+    panels: dict = {}
+    for i, number in enumerate(numbers):  # in row order: panels in order of first appearance, as `_panels`
+        panel = tuple((field, json_value(values[field][i])) for field in facet_fields)
+        panels.setdefault(panel, []).append((values[by][i] if by is not None else None, firsts[number]))
+    found = []
+    for panel, members in panels.items():
+        if by is None:
+            found.append((panel, [(None, key) for _, key in members]))
+            continue
+        key_of = {json_value(value): key for value, key in members}
+        ordered = _groups(Table({by: [value for value, _ in members]}, {by: table.kinds[by]}), by, chart)
+        found.append((panel, [(group, key_of[group]) for group, _ in ordered]))
+    return found
 
 
 def register_rows(connection, parts: list[tuple], weights: list | None = None) -> str:
@@ -468,35 +524,38 @@ def _datetime_parts(value: dict) -> dict:
 
 
 def _numbers_in_engine(table, facet_fields, fields: tuple, by: str | None) -> bool:
-    """Whether a fit's rows can be counted or summed where they are: rows left in the engine, without facets,
-    whose x, y (and weight) are numbers (a date or text x is made a number in Python) and whose `by` is a
-    column the engine groups alike."""
-    return (isinstance(table, EngineTable) and not facet_fields
+    """Whether a fit's rows can be counted or summed where they are: rows left in the engine, whose x, y (and
+    weight) are numbers (a date or text x is made a number in Python), and whose `by` and facet fields are
+    columns the engine groups alike (numbers, text, booleans; dates the engine stores as dates)."""
+    def grouped_alike(field):
+        kind = table.kinds.get(field)
+        return kind in (NUMBER, TEXT, BOOLEAN) or (kind == DATE and table.stored.get(field) == STORED_DATE)
+
+    return (isinstance(table, EngineTable)
             and all(table.kinds.get(field) == NUMBER for field in fields if field is not None)
-            and (by is None or table.kinds.get(by) in (NUMBER, TEXT, BOOLEAN)))
+            and (by is None or table.kinds.get(by) in (NUMBER, TEXT, BOOLEAN))
+            and all(grouped_alike(field) for field in facet_fields))
 
 
-def _group_past_limit(plan: TrendPlan, table: EngineTable, fields: tuple, by: str | None,
+def _group_past_limit(plan: TrendPlan, table: EngineTable, fields: tuple, by: str | None, facet_fields: tuple,
                       chart: Chart) -> tuple | None:
-    """The first group (in `_groups`'s order) with more rows than the method fits, and its count and the
-    limit, for rows the engine can count (`_numbers_in_engine`): counted there, so a fit that would be refused
-    fetches no row (what comes back to Python is bounded by the limit); None where none is past it.
+    """The first part (in `_engine_parts`'s order) with more rows than the method fits, as (panel, group, its
+    count, the limit), for rows the engine can count (`_numbers_in_engine`): counted there, so a fit that would be
+    refused fetches no row (what comes back to Python is bounded by the limit); None where none is past it.
     """
     limit = plan.fitter.row_limit(plan.options)
     if limit is None or len(table) <= limit:
         return None
     finite = " AND ".join(f"isfinite(CAST({quote_identifier(field)} AS DOUBLE))" for field in fields
                           if field is not None)
-    key = "NULL" if by is None else quote_identifier(by)
-    counts: dict = {}
-    for value, count in table.connection.execute(f"SELECT {key}, count(*) FROM {quote_identifier(table.view)} "
-                                                 f"WHERE {finite} GROUP BY {key}").fetchall():
-        value = json_value(value)  # as `_groups` keys a row: NaN as None
-        counts[value] = counts.get(value, 0) + count
-    if by is None:
-        return (None, counts[None], limit) if counts.get(None, 0) > limit else None
-    ordered = _groups(Table({by: list(counts)}, {by: table.kinds[by]}), by, chart)
-    return next(((value, counts[value], limit) for value, _ in ordered if counts[value] > limit), None)
+    part, present = _part_sql(table, facet_fields, by)
+    counts = dict(_keyed(table.connection.execute(
+        f"SELECT part, count(*) FROM (SELECT {part} AS part FROM {quote_identifier(table.view)} "
+        f"WHERE {finite} AND {present}) GROUP BY part").fetchall()))
+    if not any(count > limit for count in counts.values()):
+        return None
+    return next((panel, group, counts[key], limit) for panel, groups in _engine_parts(table, facet_fields, by, chart)
+                for group, key in groups if counts.get(key, 0) > limit)
 
 
 def _groups(rows: Table, by: str | None, chart: Chart) -> list[tuple]:

@@ -1147,7 +1147,7 @@ class EngineTable(Table):
         fields = list(fields)
         if not fields:
             return 1 if self.count else 0
-        keys = ", ".join(self._key(name) for name in fields)
+        keys = ", ".join(self.key_sql(name) for name in fields)
         (count,), = self.connection.execute(
             f"SELECT count(*) FROM (SELECT DISTINCT {keys} FROM {quote_identifier(self.view)})").fetchall()
         return count
@@ -1159,7 +1159,7 @@ class EngineTable(Table):
             column, numbered = quote_identifier(name), quote_identifier(self.rows_view())
             self.uniques[name] = self.fetch(
                 f"SELECT {column} FROM (SELECT {column}, min({quote_identifier(ROW)}) AS first FROM {numbered} "
-                f"WHERE {self._key(name)} IS NOT NULL GROUP BY {column}) ORDER BY first", [name])[name]
+                f"WHERE {self.key_sql(name)} IS NOT NULL GROUP BY {column}) ORDER BY first", [name])[name]
         return list(self.uniques[name])
 
     def present(self, name: str) -> set:
@@ -1178,7 +1178,7 @@ class EngineTable(Table):
             f"WHERE regexp_matches({quote_identifier(name)}, {quote_text(pattern)}) LIMIT 1)").fetchall()
         return bool(found)
 
-    def _key(self, name: str) -> str:
+    def key_sql(self, name: str) -> str:
         """A column as a distinct key: NaN is missing, as `Table.distinct` counts it."""
         column = quote_identifier(name)
         return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column

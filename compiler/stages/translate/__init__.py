@@ -170,9 +170,10 @@ def _translate(chart: Chart, data: DataFlow, fits: dict, alt, origins: Origins, 
                                          transforms=computed is None, encoded=encoded[index]))
             sources.append(layer)
     if computed is None:
-        # The rows read are written only where they are drawn: a chart of trends alone (no facet) carries
-        # its curves, and its rows may be many, left in the engine.
-        drawn = chart.facet is not None or any(layer.trend is None for layer in chart.layers)
+        # The rows read are written only where they are drawn: a chart of trends alone carries its curves,
+        # and its rows may be many, left in the engine. (Faceted, its panels are those of the curves: every
+        # panel with rows has a fitted line, or the fit fails.)
+        drawn = any(layer.trend is None for layer in chart.layers)
         rows, tagged = table.records() if drawn else [], set()
     else:
         keep = drawn_fields(chart, plan)
