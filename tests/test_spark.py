@@ -96,8 +96,14 @@ def test_big_data_charts_draw_the_same_bytes_on_spark(spark, runs, chart, suffix
     spec = runs / f"{chart}_{suffix}.yaml"
     spec.write_text(f"data: {{path: runs.{suffix}}}\n" + BIG_SPECS[chart], encoding="utf-8")
     assert (runs / f"runs.{suffix}").stat().st_size > 4_000_000 or suffix == "parquet"
-    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    staged = []
+    original = spark_engine.SparkConnection.staging_file
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spark_engine.SparkConnection, "staging_file",
+                      lambda connection: staged.append(original(connection)) or staged[-1])
+        duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text
+    assert len(staged) == (suffix == "csv")  # a local Spark scans the rows DuckDB typed, as a Parquet file
     if chart == "line":  # reduced by M4 in the engine: far fewer rows drawn than read
         drawn = sum(len(rows) for rows in json.loads(duckdb_text)["datasets"].values())
         assert drawn < ROWS / 10
@@ -115,6 +121,20 @@ def test_every_least_squares_fit_over_engine_rows_is_the_same_bytes_on_spark(spa
                     f"\nlayers:\n  - {ENGINE_FITS[fit]}\n", encoding="utf-8")
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text
+
+
+@pytest.mark.parametrize("method", ["linear", "quad"])
+def test_a_faceted_fit_over_engine_rows_is_summed_on_spark_as_on_duckdb(spark, runs, method, monkeypatch):
+    """Each panel's and run's sums in one query, the part a struct of the panel and the group: no column of
+    every row comes back to Python, and the bytes are DuckDB's."""
+    spec = runs / f"faceted_{method}.yaml"
+    spec.write_text("data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}"
+                    f"\nfacet:\n  column: {{field: weight}}\nlayers:\n  - trend: {{method: {method}, band: 0.95, by: run}}\n",
+                    encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+    assert len(chartc.load(spec, full=False).fits) == 7 * 4  # 7 weights, each with every run
 
 
 @pytest.mark.parametrize("suffix", ["parquet", "csv"])
@@ -211,6 +231,25 @@ def test_command_line_engine_writes_the_same_file(spark, tmp_path):
     assert outputs["spark"] == outputs["duckdb"]
 
 
+def test_a_large_csv_reaches_spark_as_a_parquet_file_removed_when_the_compile_ends(spark, runs, tmp_path):
+    """The CLI's compile on Spark of a CSV past the engine's 4 MB: DuckDB types it and writes it as Parquet in a
+    folder of its own, which is gone when the command ends, and the file written is DuckDB's bytes."""
+    spec = runs / "fit_csv_cli.yaml"
+    spec.write_text("data: {path: runs.csv}\n" + BIG_SPECS["fit"], encoding="utf-8")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    outputs = {}
+    for engine in ("duckdb", "spark"):
+        out = tmp_path / f"{engine}.vl.json"
+        done = subprocess.run([sys.executable, "-m", "chartc", "compile", str(spec), "-o", str(out), "--engine",
+                               engine], capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "TMPDIR": str(temporary)})
+        assert done.returncode == 0, done.stderr
+        outputs[engine] = out.read_bytes()
+    assert outputs["spark"] == outputs["duckdb"]
+    assert not list(temporary.glob("chartc-rows-*"))
+
+
 @pytest.mark.slow
 def test_an_unreachable_master_is_a_diagnostic_on_the_project_file_line(spark, tmp_path):
     (tmp_path / ".git").mkdir()
@@ -284,22 +323,28 @@ def test_spark_reports_a_file_s_problems_as_duckdb_does(spark, tmp_path, case):
     assert expected in problems["spark"][0]
 
 
-def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path):
-    """A line over a Parquet file Spark splits into many partitions (the project file's Spark setting):
-    each row's number comes from its partition's offset, no window over every row, and M4 keeps the rows
-    DuckDB keeps, ties settled by the same numbers."""
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path, suffix):
+    """A line over a file Spark splits into many partitions (the project file's Spark setting): each row's
+    number comes from its partition's offset, no window over every row, and M4 keeps the rows DuckDB keeps,
+    ties settled by the same numbers. A large CSV reaches a local Spark as a Parquet file DuckDB writes."""
     import duckdb
 
     (tmp_path / ".git").mkdir()
+    rows = 60_000 if suffix == "parquet" else 400_000  # a CSV past the 4 MB the engine parses
     duckdb.sql(f"COPY (SELECT i % 5000 AS step, 'run-' || (i // 5000) AS run, round(sin(i / 300.0), 2) AS loss "
-               f"FROM range(60000) t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet, ROW_GROUP_SIZE 2048)")
+               f"FROM range({rows}) t(i)) TO '{tmp_path / f'runs.{suffix}'}' "
+               f"({'FORMAT parquet, ROW_GROUP_SIZE 2048' if suffix == 'parquet' else 'FORMAT csv, HEADER'})")
     (tmp_path / "chartc.toml").write_text('[spark]\nconf = {"spark.sql.files.maxPartitionBytes" = "16384"}\n',
                                           encoding="utf-8")
     spec = tmp_path / "line.yaml"
-    spec.write_text("width: 200\ndata: {path: runs.parquet}\nmark: line\n"
+    spec.write_text(f"width: 200\ndata: {{path: runs.{suffix}}}\nmark: line\n"
                     "encoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n", encoding="utf-8")
     split = spark.newSession()
     split.conf.set("spark.sql.files.maxPartitionBytes", "16384")
-    assert split.read.parquet(str(tmp_path / "runs.parquet")).rdd.getNumPartitions() > 4
+    if suffix == "parquet":
+        assert split.read.parquet(str(tmp_path / "runs.parquet")).rdd.getNumPartitions() > 4
+    else:
+        assert (tmp_path / "runs.csv").stat().st_size > 4_000_000
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text

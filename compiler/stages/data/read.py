@@ -36,7 +36,7 @@ from ...infra.provenance import dataset_hash, values_hash
 from ...infra.table import (Table, TableError, data_row_line, from_records, json_reader_types, parse_dates,
                             read_delimited_files, read_header, record_names)
 from ...ir.nodes import Chart, DataSource
-from .engine import EngineUnavailable, connect, connect_duckdb, current_engine, quote_identifier
+from .engine import EngineUnavailable, connect, connect_duckdb, current_engine, quote_identifier, quote_text
 from .sources import (DELIMITED, ENGINE_SUFFIXES, SOURCE, CatalogTableMissing, EngineReadError, EngineTable,
                       JsonNotTyped, TextReadError, engine_columns, frame_failure, is_spark, is_table,
                       register_catalog_table, register_files, register_frame, register_json_files, register_numbered,
@@ -166,15 +166,22 @@ def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], su
 
 def _register_through_duckdb(connection, paths: list[Path], suffix: str, written: str) -> str:
     """Large CSV, TSV and JSON files for Spark: parsed and typed on this machine by chartc's rules, as on
-    DuckDB, their typed rows sent to Spark as Arrow batches.
+    DuckDB, their typed rows given to Spark as a Parquet file (a local Spark), else as Arrow batches.
 
     Spark's own readers type text otherwise (no pandas missing words, other date and integer rules):
-    the same file must draw the same chart on every engine. Data that outgrows this machine is Parquet
-    or a table of the engine (`data: {table: ...}`), which Spark reads where it runs.
+    the same file must draw the same chart on every engine. DuckDB writes the Parquet file as it parses,
+    so no more than a row group is held here, and Spark scans it as it scans a user's Parquet (in parallel,
+    each row numbered in the file's order). A Spark elsewhere (a cluster, Spark Connect) cannot read this
+    machine's files: the rows are sent. Data that outgrows this machine is Parquet or a table of the engine
+    (`data: {table: ...}`), which Spark reads where it runs.
     """
     local = connect_duckdb()
     try:
         view = _register_files(local, paths, suffix, written)
+        if connection.reads_local_files:
+            staged = connection.staging_file()
+            local.execute(f"COPY (SELECT * FROM {quote_identifier(view)}) TO {quote_text(staged)} (FORMAT parquet)")
+            return register_files(connection, [Path(staged)], ".parquet")
         connection.register(SOURCE, local.sql(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table())
     finally:
         local.close()

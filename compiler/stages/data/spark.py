@@ -22,11 +22,13 @@ import datetime
 import logging
 import math
 import os
+import shutil
 import sys
 import tempfile
 import threading
 import time
 import warnings
+import weakref
 from pathlib import Path
 
 import duckdb
@@ -392,6 +394,10 @@ class SparkConnection:
         # local relation is released on the server when its Python object goes, and the view with it.
         self.views: dict[str, object] = {}
         self.remote = type(session).__module__.startswith("pyspark.sql.connect")
+        # Whether Spark runs where this machine's files are (a local master): rows typed here then reach it
+        # as a Parquet file it scans in parallel (`staging_file`), not as Arrow batches held by its driver.
+        self.reads_local_files = not self.remote and session.sparkContext.master.startswith("local")
+        self.staged: list = []  # the removals of those files' folders
 
     # queries
     def execute(self, sql: str, parameters=None) -> _Result:
@@ -466,6 +472,14 @@ class SparkConnection:
             table = pa.Table.from_pandas(columns, preserve_index=False)
         self._as_view(name, lambda: self.session.createDataFrame(table))
 
+    def staging_file(self) -> str:
+        """A path for a Parquet file of rows typed here, in a folder of its own removed on `close`."""
+        folder = tempfile.mkdtemp(prefix="chartc-rows-")
+        # Removed on `close`, or when this connection is collected or the process ends (a chart compiled by the
+        # Python API keeps its rows, and their connection, as long as it lives).
+        self.staged.append(weakref.finalize(self, shutil.rmtree, folder, True))
+        return os.path.join(folder, "rows.parquet")
+
     def read_parquet(self, name: str, paths: list[str]) -> str:
         """Parquet files as the view `name`, columns matched by name (a column one file lacks is null there)."""
         frame = self._as_view(name, lambda: self.session.read.option("mergeSchema", "true").parquet(*paths))
@@ -532,6 +546,8 @@ class SparkConnection:
                 self.drop(name)
             except Exception:  # a session already stopped: nothing left to drop
                 pass
+        while self.staged:
+            self.staged.pop()()
 
     def __enter__(self):
         return self
