@@ -329,3 +329,27 @@ def test_a_faceted_smoother_past_its_row_limit_is_refused_in_its_panel_before_a_
         eager(panels, text, monkeypatch)
     assert raised.value.errors[0].message == read.value.errors[0].message
     assert "split" in raised.value.errors[0].message
+
+
+def test_a_fit_over_dates_left_in_the_engine_is_summed_there_as_over_the_rows_read(tmp_path, fetched, monkeypatch):
+    """A temporal x is the dates' milliseconds since 1970 (whole microseconds, one rounding), in SQL as in
+    Python (`infra.table.milliseconds`): the same lines, and no column of every row fetched."""
+    write_parquet(tmp_path / "runs.parquet",
+                  f"SELECT TIMESTAMP '1969-12-31 23:00:00' + to_microseconds(i * 1000003 + i % 7) AS time, "
+                  f"'run ' || (i % {RUNS}) AS name, 3.0 - 1e-6 * i + 0.05 * sin(i * 12.9898) AS loss "
+                  f"FROM range({ROWS}) AS t(i)")
+    text = ("data: {path: runs.parquet}\nencoding:\n  x: {field: time, type: temporal}\n  y: loss\n"
+            "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: name}\n")
+    chart = compiled(tmp_path, text)
+    assert fetched and max(fetched) == RUNS  # the groups' names
+    assert chart.vega_lite == eager(tmp_path, text, monkeypatch).vega_lite
+    connection = duckdb.connect()
+    for line in chart.fits[chart.chart.layers[0].path]:
+        x, y = np.array(connection.execute(
+            f"SELECT epoch_us(time) / 1000, loss FROM '{tmp_path / 'runs.parquet'}' WHERE name = '{line.group}'"
+        ).fetchall(), dtype=float).T
+        slope, intercept = np.polyfit(x, y, 1)
+        assert line.x_type == "temporal" and line.n == len(x)
+        assert dict(line.coefficients)["slope"] == pytest.approx(slope, rel=1e-9)
+        assert dict(line.coefficients)["intercept"] == pytest.approx(intercept, rel=1e-9)
+    connection.close()

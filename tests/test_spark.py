@@ -137,6 +137,22 @@ def test_a_faceted_fit_over_engine_rows_is_summed_on_spark_as_on_duckdb(spark, r
     assert len(chartc.load(spec, full=False).fits) == 7 * 4  # 7 weights, each with every run
 
 
+def test_a_fit_over_dates_is_summed_on_spark_as_on_duckdb(spark, tmp_path, monkeypatch):
+    """A temporal x is each date's milliseconds since 1970 from its whole microseconds, on either engine."""
+    import duckdb
+
+    duckdb.sql(f"COPY (SELECT TIMESTAMP '1969-12-31 23:00:00' + to_microseconds(i * 1000003 + i % 7) AS time, "
+               f"'run-' || (i % 4) AS run, 3.0 - 1e-6 * i + 0.05 * sin(i * 12.9898) AS loss FROM range({ROWS}) t(i)) "
+               f"TO '{tmp_path / 'times.parquet'}' (FORMAT parquet)")
+    spec = tmp_path / "time_fit.yaml"
+    spec.write_text("data: {path: times.parquet}\nencoding:\n  x: {field: time, type: temporal}\n  y: loss\n"
+                    "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: quad, band: 0.95, by: run}\n",
+                    encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
 @pytest.mark.parametrize("suffix", ["parquet", "csv"])
 def test_a_fit_on_spark_is_the_same_numbers_as_on_duckdb_and_numpys_line(spark, runs, suffix):
     """The sums are fixed point in either engine (`trends.exactsum`): the same bits, whatever order Spark's

@@ -319,17 +319,23 @@ def engine_statistics(plan: TrendPlan, table: EngineTable, x: str, y: str, by: s
     Returns:
         Part index -> its `Sums`, as `fit_statistics` gives them for the same rows.
     """
-    def number(column):
-        return f"CAST({quote_identifier(column)} AS DOUBLE)"
-
     part, present = _part_sql(table, facet_fields, by)
-    extra = f", {number(weight)} AS w" if weight is not None else ""
+    extra = f", {_number_sql(table, weight)} AS w" if weight is not None else ""
     connection = table.connection
-    connection.execute(f"CREATE OR REPLACE TEMP VIEW trend_rows AS SELECT {part} AS part, {number(x)} AS x, "
-                       f"{number(y)} AS y{extra} FROM {quote_identifier(table.view)} WHERE {present}")
+    connection.execute(f"CREATE OR REPLACE TEMP VIEW trend_rows AS SELECT {part} AS part, {_number_sql(table, x)} "
+                       f"AS x, {_number_sql(table, y)} AS y{extra} FROM {quote_identifier(table.view)} WHERE {present}")
     found = query_sums(connection, plan, "trend_rows", "x", "y", "part", None if weight is None else "w")
     index = {key: i for i, key in enumerate(keys)}
     return {index[key]: sums for key, sums in found.items() if key in index}
+
+
+def _number_sql(table: EngineTable, field: str) -> str:
+    """The SQL of a column as the fit reads it (`floats`): numbers as doubles, dates as milliseconds since
+    1970-01-01 of their wall clock, from their whole microseconds with one rounding (`milliseconds`)."""
+    column = quote_identifier(field)
+    if table.kinds[field] == DATE:
+        return f"CAST(date_diff('microsecond', TIMESTAMP '1970-01-01 00:00:00', {column}) AS DOUBLE) / 1000"
+    return f"CAST({column} AS DOUBLE)"
 
 
 def _part_sql(table: EngineTable, facet_fields: tuple, by: str | None) -> tuple[str, str]:
@@ -525,16 +531,18 @@ def _datetime_parts(value: dict) -> dict:
 
 def _numbers_in_engine(table, facet_fields, fields: tuple, by: str | None) -> bool:
     """Whether a fit's rows can be counted or summed where they are: rows left in the engine, whose x, y (and
-    weight) are numbers (a date or text x is made a number in Python), and whose `by` and facet fields are
-    columns the engine groups alike (numbers, text, booleans; dates the engine stores as dates)."""
-    def grouped_alike(field):
-        kind = table.kinds.get(field)
-        return kind in (NUMBER, TEXT, BOOLEAN) or (kind == DATE and table.stored.get(field) == STORED_DATE)
+    weight) are numbers (x may be dates the engine stores as dates; text is made a number in Python), and
+    whose `by` and facet fields are columns the engine groups alike (numbers, text, booleans, such dates)."""
+    def stored_dates(field):
+        return table.kinds.get(field) == DATE and table.stored.get(field) == STORED_DATE
 
+    x, *numbers = fields
     return (isinstance(table, EngineTable)
-            and all(table.kinds.get(field) == NUMBER for field in fields if field is not None)
+            and (table.kinds.get(x) == NUMBER or stored_dates(x))
+            and all(table.kinds.get(field) == NUMBER for field in numbers if field is not None)
             and (by is None or table.kinds.get(by) in (NUMBER, TEXT, BOOLEAN))
-            and all(grouped_alike(field) for field in facet_fields))
+            and all(table.kinds.get(field) in (NUMBER, TEXT, BOOLEAN) or stored_dates(field)
+                    for field in facet_fields))
 
 
 def _group_past_limit(plan: TrendPlan, table: EngineTable, fields: tuple, by: str | None, facet_fields: tuple,
@@ -546,8 +554,7 @@ def _group_past_limit(plan: TrendPlan, table: EngineTable, fields: tuple, by: st
     limit = plan.fitter.row_limit(plan.options)
     if limit is None or len(table) <= limit:
         return None
-    finite = " AND ".join(f"isfinite(CAST({quote_identifier(field)} AS DOUBLE))" for field in fields
-                          if field is not None)
+    finite = " AND ".join(f"isfinite({_number_sql(table, field)})" for field in fields if field is not None)
     part, present = _part_sql(table, facet_fields, by)
     counts = dict(_keyed(table.connection.execute(
         f"SELECT part, count(*) FROM (SELECT {part} AS part FROM {quote_identifier(table.view)} "
