@@ -21,7 +21,7 @@ import vl_convert
 from chartc import errors
 from chartc.errors import SpecError
 from chartc.stages.data import read as read_stage
-from chartc.stages.data.sources import EngineTable, materialise
+from chartc.stages.data.sources import EngineTable, KeptOrigin, materialise
 from chartc.trends.methods.loess import Loess
 from conftest import scene_nodes
 
@@ -353,3 +353,33 @@ def test_a_fit_over_dates_left_in_the_engine_is_summed_there_as_over_the_rows_re
         assert dict(line.coefficients)["slope"] == pytest.approx(slope, rel=1e-9)
         assert dict(line.coefficients)["intercept"] == pytest.approx(intercept, rel=1e-9)
     connection.close()
+
+
+@pytest.mark.parametrize("transform", ['filter: "datum.step >= 20000 && datum.loss < 3.05"',
+                                       "filter: {field: name, oneOf: [run 0, run 2]}"])
+def test_a_fit_after_filters_keeps_their_rows_in_the_engine(folder, fetched, monkeypatch, transform):
+    """A trend layer whose transforms only filter: the engine keeps the rows they pass (`EngineTable.kept`) and
+    the fit sums them there, as over the rows read into Python."""
+    text = (f"data: {{path: runs.parquet}}\ntransform:\n  - {transform}\nencoding:\n  x: step\n  y: loss\n"
+            "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: name}\n")
+    chart = compiled(folder, text)
+    assert fetched and max(fetched) <= RUNS  # the groups' names
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+    where = "step >= 20000 AND loss < 3.05" if "step" in transform else "name IN ('run 0', 'run 2')"
+    connection = duckdb.connect()
+    for line in chart.fits[chart.chart.layers[0].path]:
+        x, y = np.array(connection.execute(f"SELECT step, loss FROM '{folder / 'runs.parquet'}' "
+                                           f"WHERE {where} AND name = '{line.group}'").fetchall(), dtype=float).T
+        slope, intercept = np.polyfit(x, y, 1)
+        assert line.n == len(x)
+        assert dict(line.coefficients)["slope"] == pytest.approx(slope, rel=1e-9)
+    connection.close()
+
+
+def test_rows_a_filter_kept_in_the_engine_name_their_data_rows():
+    connection = duckdb.connect()
+    connection.execute("CREATE VIEW source AS SELECT i AS x FROM range(10) AS t(i)")
+    table = EngineTable(connection, "source")
+    kept = table.kept(f'SELECT "__row" FROM "{table.rows_view()}" WHERE x % 3 = 2 ORDER BY "__row" DESC')
+    origin = KeptOrigin(kept)
+    assert (len(kept), kept["x"], [origin[i] for i in range(len(origin))]) == (3, [2, 5, 8], [2, 5, 8])

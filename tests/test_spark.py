@@ -137,6 +137,19 @@ def test_a_faceted_fit_over_engine_rows_is_summed_on_spark_as_on_duckdb(spark, r
     assert len(chartc.load(spec, full=False).fits) == 7 * 4  # 7 weights, each with every run
 
 
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_a_fit_after_filters_is_summed_on_spark_over_the_rows_they_keep(spark, runs, suffix, monkeypatch):
+    """The filters' query is the rows' condition of a view on either engine (`EngineTable.kept`): no column of
+    every row is fetched, and the bytes are DuckDB's."""
+    spec = runs / f"filtered_fit_{suffix}.yaml"
+    spec.write_text(f"data: {{path: runs.{suffix}}}\ntransform:\n  - filter: \"datum.step >= 1000 && datum.loss < 2\"\n"
+                    "  - filter: {field: run, oneOf: [run-0, run-2, run-3]}\n" + BIG_SPECS["fit"], encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+    assert [fit.group for fit in chartc.load(spec, full=False).fits] == ["run-0", "run-2", "run-3"]
+
+
 def test_a_fit_over_dates_is_summed_on_spark_as_on_duckdb(spark, tmp_path, monkeypatch):
     """A temporal x is each date's milliseconds since 1970 from its whole microseconds, on either engine."""
     import duckdb

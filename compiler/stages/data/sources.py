@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import itertools
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -963,6 +964,8 @@ def materialise(connection: duckdb.DuckDBPyConnection, sql: str) -> Table:
 
 # Each row's number in a view of rows left in the engine (the `sql.ROW` column its queries read).
 ROW = "__row"
+# Numbers the views `EngineTable.kept` makes, their names apart.
+_KEPT_VIEWS = itertools.count()
 # A date column read as text starts so (`table.ISO_DATE`); only then are its cells read to decide.
 DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
 MAX_EXACT = 2**53
@@ -989,6 +992,24 @@ def _spark_row_number(connection, view: str) -> str:
     starts = ", ".join(map(str, offsets)) or "0"
     return (f"monotonically_increasing_id() - spark_partition_id() * {PARTITION_SHIFT} "
             f"+ [{starts}][spark_partition_id() + 1]")
+
+
+class KeptOrigin:
+    """The data row of each row `EngineTable.kept` left in the engine (as `Rows.origin`): asked of the engine
+    only when a diagnostic names a row."""
+
+    def __init__(self, kept: "EngineTable"):
+        self.kept = kept
+
+    def __len__(self) -> int:
+        return len(self.kept)
+
+    def __getitem__(self, index: int) -> int:
+        row = quote_identifier(ROW)
+        (found,), = self.kept.connection.execute(
+            f"SELECT {row} FROM {quote_identifier(self.kept.rows_view())} ORDER BY {row} LIMIT 1 OFFSET {int(index)}"
+        ).fetchall()
+        return found
 
 
 class EngineTable(Table):
@@ -1106,6 +1127,27 @@ class EngineTable(Table):
                                     f"{number} AS {quote_identifier(ROW)} FROM {quote_identifier(self.view)}")
             object.__setattr__(self, "numbered", name)
         return self.numbered
+
+    def kept(self, sql: str) -> "EngineTable":
+        """The rows whose numbers a query over this table returns (in its column `ROW`: a layer's filters, run
+        in the engine), left there: the same columns and kinds as this table's (as the rows read would keep
+        them), each row numbered as here (the same order), nothing fetched but their count."""
+        name = f"{self.view}__kept{next(_KEPT_VIEWS)}"
+        row, numbered = quote_identifier(ROW), quote_identifier(self.rows_view())
+        columns = ", ".join(quote_identifier(column) for column in self.names)
+        kept = f"FROM {numbered} WHERE {row} IN (SELECT {row} FROM ({sql}) AS q)"
+        self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name + '__rows')} AS "
+                                f"SELECT {columns}, {row} {kept}")
+        self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {columns} "
+                                f"FROM {quote_identifier(name + '__rows')}")
+        (count,), = self.connection.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchall()
+        table = object.__new__(EngineTable)
+        for attribute, value in (("kinds", dict(self.kinds)), ("connection", self.connection), ("view", name),
+                                 ("stored", self.stored), ("floats", self.floats), ("exact", self.exact),
+                                 ("count", count), ("complete", set(self.complete)), ("cache", {}),
+                                 ("numbered", name + "__rows"), ("uniques", {})):
+            object.__setattr__(table, attribute, value)
+        return table
 
     def sample(self, count: int) -> Table:
         """`infra.table.sample_rows` drawn in the engine: the numbers of the rows of the `count` smallest sample

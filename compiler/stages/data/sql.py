@@ -70,7 +70,7 @@ from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
-from .sources import EngineTable, register_arrays
+from .sources import EngineTable, KeptOrigin, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
@@ -2061,6 +2061,11 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
             result.append(None)
             continue
+        if layer.trend is not None and _only_filtered(query, table, connection):
+            # A trend's rows are summed or counted where they are (`stages.fit`): its filters' rows stay there.
+            kept = table.kept(query.sql)
+            result.append(Rows(layer, dict(types), kept, KeptOrigin(kept), {}, None, len(kept)))
+            continue
         if query.sql not in done:
             try:
                 done[query.sql] = run_query(connection, query, table)
@@ -2073,3 +2078,11 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         rows, origin = done[query.sql]
         result.append(Rows(layer, dict(types), rows, origin, {}, None, len(rows)))
     return tuple(result)
+
+
+def _only_filtered(query: Query, table: Table, connection) -> bool:
+    """Whether a query's rows are some of the table's, each field the data's own cell (a chain of filters):
+    over rows left in the engine, they can stay there (`EngineTable.kept`)."""
+    return (registered_in_place(connection, table) and not query.functions and not query.relations
+            and not query.probes and set(query.fields) == set(table.names)
+            and all(state.cell == ("source", name, ROW) for name, state in query.fields.items()))
