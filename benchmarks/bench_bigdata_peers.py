@@ -1,13 +1,15 @@
 """Charts of big data: chartc's engine against Altair + VegaFusion, matplotlib + pandas, and DuckDB alone.
 
 On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8) holding 10
-runs (``run``, ``step``, ``loss``, ``lr``), four charts, each figure a fresh
+runs (``run``, ``step``, ``loss``, ``lr``), five charts, each figure a fresh
 child process (import included), median of the repeats, peak RSS of the child:
 
 - a histogram of ``loss`` (40 bins, count);
 - a binned heatmap of ``step`` x ``loss`` (50 x 50 bins, count);
 - each run's line (10^6 steps a run; 10^7 with ``--huge``) reduced with M4 to 1,000 pixel columns;
-- a linear fit of ``loss`` on ``step`` per run with its 95% confidence band.
+- a linear fit of ``loss`` on ``step`` per run with its 95% confidence band;
+- the same fits, one facet panel per run (``facet``: the same sums, the panel as their group;
+  only ``chartc compile`` differs from the fit's figures, the peers are the fit's).
 
 Competitors, each computing what its chart draws:
 
@@ -47,7 +49,7 @@ used, as a file's first compile. The children's cache folder is the run's tempor
 says whether its Vega-Lite is byte for byte this checkout's (or differs in the provenance block's
 ``data_hash`` alone, as across a change to how a data file is hashed).
 
-``--charts`` runs only some of the four (histogram, heatmap, line, fit).
+``--charts`` runs only some of the five (histogram, heatmap, line, fit, facet).
 
     python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--before REV]
         [--charts NAME ...] [--timeout S]
@@ -294,6 +296,9 @@ SPECS = {
             "  color: {field: run, type: nominal}\n",
     "fit": "data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
            f"layers:\n  - trend: {{method: linear, band: {LEVEL}, by: run}}\n",
+    # The same lines, one panel per run: the fit's part is the panel.
+    "facet": "data: {path: runs.parquet}\nwidth: 120\nencoding:\n  x: step\n  y: loss\nfacet:\n  column: {field: run}\n"
+             f"layers:\n  - trend: {{method: linear, band: {LEVEL}}}\n",
 }
 
 # DuckDB alone's M4 above is min/max of loss and the loss at the first and last step: not the first and last
@@ -312,6 +317,8 @@ TASKS = {
     f"linear fit + {LEVEL:.0%} band, {RUNS} runs": ("fit", {
         "chartc engine": CHARTC_FIT, "Altair + VegaFusion": ALTAIR_FIT, "matplotlib + pandas": MPL_FIT,
         "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
+    f"linear fit + {LEVEL:.0%} band, a panel per run": ("facet", {
+        "chartc engine": CHARTC_FIT, "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
 }
 
 
@@ -322,7 +329,7 @@ def options(parser) -> None:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--before", metavar="REV", help="also run `chartc compile` at git revision REV")
     parser.add_argument("--charts", nargs="+", default=list(SPECS), choices=list(SPECS),
-                        help="only these charts (default: all four)")
+                        help="only these charts (default: all five)")
 
 
 def cell(series) -> str:
