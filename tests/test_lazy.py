@@ -383,3 +383,14 @@ def test_rows_a_filter_kept_in_the_engine_name_their_data_rows():
     kept = table.kept(f'SELECT "__row" FROM "{table.rows_view()}" WHERE x % 3 = 2 ORDER BY "__row" DESC')
     origin = KeptOrigin(kept)
     assert (len(kept), kept["x"], [origin[i] for i in range(len(origin))]) == (3, [2, 5, 8], [2, 5, 8])
+
+
+@pytest.mark.parametrize("method", ["linear", "loess"])
+def test_a_fit_after_filters_reads_the_kept_rows_in_their_order(folder, fetched, monkeypatch, method):
+    """Under 100,000 kept rows (a line summed in memory) or a smoother: the kept rows' columns are read, each
+    in the rows' order (the view is a join: its order is asked for), so each x meets its own y."""
+    text = ("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step < 20000\"\nencoding:\n  x: step\n"
+            f"  y: loss\n  color: {{field: name, type: nominal}}\nlayers:\n  - trend: {{method: {method}, by: name}}\n")
+    chart = compiled(folder, text)
+    assert max(fetched) == 60_000  # the kept rows, not the 300,000 read
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite

@@ -150,6 +150,17 @@ def test_a_fit_after_filters_is_summed_on_spark_over_the_rows_they_keep(spark, r
     assert [fit.group for fit in chartc.load(spec, full=False).fits] == ["run-0", "run-2", "run-3"]
 
 
+@pytest.mark.parametrize("method", ["linear", "loess"])
+def test_a_fit_after_filters_reads_the_kept_rows_in_their_order_on_spark(spark, runs, method):
+    """80,000 kept rows: their columns are read (a line summed in memory, a smoother), each in the rows' order,
+    which a join on Spark does not keep unless asked."""
+    spec = runs / f"kept_{method}.yaml"
+    spec.write_text("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step < 20000\"\n"
+                    + BIG_SPECS["fit"].replace("linear, band: 0.95", method), encoding="utf-8")
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
 def test_a_fit_over_dates_is_summed_on_spark_as_on_duckdb(spark, tmp_path, monkeypatch):
     """A temporal x is each date's milliseconds since 1970 from its whole microseconds, on either engine."""
     import duckdb

@@ -1086,6 +1086,7 @@ class EngineTable(Table):
         object.__setattr__(self, "cache", cache)
         object.__setattr__(self, "numbered", numbered)
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
+        object.__setattr__(self, "ordered", False)  # whether a column is read in its rows' numbers' order (`kept`)
 
     @property
     def columns(self) -> dict[str, list]:  # every cell: what a stage reading rows in Python needs
@@ -1105,8 +1106,11 @@ class EngineTable(Table):
         if name not in self.cache:
             if name not in self.kinds:
                 raise KeyError(name)
-            self.cache[name] = self.fetch(f"SELECT {quote_identifier(name)} FROM {quote_identifier(self.view)}",
-                                          [name])[name]
+            column = quote_identifier(name)
+            # Kept rows come from a join: their order is their numbers', asked for (`kept`).
+            self.cache[name] = self.fetch(
+                f"SELECT {column} FROM {quote_identifier(self.numbered)} ORDER BY {quote_identifier(ROW)}"
+                if self.ordered else f"SELECT {column} FROM {quote_identifier(self.view)}", [name])[name]
         return self.cache[name]
 
     def __eq__(self, other) -> bool:
@@ -1145,7 +1149,7 @@ class EngineTable(Table):
         for attribute, value in (("kinds", dict(self.kinds)), ("connection", self.connection), ("view", name),
                                  ("stored", self.stored), ("floats", self.floats), ("exact", self.exact),
                                  ("count", count), ("complete", set(self.complete)), ("cache", {}),
-                                 ("numbered", name + "__rows"), ("uniques", {})):
+                                 ("numbered", name + "__rows"), ("uniques", {}), ("ordered", True)):
             object.__setattr__(table, attribute, value)
         return table
 
