@@ -383,6 +383,8 @@ def test_rows_a_filter_kept_in_the_engine_name_their_data_rows():
     kept = table.kept(f'SELECT "__row" FROM "{table.rows_view()}" WHERE x % 3 = 2 ORDER BY "__row" DESC')
     origin = KeptOrigin(kept)
     assert (len(kept), kept["x"], [origin[i] for i in range(len(origin))]) == (3, [2, 5, 8], [2, 5, 8])
+    # a row taken by its number (its data row), with its column read whole before
+    assert kept.take([5])["x"] == [5] and kept.cells("x", [8, 2]) == [8, 2]
 
 
 @pytest.mark.parametrize("method", ["linear", "loess"])
@@ -394,3 +396,4 @@ def test_a_fit_after_filters_reads_the_kept_rows_in_their_order(folder, fetched,
     chart = compiled(folder, text)
     assert max(fetched) == 60_000  # the kept rows, not the 300,000 read
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+

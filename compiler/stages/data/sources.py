@@ -1168,7 +1168,8 @@ class EngineTable(Table):
         rows = sorted(set(rows))
         wanted = set(self.names if names is None else names)
         names = [name for name in self.names if name in wanted]
-        fetched = [name for name in names if name not in self.cache]
+        # A kept table's numbers are its parent's (`kept`), not places in its cached columns: it fetches.
+        fetched = [name for name in names if name not in self.cache or self.ordered]
         columns = {}
         if fetched and rows:
             numbered = quote_identifier(self.rows_view())
@@ -1176,6 +1177,8 @@ class EngineTable(Table):
             columns = self.fetch(f"SELECT {chosen} FROM {numbered} WHERE {quote_identifier(ROW)} IN "
                                  f"(SELECT unnest($1::BIGINT[])) ORDER BY {quote_identifier(ROW)}", fetched, [rows])
         for name in names:
+            if name in columns:
+                continue
             if name in self.cache:
                 columns[name] = [self.cache[name][row] for row in rows]
             elif not rows:
