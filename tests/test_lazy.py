@@ -397,3 +397,30 @@ def test_a_fit_after_filters_reads_the_kept_rows_in_their_order(folder, fetched,
     assert max(fetched) == 60_000  # the kept rows, not the 300,000 read
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
 
+
+
+FILTERED = "data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step >= 20000 && datum.run != 1\"\n"
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30),
+    ("width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: {field: name, type: nominal}\n", 0),
+    ("width: 200\nmark: line\nencoding:\n  x: loss\n  y: step\n  color: {field: name, type: nominal}\n", 3 * 4 * 200),
+    ("transform:\n  - filter: \"datum.loss > -1000\"\nmark: point\nencoding:\n  x: step\n  y: loss\n", None),
+], ids=["histogram", "m4 line", "m4 line over doubles", "points past the limit"])
+def test_a_layer_after_filters_is_computed_over_the_rows_they_keep_in_the_engine(folder, fetched, monkeypatch,
+                                                                                 drawn, most):
+    """A drawn layer whose transforms only filter: its encoding's aggregate or M4 runs over the kept rows where
+    they are (at most what is drawn is fetched), and points past the mark limit are refused before a fetch."""
+    text = drawn.replace("transform:", "data: {path: runs.parquet}\ntransform:") if most is None else FILTERED + drawn
+    if most is None:  # every row passes the filter: more than the marks a chart may draw
+        with pytest.raises(SpecError) as raised:
+            compiled(folder, text)
+        assert max(fetched, default=0) <= RUNS
+        with pytest.raises(SpecError) as read:
+            eager(folder, text, monkeypatch)
+        assert raised.value.errors[0].message == read.value.errors[0].message
+        return
+    chart = compiled(folder, text)
+    assert max(fetched, default=0) <= max(most, RUNS)
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite

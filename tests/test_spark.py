@@ -150,6 +150,18 @@ def test_a_fit_after_filters_is_summed_on_spark_over_the_rows_they_keep(spark, r
     assert [fit.group for fit in chartc.load(spec, full=False).fits] == ["run-0", "run-2", "run-3"]
 
 
+@pytest.mark.parametrize("chart", ["histogram", "heatmap", "line"])
+def test_a_chart_after_filters_is_computed_on_spark_over_the_rows_they_keep(spark, runs, chart, monkeypatch):
+    """The filters' rows stay in the engine (`EngineTable.kept`): the histogram, heatmap and M4 line over them
+    are DuckDB's bytes, and no column of every row is fetched."""
+    spec = runs / f"filtered_{chart}.yaml"
+    spec.write_text("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step >= 1000 && datum.loss < 2\"\n"
+                    + BIG_SPECS[chart], encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
 @pytest.mark.parametrize("method", ["linear", "loess"])
 def test_a_fit_after_filters_reads_the_kept_rows_in_their_order_on_spark(spark, runs, method):
     """80,000 kept rows: their columns are read (a line summed in memory, a smoother), each in the rows' order,

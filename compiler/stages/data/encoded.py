@@ -439,7 +439,7 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         low, high = connection.execute(f"SELECT min({quote_identifier(x)}), max({quote_identifier(x)}) "
                                        f"FROM {extent_view}").fetchall()[0]
         if low is not None and x in table.exact:
-            integers = (int(low), int(high), len(table))
+            integers = (int(low), int(high), table.places)  # kept rows keep their data rows' numbers
     else:
         low, high = connection.execute(
             f"SELECT min(v), max(v) FROM (SELECT CAST({quote_identifier(x)} AS DOUBLE) AS v FROM {extent_view}) "

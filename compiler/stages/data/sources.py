@@ -1087,6 +1087,7 @@ class EngineTable(Table):
         object.__setattr__(self, "numbered", numbered)
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
         object.__setattr__(self, "ordered", False)  # whether a column is read in its rows' numbers' order (`kept`)
+        object.__setattr__(self, "places", count)  # an upper bound on the rows' numbers, plus one
 
     @property
     def columns(self) -> dict[str, list]:  # every cell: what a stage reading rows in Python needs
@@ -1149,7 +1150,8 @@ class EngineTable(Table):
         for attribute, value in (("kinds", dict(self.kinds)), ("connection", self.connection), ("view", name),
                                  ("stored", self.stored), ("floats", self.floats), ("exact", self.exact),
                                  ("count", count), ("complete", set(self.complete)), ("cache", {}),
-                                 ("numbered", name + "__rows"), ("uniques", {}), ("ordered", True)):
+                                 ("numbered", name + "__rows"), ("uniques", {}), ("ordered", True),
+                                 ("places", self.places)):
             object.__setattr__(table, attribute, value)
         return table
 

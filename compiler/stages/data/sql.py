@@ -2061,8 +2061,10 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
             result.append(None)
             continue
-        if layer.trend is not None and _only_filtered(query, table, connection):
-            # A trend's rows are summed or counted where they are (`stages.fit`): its filters' rows stay there.
+        if _only_filtered(query, table, connection):
+            # The rows a layer's filters pass stay where they are: a fit sums them there, an encoding
+            # aggregates them there or M4 reduces them there, and a layer drawn row by row fetches them
+            # once the mark limit allows (`stages.limits`).
             kept = table.kept(query.sql)
             result.append(Rows(layer, dict(types), kept, KeptOrigin(kept), {}, None, len(kept)))
             continue
