@@ -21,6 +21,7 @@ import vl_convert
 from chartc import errors
 from chartc.errors import SpecError
 from chartc.stages.data import read as read_stage
+from chartc.infra.table import NUMBER, STORED_INTEGER
 from chartc.stages.data.sources import EngineTable, KeptOrigin, materialise
 from chartc.trends.methods.loess import Loess
 from conftest import scene_nodes
@@ -358,8 +359,8 @@ def test_a_fit_over_dates_left_in_the_engine_is_summed_there_as_over_the_rows_re
 @pytest.mark.parametrize("transform", ['filter: "datum.step >= 20000 && datum.loss < 3.05"',
                                        "filter: {field: name, oneOf: [run 0, run 2]}"])
 def test_a_fit_after_filters_keeps_their_rows_in_the_engine(folder, fetched, monkeypatch, transform):
-    """A trend layer whose transforms only filter: the engine keeps the rows they pass (`EngineTable.kept`) and
-    the fit sums them there, as over the rows read into Python."""
+    """A trend layer whose transforms only filter: the engine keeps the rows they pass (`EngineTable.derived`)
+    and the fit sums them there, as over the rows read into Python."""
     text = (f"data: {{path: runs.parquet}}\ntransform:\n  - {transform}\nencoding:\n  x: step\n  y: loss\n"
             "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: name}\n")
     chart = compiled(folder, text)
@@ -376,21 +377,24 @@ def test_a_fit_after_filters_keeps_their_rows_in_the_engine(folder, fetched, mon
     connection.close()
 
 
-def test_rows_a_filter_kept_in_the_engine_name_their_data_rows():
+def test_rows_a_query_left_in_the_engine_are_read_in_their_order_and_name_their_data_rows():
     connection = duckdb.connect()
     connection.execute("CREATE VIEW source AS SELECT i AS x FROM range(10) AS t(i)")
     table = EngineTable(connection, "source")
-    kept = table.kept(f'SELECT "__row" FROM "{table.rows_view()}" WHERE x % 3 = 2 ORDER BY "__row" DESC')
+    # numbered with gaps, and returned in no order: read in the order of their numbers
+    kept = table.derived(f'SELECT 10 * "__row" AS "__row", "__row" AS "__origin", x FROM "{table.rows_view()}" '
+                         f'WHERE x % 3 = 2 ORDER BY "__row" DESC', {"x": (STORED_INTEGER, NUMBER, False, True)})
     origin = KeptOrigin(kept)
     assert (len(kept), kept["x"], [origin[i] for i in range(len(origin))]) == (3, [2, 5, 8], [2, 5, 8])
-    # a row taken by its number (its data row), with its column read whole before
-    assert kept.take([5])["x"] == [5] and kept.cells("x", [8, 2]) == [8, 2]
+    assert (kept.places, kept.complete) == (81, {"x"})
+    # a row taken by its number, with its column read whole before
+    assert kept.take([50])["x"] == [5] and kept.cells("x", [80, 20]) == [8, 2]
 
 
 @pytest.mark.parametrize("method", ["linear", "loess"])
 def test_a_fit_after_filters_reads_the_kept_rows_in_their_order(folder, fetched, monkeypatch, method):
     """Under 100,000 kept rows (a line summed in memory) or a smoother: the kept rows' columns are read, each
-    in the rows' order (the view is a join: its order is asked for), so each x meets its own y."""
+    in the rows' order (asked for: a query's rows have none of their own), so each x meets its own y."""
     text = ("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step < 20000\"\nencoding:\n  x: step\n"
             f"  y: loss\n  color: {{field: name, type: nominal}}\nlayers:\n  - trend: {{method: {method}, by: name}}\n")
     chart = compiled(folder, text)
@@ -419,3 +423,85 @@ def test_a_layer_after_filters_is_computed_over_the_rows_they_keep_in_the_engine
     chart = compiled(folder, text)
     assert max(fetched, default=0) <= max(most, RUNS)
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+@pytest.mark.parametrize("transform", [
+    'calculate: "datum.loss * 100"\n    as: pct',
+    'joinaggregate: [{op: max, field: loss, as: top}]\n    groupby: [name]\n  - calculate: "datum.loss - datum.top"\n'
+    '    as: pct',
+    'window: [{op: max, field: loss, as: pct}]\n    groupby: [name]\n    sort: [{field: step}]\n    frame: [-50, 50]',
+], ids=["calculate", "joinaggregate", "window"])
+def test_a_fit_over_computed_values_is_summed_where_they_are_computed(folder, fetched, monkeypatch, transform):
+    """A trend over a value a transform computes (a calculate, a group's maximum, a moving one): the engine keeps
+    the layer's rows (`EngineTable.derived`), the computed column beside the data's, and sums them there."""
+    text = (f"data: {{path: runs.parquet}}\ntransform:\n  - {transform}\nencoding:\n  x: step\n  y: pct\n"
+            "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: linear, by: name}\n")
+    chart = compiled(folder, text)
+    assert fetched and max(fetched) <= RUNS  # the groups' names
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+    connection = duckdb.connect()
+    for line in chart.fits[chart.chart.layers[0].path]:
+        x, y = np.array(connection.execute(f"SELECT step, loss FROM '{folder / 'runs.parquet'}' "
+                                           f"WHERE name = '{line.group}' ORDER BY step").fetchall(), dtype=float).T
+        y = (y * 100 if "calculate" in transform[:9] else y - y.max() if "joinaggregate" in transform
+             else np.lib.stride_tricks.sliding_window_view(np.pad(y, 50, constant_values=-np.inf), 101).max(axis=1))
+        slope, intercept = np.polyfit(x, y, 1)
+        assert line.n == len(x)
+        assert dict(line.coefficients)["slope"] == pytest.approx(slope, rel=1e-9)
+        assert dict(line.coefficients)["intercept"] == pytest.approx(intercept, rel=1e-9)
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def metrics(tmp_path_factory):
+    """Two losses per step of three runs, in wide form (a column each), as a sweep's logs often are."""
+    folder = tmp_path_factory.mktemp("metrics")
+    write_parquet(folder / "metrics.parquet",
+                  f"SELECT 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, 2.0 + 0.2 * sin(i * 1e-4) AS train, "
+                  f"CASE WHEN i % 50000 = 7 THEN NULL ELSE 2.1 + 0.3 * cos(i * 3e-4) END AS val, i AS id, "
+                  f"i % 5 = 0 AS flag FROM range({ROWS}) AS t(i)")
+    return folder
+
+
+FOLDED = "data: {path: metrics.parquet}\ntransform:\n  - fold: [train, val]\n"
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("width: 200\nmark: line\nencoding:\n  x: step\n  y: value\n  color: {field: key, type: nominal}\n"
+     "  strokeDash: {field: name, type: nominal}\n", 2 * RUNS * 4 * 400 + 6 * 2),  # (and each gap's ends)
+    ("mark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+     "  color: {field: key, type: nominal}\n", 60),
+    ("encoding:\n  x: step\n  y: value\n  color: {field: key, type: nominal}\n"
+     "layers:\n  - trend: {method: quad, by: key}\n", 2),
+    ("transform:\n  - calculate: \"datum.flag ? 'a' : 'b'\"\n    as: kind\nmark: point\nencoding:\n  x: step\n"
+     "  y: value\n  shape: kind\n", None),
+], ids=["m4 lines", "histogram", "fit", "points past the limit"])
+def test_a_layer_of_folded_columns_is_computed_where_they_are_folded(metrics, fetched, monkeypatch, drawn, most):
+    """A fold of two data columns into long form: its rows (twice the data's) stay in the engine, each value
+    cell the data's own, and what the layer draws is computed over them there."""
+    text = drawn.replace("transform:", "transform:\n  - fold: [train, val]", 1) if most is None else drawn
+    text = ("data: {path: metrics.parquet}\n" + text) if most is None else FOLDED + drawn
+    if most is None:  # 600,000 points: refused before one is fetched
+        assert "over the limit of 200,000" in refused_as_read(metrics, text, monkeypatch, fetched, 2)
+        return
+    chart = compiled(metrics, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(metrics, text, monkeypatch).vega_lite
+
+
+def test_rows_computed_in_the_engine_and_drawn_are_the_cells_the_rows_read_would_give(metrics, fetched,
+                                                                                      monkeypatch):
+    """A few of the computed rows drawn one by one: the data's integers stay integers, a missing value stays
+    missing, booleans and text computed in SQL come back as Python would have them, in the rows' order."""
+    text = ("data: {path: metrics.parquet}\ntransform:\n  - filter: \"datum.step < 400\"\n  - fold: [val, train]\n"
+            "  - calculate: \"datum.value > 2.2\"\n    as: high\n  - calculate: \"datum.name + '/' + datum.key\"\n"
+            "    as: series\n  - window: [{op: row_number, as: rank}]\n    groupby: [series]\n"
+            "mark: point\nencoding:\n  x: step\n  y: value\n  color: series\n  shape: high\n"
+            "  tooltip: [id, flag, rank]\n")
+    chart = compiled(metrics, text)
+    assert max(fetched) == 2 * 1200  # the kept rows, column by column
+    assert chart.vega_lite == eager(metrics, text, monkeypatch).vega_lite
+    rows = data_rows(chart.vega_lite)
+    assert len(rows) == 2400 and rows[0]["series"] == "run 0/val" and rows[1]["series"] == "run 0/train"
+    assert type(rows[0]["id"]) is int and type(rows[0]["flag"]) is bool and type(rows[1]["high"]) is bool
+    assert [row["id"] for row in rows if row["value"] is None] == [7]

@@ -139,8 +139,8 @@ def test_a_faceted_fit_over_engine_rows_is_summed_on_spark_as_on_duckdb(spark, r
 
 @pytest.mark.parametrize("suffix", ["parquet", "csv"])
 def test_a_fit_after_filters_is_summed_on_spark_over_the_rows_they_keep(spark, runs, suffix, monkeypatch):
-    """The filters' query is the rows' condition of a view on either engine (`EngineTable.kept`): no column of
-    every row is fetched, and the bytes are DuckDB's."""
+    """The filters' query is a view on either engine (`EngineTable.derived`): no column of every row is fetched,
+    and the bytes are DuckDB's."""
     spec = runs / f"filtered_fit_{suffix}.yaml"
     spec.write_text(f"data: {{path: runs.{suffix}}}\ntransform:\n  - filter: \"datum.step >= 1000 && datum.loss < 2\"\n"
                     "  - filter: {field: run, oneOf: [run-0, run-2, run-3]}\n" + BIG_SPECS["fit"], encoding="utf-8")
@@ -152,7 +152,7 @@ def test_a_fit_after_filters_is_summed_on_spark_over_the_rows_they_keep(spark, r
 
 @pytest.mark.parametrize("chart", ["histogram", "heatmap", "line"])
 def test_a_chart_after_filters_is_computed_on_spark_over_the_rows_they_keep(spark, runs, chart, monkeypatch):
-    """The filters' rows stay in the engine (`EngineTable.kept`): the histogram, heatmap and M4 line over them
+    """The filters' rows stay in the engine (`EngineTable.derived`): the histogram, heatmap and M4 line over them
     are DuckDB's bytes, and no column of every row is fetched."""
     spec = runs / f"filtered_{chart}.yaml"
     spec.write_text("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step >= 1000 && datum.loss < 2\"\n"
@@ -165,7 +165,7 @@ def test_a_chart_after_filters_is_computed_on_spark_over_the_rows_they_keep(spar
 @pytest.mark.parametrize("method", ["linear", "loess"])
 def test_a_fit_after_filters_reads_the_kept_rows_in_their_order_on_spark(spark, runs, method):
     """80,000 kept rows: their columns are read (a line summed in memory, a smoother), each in the rows' order,
-    which a join on Spark does not keep unless asked."""
+    which Spark does not keep unless asked."""
     spec = runs / f"kept_{method}.yaml"
     spec.write_text("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step < 20000\"\n"
                     + BIG_SPECS["fit"].replace("linear, band: 0.95", method), encoding="utf-8")
@@ -400,3 +400,50 @@ def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path,
         assert (tmp_path / "runs.csv").stat().st_size > 4_000_000
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text
+
+
+# Layers whose transforms compute values: their rows stay in the engine (`sql.kept_rows`) on either engine.
+# (A window frame widened to its rows' peers, Vega's default, has bounds Spark refuses: not literals.)
+COMPUTED = {
+    "calculated fit": "transform:\n  - calculate: \"datum.loss * 100\"\n    as: pct\nencoding:\n  x: step\n  y: pct\n"
+                      "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
+    # JavaScript's subtraction of a group's max (undefined for a group without one) runs in Python functions:
+    # the rows are computed once and held (a checkpoint on Spark), the values decoded from their text in SQL.
+    "held fit": "transform:\n  - joinaggregate: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
+                "  - calculate: \"datum.loss - datum.top\"\n    as: gap\nencoding:\n  x: step\n  y: gap\n"
+                "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: quad, by: run}\n",
+    "folded lines": "transform:\n  - calculate: \"datum.step / 1000\"\n    as: k\n  - fold: [loss, weight]\n"
+                    "width: 300\nmark: line\nencoding:\n  x: step\n  y: value\n  color: {field: run, type: nominal}\n"
+                    "  strokeDash: {field: key, type: nominal}\n",
+    "moving max histogram": "transform:\n  - window: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
+                            "    sort: [{field: step}]\n    frame: [-20, 20]\n    ignorePeers: true\nmark: bar\n"
+                            "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+}
+
+
+@pytest.mark.parametrize("chart", COMPUTED)
+def test_a_chart_over_computed_rows_is_computed_on_spark_where_they_are(spark, runs, chart, monkeypatch):
+    """A calculate, a fold, a window or a group's measure: the layer's rows stay in the engine, what it draws is
+    computed over them there (no column of every row is fetched), and the bytes are DuckDB's."""
+    spec = runs / f"computed_{chart.replace(' ', '_')}.yaml"
+    spec.write_text("data: {path: runs.parquet}\n" + COMPUTED[chart], encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
+def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs):
+    """A few computed rows, drawn: the data's integers, booleans and text computed in SQL, and values of any
+    kind decoded there, come back from Spark as from DuckDB, in the rows' order."""
+    spec = runs / "computed_points.yaml"
+    spec.write_text("data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step < 300\"\n"
+                    "  - joinaggregate: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
+                    "  - calculate: \"datum.loss - datum.top\"\n    as: gap\n  - fold: [loss, weight]\n"
+                    "  - calculate: \"datum.run + ':' + datum.key\"\n    as: series\n"
+                    "  - calculate: \"datum.value > 1\"\n    as: high\n"
+                    "mark: point\nencoding:\n  x: step\n  y: gap\n  color: series\n  shape: high\n",
+                    encoding="utf-8")
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+    rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
+    assert len(rows) == 2 * 4 * 300 and type(rows[0]["step"]) is int and type(rows[0]["high"]) is bool

@@ -30,6 +30,7 @@ from `engine.connect()`, and pyarrow is imported only to read an Arrow file
 
 from __future__ import annotations
 
+import copy
 import csv
 import datetime
 import itertools
@@ -964,7 +965,9 @@ def materialise(connection: duckdb.DuckDBPyConnection, sql: str) -> Table:
 
 # Each row's number in a view of rows left in the engine (the `sql.ROW` column its queries read).
 ROW = "__row"
-# Numbers the views `EngineTable.kept` makes, their names apart.
+# Beside it in a view of rows a layer's transforms made (`EngineTable.derived`), the data row each came from.
+ORIGIN = "__origin"
+# Numbers the views `EngineTable.derived` makes, their names apart.
 _KEPT_VIEWS = itertools.count()
 # A date column read as text starts so (`table.ISO_DATE`); only then are its cells read to decide.
 DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -995,7 +998,7 @@ def _spark_row_number(connection, view: str) -> str:
 
 
 class KeptOrigin:
-    """The data row of each row `EngineTable.kept` left in the engine (as `Rows.origin`): asked of the engine
+    """The data row of each row `EngineTable.derived` left in the engine (as `Rows.origin`): asked of the engine
     only when a diagnostic names a row."""
 
     def __init__(self, kept: "EngineTable"):
@@ -1005,9 +1008,9 @@ class KeptOrigin:
         return len(self.kept)
 
     def __getitem__(self, index: int) -> int:
-        row = quote_identifier(ROW)
         (found,), = self.kept.connection.execute(
-            f"SELECT {row} FROM {quote_identifier(self.kept.rows_view())} ORDER BY {row} LIMIT 1 OFFSET {int(index)}"
+            f"SELECT {quote_identifier(ORIGIN)} FROM {quote_identifier(self.kept.rows_view())} "
+            f"ORDER BY {quote_identifier(ROW)} LIMIT 1 OFFSET {int(index)}"
         ).fetchall()
         return found
 
@@ -1028,6 +1031,9 @@ class EngineTable(Table):
         numbered: the view of the same rows numbered as `ROW` in their order (`register_numbered`), or None:
             `rows_view` makes one.
         complete: the columns with no null cell (their counts from the first scan).
+        ordered: whether the rows are a query's (`derived`): numbered by it, perhaps with gaps, and read in
+            that order.
+        places: an upper bound on the rows' numbers, plus one (the count, but for a query's rows).
     """
 
     def __init__(self, connection: duckdb.DuckDBPyConnection, view: str, numbered: str | None = None):
@@ -1086,7 +1092,7 @@ class EngineTable(Table):
         object.__setattr__(self, "cache", cache)
         object.__setattr__(self, "numbered", numbered)
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
-        object.__setattr__(self, "ordered", False)  # whether a column is read in its rows' numbers' order (`kept`)
+        object.__setattr__(self, "ordered", False)  # whether a column is read in its rows' numbers' order (`derived`)
         object.__setattr__(self, "places", count)  # an upper bound on the rows' numbers, plus one
 
     @property
@@ -1108,7 +1114,7 @@ class EngineTable(Table):
             if name not in self.kinds:
                 raise KeyError(name)
             column = quote_identifier(name)
-            # Kept rows come from a join: their order is their numbers', asked for (`kept`).
+            # A query's rows (`derived`) come in no order of their own (Spark's joins, windows): it is asked for.
             self.cache[name] = self.fetch(
                 f"SELECT {column} FROM {quote_identifier(self.numbered)} ORDER BY {quote_identifier(ROW)}"
                 if self.ordered else f"SELECT {column} FROM {quote_identifier(self.view)}", [name])[name]
@@ -1133,25 +1139,40 @@ class EngineTable(Table):
             object.__setattr__(self, "numbered", name)
         return self.numbered
 
-    def kept(self, sql: str) -> "EngineTable":
-        """The rows whose numbers a query over this table returns (in its column `ROW`: a layer's filters, run
-        in the engine), left there: the same columns and kinds as this table's (as the rows read would keep
-        them), each row numbered as here (the same order), nothing fetched but their count."""
+    def derived(self, sql: str, columns: dict[str, tuple], held: bool = False) -> "EngineTable":
+        """Rows a query over this table makes (a layer's transforms, run in the engine), left there.
+
+        Args:
+            sql: a query of the rows, each numbered in their order as `ROW` (ascending, perhaps with gaps),
+                with the data row it came from as `ORIGIN`, and its columns.
+            columns: each column's name -> (its stored type, its table kind, whether its integers are read as
+                floats, whether a double holds them exactly): what the rows read in Python would have.
+            held: computed once and held by the engine (a temporary table), not run again by each query.
+
+        Returns:
+            A table over the query, numbered as it numbers its rows: nothing is fetched but the rows'
+            count, their largest number and each column's count of cells.
+        """
         name = f"{self.view}__kept{next(_KEPT_VIEWS)}"
-        row, numbered = quote_identifier(ROW), quote_identifier(self.rows_view())
-        columns = ", ".join(quote_identifier(column) for column in self.names)
-        kept = f"FROM {numbered} WHERE {row} IN (SELECT {row} FROM ({sql}) AS q)"
-        self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name + '__rows')} AS "
-                                f"SELECT {columns}, {row} {kept}")
-        self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {columns} "
-                                f"FROM {quote_identifier(name + '__rows')}")
-        (count,), = self.connection.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchall()
-        table = object.__new__(EngineTable)
-        for attribute, value in (("kinds", dict(self.kinds)), ("connection", self.connection), ("view", name),
-                                 ("stored", self.stored), ("floats", self.floats), ("exact", self.exact),
-                                 ("count", count), ("complete", set(self.complete)), ("cache", {}),
-                                 ("numbered", name + "__rows"), ("uniques", {}), ("ordered", True),
-                                 ("places", self.places)):
+        numbered, names = f"{name}__rows", list(columns)
+        listed = ", ".join(quote_identifier(column) for column in names)
+        self.connection.execute(f"CREATE OR REPLACE TEMP {'TABLE' if held else 'VIEW'} {quote_identifier(numbered)} "
+                                f"AS {sql}")
+        self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {listed} "
+                                f"FROM {quote_identifier(numbered)}")
+        counts = "".join(f", count({quote_identifier(column)})" for column in names)
+        (count, last, *present), = self.connection.execute(
+            f"SELECT count(*), max({quote_identifier(ROW)}){counts} FROM {quote_identifier(numbered)}").fetchall()
+        # A copy, so that an attribute this class gains is carried; what differs is set below.
+        table = copy.copy(self)
+        for attribute, value in (
+                ("view", name), ("numbered", numbered), ("count", count), ("places", 0 if last is None else last + 1),
+                ("kinds", {column: spec[1] for column, spec in columns.items()}),
+                ("stored", {column: spec[0] for column, spec in columns.items()}),
+                ("floats", {column for column, spec in columns.items() if spec[2]}),
+                ("exact", {column for column, spec in columns.items() if spec[3]}),
+                ("complete", {column for column, cells in zip(names, present) if cells == count}),
+                ("cache", {}), ("uniques", {}), ("ordered", True)):
             object.__setattr__(table, attribute, value)
         return table
 
@@ -1170,7 +1191,7 @@ class EngineTable(Table):
         rows = sorted(set(rows))
         wanted = set(self.names if names is None else names)
         names = [name for name in self.names if name in wanted]
-        # A kept table's numbers are its parent's (`kept`), not places in its cached columns: it fetches.
+        # A derived table's numbers are its query's (`derived`), not places in its cached columns: it fetches.
         fetched = [name for name in names if name not in self.cache or self.ordered]
         columns = {}
         if fetched and rows:

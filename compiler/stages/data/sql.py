@@ -60,7 +60,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...infra.table import BOOLEAN, DATE, NUMBER, STORED_INTEGER, TEXT, Table, scannable
+from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT,
+                            Table, scannable)
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, AggregateOp, Calculate, Density,
@@ -70,7 +71,7 @@ from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
-from .sources import EngineTable, KeptOrigin, register_arrays
+from .sources import ORIGIN, EngineTable, KeptOrigin, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
@@ -195,6 +196,10 @@ class Query:
     codec: Codec
     errors: list = field(default_factory=list)
     relations: list = field(default_factory=list)  # (name, arrays) registered before the query runs (lookups)
+    steps: str = ""  # the `WITH` of the steps' CTEs, and the last step's name: the query's rows, unordered
+    last: str = ""
+    measures: str = ""  # the probes' measures, one row of them when selected `WITH` the steps
+    raw: dict = field(default_factory=dict)  # data column -> the column carrying its cells (`compile_chain`)
 
 
 # ------------------------------------------------------------------ the compiler
@@ -223,6 +228,7 @@ class _Chain:
         # A bin's start or end column -> (its bin's index column, the value written from an index's SQL): an
         # aggregate groups by the index and computes the value on its groups alone (`bin`).
         self.binned: dict[str, tuple[str, Callable[[str], str]]] = {}
+        self.raw: dict[str, str] | None = None  # data column -> the column carrying its cells, when asked for
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -304,6 +310,11 @@ class _Chain:
             column = Column(self.fresh(), kind)
             parts.append(f"{_source_value(quote_identifier(name), self.table.kinds[name], kind)} AS {column.sql}")
             self.fields[name] = FieldState(column, ("source", name, ROW), self.table.kinds[name])
+        if self.raw is not None:  # each cell as read, beside its JavaScript value: `EngineTable.derived`'s columns
+            for name in names:
+                self.raw[name] = self.fresh("r")
+                parts.append(f"{quote_identifier(name)} AS {quote_identifier(self.raw[name])}")
+            self.extra = [*self.extra, *self.raw.values()]
         self.add(f"SELECT {', '.join(parts)} FROM {quote_identifier(self.view)}")
         self.parse(parses, first=True)
 
@@ -1294,7 +1305,9 @@ class _Chain:
                 if (cte, column.name) not in probes:
                     tag = self.tag(column)
                     probes[(cte, column.name)] = (f"__pn{len(probes)}", f"__pt{len(probes)}", cte, tag)
-        names = self.columns()
+        raw = self.raw or {}
+        names = [name for name in self.columns() if name not in raw.values()]
+        raw = raw if set(raw.values()) <= set(self.columns()) else {}  # (a step that drops them: none so far)
         select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
         # Over rows left in the engine a step read twice is scanned again rather than held: held, it is
         # every row of every column. The groups (which carry their first rows' fields: `first_values`) and
@@ -1304,16 +1317,16 @@ class _Chain:
         ctes = ",\n".join(f"{quote_identifier(name)}{self.held(index) if lazy else ' AS'} ({sql})"
                            for index, (name, sql) in enumerate(self.ctes))
         last = quote_identifier(self.current)
+        measured = ", ".join(f"(SELECT count(*) FROM {quote_identifier(cte)}) AS {count}, "
+                             f"(SELECT list(DISTINCT {tag}) FROM {quote_identifier(cte)}) AS {tags}"
+                             for count, tags, cte, tag in probes.values())
         if probes:
-            measured = ", ".join(f"(SELECT count(*) FROM {quote_identifier(cte)}) AS {count}, "
-                                 f"(SELECT list(DISTINCT {tag}) FROM {quote_identifier(cte)}) AS {tags}"
-                                 for count, tags, cte, tag in probes.values())
             sql = (f"WITH {ctes}\nSELECT {select}, p.* FROM (SELECT {measured}) AS p "
                    f"LEFT JOIN {last} AS r ON true ORDER BY r.{SEQ}")
         else:
             sql = f"WITH {ctes}\nSELECT {select} FROM {last} AS r ORDER BY r.{SEQ}"
         return Query(sql, shown, self.functions, {key: value[:2] for key, value in probes.items()}, changes_rows,
-                     self.codec, self.errors, self.relations)
+                     self.codec, self.errors, self.relations, f"WITH {ctes}\n", last, measured, raw)
 
     def tag(self, column: Column) -> str:
         """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
@@ -1795,7 +1808,8 @@ STEPS: dict[type, Callable] = {
 
 
 def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: dict, gaps: list[dict],
-                  emitted: list, prefix: str = "q", run: Callable | None = None, pivots: dict | None = None) -> Query:
+                  emitted: list, prefix: str = "q", run: Callable | None = None, pivots: dict | None = None,
+                  cells: bool = False) -> Query:
     """One layer's transforms as one query over the rows' relation.
 
     Args:
@@ -1809,6 +1823,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         run: runs a query over the steps so far, `(sql, functions, errors) -> rows` (a pivot's keys);
             without it a pivot is not compiled.
         pivots: filled with each pivot's columns (pivot path -> names), when given.
+        cells: carry each data cell as read beside its value (`Query.raw`), for `kept_rows`.
 
     Returns:
         The query.
@@ -1817,7 +1832,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         NotCompiled: a chain (or part of one) this module does not compile.
     """
     state = _Chain(view, table, Codec(), prefix)
-    state.run, state.pivots = run, pivots
+    state.run, state.pivots, state.raw = run, pivots, {} if cells else None
     state.start(table.names, top)
     for index, step in enumerate(chain):
         if index and gaps[index]:
@@ -2055,18 +2070,21 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
             result.append(None)
             continue
         parses = _top_parses(layer, facet, common, gaps)
+        keepable = registered_in_place(connection, table) and all(type(step) in KEPT_STEPS for step in chain)
         try:
             query = compile_chain(view, table, chain, parses, gaps, plan,
-                                  run=lambda sql, functions, errors: fetch_rows(connection, sql, functions, errors))
+                                  run=lambda sql, functions, errors: fetch_rows(connection, sql, functions, errors),
+                                  cells=keepable)
+            kept = kept_rows(connection, query, table) if keepable else None
         except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
             result.append(None)
             continue
-        if _only_filtered(query, table, connection):
-            # The rows a layer's filters pass stay where they are: a fit sums them there, an encoding
-            # aggregates them there or M4 reduces them there, and a layer drawn row by row fetches them
-            # once the mark limit allows (`stages.limits`).
-            kept = table.kept(query.sql)
-            result.append(Rows(layer, dict(types), kept, KeptOrigin(kept), {}, None, len(kept)))
+        if kept is not None:
+            # The layer's rows stay where they are: a fit sums them there, an encoding aggregates them there
+            # or M4 reduces them there, and a layer drawn row by row fetches them once the mark limit allows
+            # (`stages.limits`).
+            origin = KeptOrigin(kept) if query.changes_rows else None
+            result.append(Rows(layer, dict(types), kept, origin, {}, None, len(kept)))
             continue
         if query.sql not in done:
             try:
@@ -2082,9 +2100,84 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
     return tuple(result)
 
 
-def _only_filtered(query: Query, table: Table, connection) -> bool:
-    """Whether a query's rows are some of the table's, each field the data's own cell (a chain of filters):
-    over rows left in the engine, they can stay there (`EngineTable.kept`)."""
-    return (registered_in_place(connection, table) and not query.functions and not query.relations
-            and not query.probes and set(query.fields) == set(table.names)
-            and all(state.cell == ("source", name, ROW) for name, state in query.fields.items()))
+# The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, or one of a fold.
+KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate)
+# A computed value's SQL kind -> how its cells are stored (a number's cell is its double, NaN kept).
+KEPT_STORED = {NUM: STORED_FLOAT, BOOL: STORED_BOOLEAN, STR: STORED_TEXT}
+# A value of any kind (`Codec`'s text) whose cells are all of one kind -> how they are stored, and decoded.
+DECODED = {
+    NUMBER: (STORED_FLOAT, lambda text: f"CASE WHEN left({text}, 1) = 'n' THEN CAST(CASE substr({text}, 2) "
+                                        f"WHEN 'nan' THEN 'NaN' WHEN 'inf' THEN 'Infinity' WHEN '-inf' THEN "
+                                        f"'-Infinity' ELSE substr({text}, 2) END AS DOUBLE) END"),
+    TEXT: (STORED_TEXT, lambda text: f"CASE WHEN left({text}, 1) = 's' THEN substr({text}, 2) END"),
+    BOOLEAN: (STORED_BOOLEAN, lambda text: f"({text} = 'b1')"),
+}
+
+
+def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | None:
+    """A layer's rows left in the engine (`EngineTable.derived`), or None where Python must hold them.
+
+    Each field's cells must be SQL's own: a data cell (carried as read: `Query.raw`), a computed number,
+    boolean or text (a value of any kind whose cells are all of one of these, decoded in SQL), or a fold's
+    value over data columns stored alike. No lookup. Each column's kind is the one the rows read would have:
+    the query's probes, measured first. Where the query calls Python functions, its rows are computed once
+    and held by the engine (a temporary table), not computed again by each query over them.
+    """
+    import duckdb
+
+    if not query.raw or query.relations or not query.fields:
+        return None
+    for name, function, params, returns in query.functions:
+        connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
+    try:
+        measured = {}
+        if query.probes:
+            found, = connection.execute(f"{query.steps}SELECT {query.measures}").fetchall()
+            measured = {key: _kind_of_tags(found[2 * index], set(found[2 * index + 1] or ()))
+                        for index, key in enumerate(query.probes)}
+        columns = _kept_columns(query, table, measured)
+        if columns is None:
+            return None
+        row = quote_identifier(ROW)
+        selects = ", ".join([f"r.{SEQ} AS {row}", f"r.{row} AS {quote_identifier(ORIGIN)}",
+                             *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items())])
+        return table.derived(f"{query.steps}SELECT {selects} FROM {query.last} AS r",
+                             {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions))
+    except (duckdb.Error, ex.Unsupported, ex.EvaluationError, RecursionError):
+        return None  # an expression only Vega runs: the rows are read, and the interpreter says why
+    finally:
+        for name, *_ in query.functions:
+            connection.remove_function(name)
+
+
+def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str, tuple] | None:
+    """Each field's SQL over the query's last step, and its column's (stored type, kind, floats, exact)."""
+    columns = {}
+    for name, state in query.fields.items():
+        cell, kind = state.cell, _resolve(state.kind, measured)
+        if cell[0] == "source" and cell[2] == ROW:
+            sql, sources = _raw_cell(query, table, cell[1]), [cell[1]]
+        elif cell[0] == "computed" and cell[1].kind in KEPT_STORED:
+            sql, sources, stored = f"r.{cell[1].sql}", [], KEPT_STORED[cell[1].kind]
+        elif cell[0] == "computed" and cell[1].kind == ANY and kind in DECODED:
+            (stored, decode), sources = DECODED[kind], []
+            sql = decode(f"r.{cell[1].sql}")
+        elif cell[0] == "fold" and cell[3] == ROW and set(cell[4].values()) <= {"source", "missing"}:
+            sources = [folded for folded, how in cell[4].items() if how == "source"]
+            branches = "".join(f" WHEN {quote_text(folded)} THEN {_raw_cell(query, table, folded)}"
+                               for folded in sources)
+            sql, stored = (f"CASE r.{cell[1].sql}{branches} END" if branches else "CAST(NULL AS DOUBLE)"), STORED_FLOAT
+        else:
+            return None
+        alike = {(table.stored[source], source in table.floats, source in table.exact) for source in sources}
+        if len(alike) > 1:  # a fold of an integer and a float column, say: its cells are Python's mix
+            return None
+        stored, floats, exact = alike.pop() if alike else (stored, False, False)
+        columns[name] = (sql, (stored, kind, floats, exact))
+    return columns
+
+
+def _raw_cell(query: Query, table: EngineTable, name: str) -> str:
+    """A data column's cells as read (an integer column's are registered as doubles, which hold them exactly)."""
+    raw = f"r.{quote_identifier(query.raw[name])}"
+    return f"CAST({raw} AS BIGINT)" if table.stored[name] == STORED_INTEGER else raw
