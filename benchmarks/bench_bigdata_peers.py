@@ -1,7 +1,7 @@
 """Charts of big data: chartc's engine against Altair + VegaFusion, matplotlib + pandas, and DuckDB alone.
 
 On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8) holding 10
-runs (``run``, ``step``, ``loss``, ``lr``), five charts, each figure a fresh
+runs (``run``, ``step``, ``loss``, ``lr``), six charts, each figure a fresh
 child process (import included), median of the repeats, peak RSS of the child:
 
 - a histogram of ``loss`` (40 bins, count);
@@ -9,7 +9,9 @@ child process (import included), median of the repeats, peak RSS of the child:
 - each run's line (10^6 steps a run; 10^7 with ``--huge``) reduced with M4 to 1,000 pixel columns;
 - a linear fit of ``loss`` on ``step`` per run with its 95% confidence band;
 - the same fits, one facet panel per run (``facet``: the same sums, the panel as their group;
-  only ``chartc compile`` differs from the fit's figures, the peers are the fit's).
+  only ``chartc compile`` differs from the fit's figures, the peers are the fit's);
+- the same fits of a value a transform computes, ``loss * 100`` (``computed``: the layer's rows stay
+  in the engine as a view of its query, and the fit is summed over it; the peers are the fit's).
 
 Competitors, each computing what its chart draws:
 
@@ -49,7 +51,7 @@ used, as a file's first compile. The children's cache folder is the run's tempor
 says whether its Vega-Lite is byte for byte this checkout's (or differs in the provenance block's
 ``data_hash`` alone, as across a change to how a data file is hashed).
 
-``--charts`` runs only some of the five (histogram, heatmap, line, fit, facet).
+``--charts`` runs only some of the six (histogram, heatmap, line, fit, facet, computed).
 
     python benchmarks/bench_bigdata_peers.py [--quick] [--repeat N] [--huge] [--engines] [--before REV]
         [--charts NAME ...] [--timeout S]
@@ -299,6 +301,10 @@ SPECS = {
     # The same lines, one panel per run: the fit's part is the panel.
     "facet": "data: {path: runs.parquet}\nwidth: 120\nencoding:\n  x: step\n  y: loss\nfacet:\n  column: {field: run}\n"
              f"layers:\n  - trend: {{method: linear, band: {LEVEL}}}\n",
+    # The same lines of a value a transform computes: the layer's rows are a query's, left in the engine.
+    "computed": "data: {path: runs.parquet}\ntransform:\n  - calculate: \"datum.loss * 100\"\n    as: percent\n"
+                "encoding:\n  x: step\n  y: percent\n  color: {field: run, type: nominal}\n"
+                f"layers:\n  - trend: {{method: linear, band: {LEVEL}, by: run}}\n",
 }
 
 # DuckDB alone's M4 above is min/max of loss and the loss at the first and last step: not the first and last
@@ -319,6 +325,8 @@ TASKS = {
         "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
     f"linear fit + {LEVEL:.0%} band, a panel per run": ("facet", {
         "chartc engine": CHARTC_FIT, "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
+    f"linear fit + {LEVEL:.0%} band of a calculated value, {RUNS} runs": ("computed", {
+        "chartc engine": CHARTC_FIT, "DuckDB alone": DUCKDB_FIT, "DuckDB alone, one pass": DUCKDB_FIT_ONE_PASS}),
 }
 
 
@@ -329,7 +337,7 @@ def options(parser) -> None:
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--before", metavar="REV", help="also run `chartc compile` at git revision REV")
     parser.add_argument("--charts", nargs="+", default=list(SPECS), choices=list(SPECS),
-                        help="only these charts (default: all five)")
+                        help="only these charts (default: all six)")
 
 
 def cell(series) -> str:

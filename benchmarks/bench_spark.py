@@ -1,12 +1,12 @@
-"""The data stage on Spark against DuckDB: the same five charts compiled on each engine, and each engine's scan rate.
+"""The data stage on Spark against DuckDB: the same six charts compiled on each engine, and each engine's scan rate.
 
 On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8), the one
 `bench_bigdata_peers.py` writes (10 runs of ``run``, ``step``, ``loss``, ``lr``),
 kept in a data folder between runs (``--data``; default
-``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), five charts
+``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), six charts
 (`bench_bigdata_peers.SPECS`: a 40-bin histogram, a 50x50 binned heatmap, each
 run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, and the
-same fits one facet panel per run),
+same fits one facet panel per run, and the fits of a calculated value),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);

@@ -133,8 +133,8 @@ def _read_files(connection: duckdb.DuckDBPyConnection | None, paths: list[Path],
         connection = connect() if connection is None else connection
         try:
             # The rows stay in the engine: a stage reads what it needs of them (`sources.EngineTable`).
-            view = _register_files(connection, paths, suffix, written)
-            return EngineTable(connection, view, register_numbered(connection, paths, suffix, view))
+            view, scanned, format = _register_scanned(connection, paths, suffix, written)
+            return EngineTable(connection, view, register_numbered(connection, scanned, format, view))
         except JsonNotTyped:
             return _read_json_in_python(paths, written)
     return READERS[suffix](paths)
@@ -150,7 +150,14 @@ def engine_reads(paths: list[Path], suffix: str) -> bool:
 
 
 def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str, written: str) -> str:
-    """The one way files the engine reads become the view `SOURCE`.
+    """The one way files the engine reads become the view `SOURCE` (`_register_scanned`)."""
+    return _register_scanned(connection, paths, suffix, written)[0]
+
+
+def _register_scanned(connection: duckdb.DuckDBPyConnection, paths: list[Path], suffix: str,
+                      written: str) -> tuple[str, list[Path], str]:
+    """Files the engine reads as the view `SOURCE`: its name, and the files it scans and their format (a
+    Parquet file of their typed rows, for Spark's reader), whose rows `register_numbered` may number.
 
     Raises:
         JsonNotTyped: JSON records for chartc's reader (`_read_json_in_python`).
@@ -158,13 +165,14 @@ def _register_files(connection: duckdb.DuckDBPyConnection, paths: list[Path], su
     if (suffix in DELIMITED or suffix == ".json") and is_spark(connection):
         return _register_through_duckdb(connection, paths, suffix, written)
     if suffix in DELIMITED:
-        return register_text_files(connection, paths, suffix, written)
+        return register_text_files(connection, paths, suffix, written), paths, suffix
     if suffix == ".json":
-        return register_json_files(connection, paths, [path.suffix.lower() in JSON_LINES for path in paths])
-    return register_files(connection, paths, suffix)
+        lines = [path.suffix.lower() in JSON_LINES for path in paths]
+        return register_json_files(connection, paths, lines), paths, suffix
+    return register_files(connection, paths, suffix), paths, suffix
 
 
-def _register_through_duckdb(connection, paths: list[Path], suffix: str, written: str) -> str:
+def _register_through_duckdb(connection, paths: list[Path], suffix: str, written: str) -> tuple[str, list[Path], str]:
     """Large CSV, TSV and JSON files for Spark: parsed and typed on this machine by chartc's rules, as on
     DuckDB, their typed rows given to Spark as a Parquet file (a local Spark), else as Arrow batches.
 
@@ -179,13 +187,14 @@ def _register_through_duckdb(connection, paths: list[Path], suffix: str, written
     try:
         view = _register_files(local, paths, suffix, written)
         if connection.reads_local_files:
-            staged = connection.staging_file()
-            local.execute(f"COPY (SELECT * FROM {quote_identifier(view)}) TO {quote_text(staged)} (FORMAT parquet)")
-            return register_files(connection, [Path(staged)], ".parquet")
+            staged = [Path(connection.staging_file())]
+            local.execute(f"COPY (SELECT * FROM {quote_identifier(view)}) TO {quote_text(str(staged[0]))} "
+                          "(FORMAT parquet)")
+            return register_files(connection, staged, ".parquet"), staged, ".parquet"
         connection.register(SOURCE, local.sql(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table())
     finally:
         local.close()
-    return SOURCE
+    return SOURCE, paths, suffix
 
 
 def _read_json_in_python(paths: list[Path], written: str) -> Table:
