@@ -384,20 +384,12 @@ def _engine_parts(table: EngineTable, facet_fields: tuple, by: str | None, chart
         f"GROUP BY part").fetchall()))
     numbers = sorted(firsts)
     names = list(dict.fromkeys([*facet_fields, *([by] if by is not None else [])]))
-    values = table.take(numbers, names)
-    panels: dict = {}
-    for i, number in enumerate(numbers):  # in row order: panels in order of first appearance, as `_panels`
-        panel = tuple((field, json_value(values[field][i])) for field in facet_fields)
-        panels.setdefault(panel, []).append((values[by][i] if by is not None else None, firsts[number]))
-    found = []
-    for panel, members in panels.items():
-        if by is None:
-            found.append((panel, [(None, key) for _, key in members]))
-            continue
-        key_of = {json_value(value): key for value, key in members}
-        ordered = _groups(Table({by: [value for value, _ in members]}, {by: table.kinds[by]}), by, chart)
-        found.append((panel, [(group, key_of[group]) for group, _ in ordered]))
-    return found
+    firsts_read = table.take(numbers, names)  # in row order: panels and groups ordered as `_panels`, `_groups`
+    key = "#" + "".join(names)  # the parts' keys beside them, under a name no field has (longer than each)
+    parts = Table({**firsts_read.columns, key: [firsts[number] for number in numbers]},
+                  {**firsts_read.kinds, key: None})
+    return [(panel, [(group, first) for group, rows in _groups(panel_rows, by, chart) for first in rows[key]])
+            for panel, panel_rows in _panels(parts, facet_fields)]
 
 
 def register_rows(connection, parts: list[tuple], weights: list | None = None) -> str:
