@@ -452,6 +452,27 @@ def test_a_fit_over_computed_values_is_summed_where_they_are_computed(folder, fe
     connection.close()
 
 
+def test_a_fit_over_looked_up_values_is_summed_where_they_are_joined(folder, fetched, monkeypatch):
+    """A lookup in a second file, then a value computed from it: the join runs in the engine, the layer's rows
+    stay there, and the fit is summed there, as over the rows read."""
+    (folder / "scales.csv").write_text("name,label,scale\nrun 0,zero,1.5\nrun 1,one,2\nrun 2,two,-1\n")
+    text = ("data: {path: runs.parquet}\ntransform:\n  - lookup: name\n    from:\n      data: {path: scales.csv}\n"
+            "      key: name\n      fields: [label, scale]\n  - calculate: \"datum.loss * datum.scale\"\n    as: scaled\n"
+            "encoding:\n  x: step\n  y: scaled\n  color: {field: label, type: nominal}\n"
+            "layers:\n  - trend: {method: linear, by: label}\n")
+    chart = compiled(folder, text)
+    assert fetched and max(fetched) <= RUNS
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+    scales = {"zero": 1.5, "one": 2.0, "two": -1.0}
+    connection = duckdb.connect()
+    for line in chart.fits[chart.chart.layers[0].path]:
+        x, y = np.array(connection.execute(f"SELECT step, loss FROM '{folder / 'runs.parquet'}' WHERE name = "
+                                           f"'run {list(scales).index(line.group)}'").fetchall(), dtype=float).T
+        slope, _ = np.polyfit(x, y * scales[line.group], 1)
+        assert dict(line.coefficients)["slope"] == pytest.approx(slope, rel=1e-9)
+    connection.close()
+
+
 @pytest.fixture(scope="module")
 def metrics(tmp_path_factory):
     """Two losses per step of three runs, in wide form (a column each), as a sweep's logs often are."""

@@ -419,6 +419,10 @@ COMPUTED = {
     "folded lines": "transform:\n  - calculate: \"datum.step / 1000\"\n    as: k\n  - fold: [loss, weight]\n"
                     "width: 300\nmark: line\nencoding:\n  x: step\n  y: value\n  color: {field: run, type: nominal}\n"
                     "  strokeDash: {field: key, type: nominal}\n",
+    "looked-up fit": "transform:\n  - lookup: run\n    from:\n      data: {path: scales.csv}\n      key: run\n"
+                     "      fields: [scale]\n  - calculate: \"datum.loss * datum.scale\"\n    as: scaled\n"
+                     "encoding:\n  x: step\n  y: scaled\n  color: {field: run, type: nominal}\n"
+                     "layers:\n  - trend: {method: linear, by: run}\n",
     "moving max histogram": "transform:\n  - window: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
                             "    sort: [{field: step}]\n    frame: [-20, 20]\n    ignorePeers: true\nmark: bar\n"
                             "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
@@ -427,9 +431,10 @@ COMPUTED = {
 
 @pytest.mark.parametrize("chart", COMPUTED)
 def test_a_chart_over_computed_rows_is_computed_on_spark_where_they_are(spark, runs, chart, monkeypatch):
-    """A calculate, a fold, a window or a group's measure: the layer's rows stay in the engine, what it draws is
+    """A calculate, a fold, a window, a group's measure or a lookup: the layer's rows stay in the engine, what it draws is
     computed over them there (no column of every row is fetched), and the bytes are DuckDB's."""
     spec = runs / f"computed_{chart.replace(' ', '_')}.yaml"
+    (runs / "scales.csv").write_text("run,scale\nrun-0,1.5\nrun-1,2\nrun-2,-1\nrun-3,0.5\n", encoding="utf-8")
     spec.write_text("data: {path: runs.parquet}\n" + COMPUTED[chart], encoding="utf-8")
     monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))

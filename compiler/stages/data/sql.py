@@ -2101,7 +2101,7 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
 
 
 # The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, or one of a fold.
-KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate)
+KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup)
 # A computed value's SQL kind -> how its cells are stored (a number's cell is its double, NaN kept).
 KEPT_STORED = {NUM: STORED_FLOAT, BOOL: STORED_BOOLEAN, STR: STORED_TEXT}
 # A value of any kind (`Codec`'s text) whose cells are all of one kind -> how they are stored, and decoded.
@@ -2119,14 +2119,16 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
 
     Each field's cells must be SQL's own: a data cell (carried as read: `Query.raw`), a computed number,
     boolean or text (a value of any kind whose cells are all of one of these, decoded in SQL), or a fold's
-    value over data columns stored alike. No lookup. Each column's kind is the one the rows read would have:
+    value over data columns stored alike. Each column's kind is the one the rows read would have:
     the query's probes, measured first. Where the query calls Python functions, its rows are computed once
     and held by the engine (a temporary table), not computed again by each query over them.
     """
     import duckdb
 
-    if not query.raw or query.relations or not query.fields:
+    if not query.raw or not query.fields:
         return None
+    for name, arrays in query.relations:  # a lookup's second source: registered for as long as the connection
+        register_arrays(connection, name, arrays)
     for name, function, params, returns in query.functions:
         connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
     try:
