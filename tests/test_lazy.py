@@ -526,3 +526,18 @@ def test_rows_computed_in_the_engine_and_drawn_are_the_cells_the_rows_read_would
     assert len(rows) == 2400 and rows[0]["series"] == "run 0/val" and rows[1]["series"] == "run 0/train"
     assert type(rows[0]["id"]) is int and type(rows[0]["flag"]) is bool and type(rows[1]["high"]) is bool
     assert [row["id"] for row in rows if row["value"] is None] == [7]
+
+
+@pytest.mark.parametrize("x, y", [("step", "loss"), ("loss", "step")])
+def test_a_log_scale_over_rows_left_in_the_engine_is_checked_there(folder, fetched, monkeypatch, x, y):
+    """A long line reduced with M4 on a log y scale: its values at or below zero are counted by the engine (no
+    column read whole), the line drawn when there are none, refused as over the rows read when there are."""
+    text = (FILTERED + f"width: 200\nmark: line\nencoding:\n  x: {x}\n  y: {{field: {y}, scale: {{type: log}}}}\n"
+            "  color: {field: name, type: nominal}\n")
+    if y == "step":  # two runs' first steps, 0
+        text = text.replace("datum.step >= 20000", "datum.step >= 0")
+        assert "2 values" in refused_as_read(folder, text, monkeypatch, fetched, 2 * 4 * 400)
+        return
+    chart = compiled(folder, text)
+    assert max(fetched, default=0) <= RUNS
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite

@@ -171,6 +171,10 @@ class Table:
                 seen.setdefault(_hashable(value), value)
         return list(seen.values())
 
+    def non_positive(self, name: str) -> int:
+        """How many of the column's cells are numbers (or number text, or booleans) at or below zero."""
+        return sum(1 for value in self.columns[name] if to_number(value) <= 0)
+
     def records(self) -> list[dict]:
         """JSON-safe rows: non-finite numbers become null, dates zone-free ISO text.
 

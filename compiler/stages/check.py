@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from .. import errors as msg
 from ..errors import SpecError
 from ..infra.shapes import resolve_shape
-from ..infra.table import TEXT, Table, parse_date, to_number
+from ..infra.table import TEXT, Table, parse_date
 from ..ir.nodes import Channel, Chart, DataSource, Layer, Markers
 from ..ir.source import Node
 from ..ir.transforms import Density
@@ -114,7 +114,7 @@ def _check_layer(layer: Layer, fields: dict, rows: Rows | None, data: DataFlow |
             continue
         scale = channel.get("scale")
         if scale is not None and scale.get("type") == "log" and not channel.aggregate:
-            problems.extend(_check_log_scale(rows.table[channel.field], channel))
+            problems.extend(_check_log_scale(rows.table, channel))
         if channel.type == "temporal":
             problems.extend(_check_dates(rows, channel, source))
     if layer.markers:
@@ -151,8 +151,8 @@ def _thrown(data: DataFlow) -> list[SpecError]:
 
 # ------------------------------------------------------------------ values
 
-def _check_log_scale(values: list, channel: Channel) -> list[SpecError]:
-    bad = sum(1 for value in values if to_number(value) <= 0)
+def _check_log_scale(table: Table, channel: Channel) -> list[SpecError]:
+    bad = table.non_positive(channel.field)  # over rows left in the engine, counted there
     if not bad:
         return []
     return [channel.error(msg.log_scale_non_positive(channel.field, bad), "scale", "type", stage=STAGE,

@@ -1243,6 +1243,15 @@ class EngineTable(Table):
             values |= {math.nan} if nan else set()
         return values
 
+    def non_positive(self, name: str) -> int:
+        """`Table.non_positive`, counted by the engine for numbers and booleans (NaN is above every number)."""
+        test = {STORED_INTEGER: "{} <= 0", STORED_FLOAT: "{} <= 0", STORED_BOOLEAN: "NOT {}"}.get(self.stored[name])
+        if test is None or name in self.cache:
+            return super().non_positive(name)
+        (count,), = self.connection.execute(f"SELECT count_if({test.format(quote_identifier(name))}) "
+                                            f"FROM {quote_identifier(self.view)}").fetchall()
+        return count
+
     def unsafe_text(self, name: str, pattern: str) -> bool:
         """Whether any cell of a text column matches an RE2 pattern (renderer-unsafe characters)."""
         (found,), = self.connection.execute(
