@@ -70,6 +70,13 @@ def write_parquet(path, select: str) -> None:
         connection.close()
 
 
+def parquet_folder(tmp_path_factory, name: str, select: str):
+    """A folder of its own holding one Parquet file, `name`, of a DuckDB query's rows."""
+    folder = tmp_path_factory.mktemp(name.split(".")[0])
+    write_parquet(folder / name, select)
+    return folder
+
+
 def compiled(folder, text: str):
     (folder / "chart.yaml").write_text(text)
     from chartc.pipeline import compile_spec
@@ -476,12 +483,10 @@ def test_a_fit_over_looked_up_values_is_summed_where_they_are_joined(folder, fet
 @pytest.fixture(scope="module")
 def metrics(tmp_path_factory):
     """Two losses per step of three runs, in wide form (a column each), as a sweep's logs often are."""
-    folder = tmp_path_factory.mktemp("metrics")
-    write_parquet(folder / "metrics.parquet",
-                  f"SELECT 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, 2.0 + 0.2 * sin(i * 1e-4) AS train, "
-                  f"CASE WHEN i % 50000 = 7 THEN NULL ELSE 2.1 + 0.3 * cos(i * 3e-4) END AS val, i AS id, "
-                  f"i % 5 = 0 AS flag FROM range({ROWS}) AS t(i)")
-    return folder
+    return parquet_folder(tmp_path_factory, "metrics.parquet",
+                          f"SELECT 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, 2.0 + 0.2 * sin(i * 1e-4) "
+                          f"AS train, CASE WHEN i % 50000 = 7 THEN NULL ELSE 2.1 + 0.3 * cos(i * 3e-4) END AS val, "
+                          f"i AS id, i % 5 = 0 AS flag FROM range({ROWS}) AS t(i)")
 
 
 FOLDED = "data: {path: metrics.parquet}\ntransform:\n  - fold: [train, val]\n"
@@ -541,3 +546,32 @@ def test_a_log_scale_over_rows_left_in_the_engine_is_checked_there(folder, fetch
     chart = compiled(folder, text)
     assert max(fetched, default=0) <= RUNS
     assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+
+
+@pytest.fixture(scope="module")
+def stamped(tmp_path_factory):
+    """A sweep's logs with a timestamp per row (fractions of a second; one missing), as logs are written."""
+    return parquet_folder(tmp_path_factory, "logs.parquet",
+                          f"SELECT 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, 1 + 0.5 * sin(i * 1e-3) AS "
+                          f"loss, CASE WHEN i = 7 THEN NULL ELSE TIMESTAMP '2024-03-01 08:00:00' + "
+                          f"to_microseconds(i * 1234567) END AS at FROM range({ROWS}) AS t(i)")
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30),
+    ("transform:\n  - filter: \"datum.step > 10\"\nencoding:\n  x: {field: at, type: temporal}\n  y: loss\n"
+     "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: quad, by: name}\n", RUNS),
+    ("transform:\n  - filter: \"datum.step < 300\"\n  - calculate: \"datum.loss * 2\"\n    as: double\n"
+     "mark: point\nencoding:\n  x: {field: at, type: temporal}\n  y: double\n  tooltip: [at, name, step]\n", 900),
+], ids=["histogram", "fit over dates after a filter", "points drawn"])
+def test_rows_with_a_timestamp_column_stay_in_the_engine(stamped, fetched, monkeypatch, drawn, most):
+    """A timestamp column no longer brings every row back: the engine holds its JavaScript text (ISO, whole
+    seconds) beside the dates themselves, which the rows kept there carry as read."""
+    text = "data: {path: logs.parquet}\n" + drawn
+    chart = compiled(stamped, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(stamped, text, monkeypatch).vega_lite
+    if most == 900:
+        rows = data_rows(chart.vega_lite)
+        assert (len(rows), rows[0]["at"], rows[7]["at"], rows[8]["at"]) == (
+            900, "2024-03-01T08:00:00", None, "2024-03-01T08:00:09")

@@ -60,8 +60,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT,
-                            Table, scannable)
+from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT,
+                            TEXT, Table, scannable)
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, AggregateOp, Calculate, Density,
@@ -313,7 +313,8 @@ class _Chain:
         if self.raw is not None:  # each cell as read, beside its JavaScript value: `EngineTable.derived`'s columns
             for name in names:
                 self.raw[name] = self.fresh("r")
-                parts.append(f"{quote_identifier(name)} AS {quote_identifier(self.raw[name])}")
+                read = _date_cells(self.table, name) if _stored_date(self.table, name) else name
+                parts.append(f"{quote_identifier(read)} AS {quote_identifier(self.raw[name])}")
             self.extra = [*self.extra, *self.raw.values()]
         self.add(f"SELECT {', '.join(parts)} FROM {quote_identifier(self.view)}")
         self.parse(parses, first=True)
@@ -1849,10 +1850,26 @@ def _exact_in_engine(table: EngineTable, name: str) -> bool:
 
 def registered_in_place(connection, table: Table) -> bool:
     """Whether `register_table` makes the table's relation a view over rows left in the engine (each cell cast,
-    a missing cell still missing, NaN still NaN), not a copy of its cells as JavaScript has them."""
+    a missing cell still missing, NaN still NaN; a date its ISO text), not a copy of its cells as JavaScript
+    has them."""
     return isinstance(table, EngineTable) and table.connection is connection and all(
-        kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT)
+        kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT or _stored_date(table, column))
         for column, kind in ((column, registered_kind(table, column)) for column in table.names))
+
+
+def _stored_date(table: EngineTable, name: str) -> bool:
+    """Whether a column left in the engine holds dates there (a timestamp, not text read as dates)."""
+    return table.kinds[name] == DATE and table.stored[name] == STORED_DATE and name not in table.cache
+
+
+def _date_cells(table: Table, name: str) -> str:
+    """The column of a view registered in place (`register_table`) holding a date column's own cells."""
+    return f"{ROW}_date{table.names.index(name)}"
+
+
+def _js_date(sql: str) -> str:
+    """A timestamp as the text JavaScript holds for its cell (`vega.js_cell`: ISO, whole seconds)."""
+    return f"CASE WHEN {sql} IS NOT NULL THEN strftime({sql}, '%Y-%m-%d') || 'T' || strftime({sql}, '%H:%M:%S') END"
 
 
 def register_table(connection, table: Table, name: str) -> str:
@@ -1865,9 +1882,13 @@ def register_table(connection, table: Table, name: str) -> str:
     leaving the engine, where every column is a number, text or a boolean.
     """
     if registered_in_place(connection, table):
-        selects = [quote_identifier(ROW)] + [
-            f"CAST({quote_identifier(column)} AS {SQL_TYPES[registered_kind(table, column)]}) "
-            f"AS {quote_identifier(column)}" for column in table.names]
+        selects = [quote_identifier(ROW)]
+        for column in table.names:
+            cell = quote_identifier(column)
+            if _stored_date(table, column):  # its text as JavaScript's value, and beside it the date itself
+                selects += [f"{_js_date(cell)} AS {cell}", f"{cell} AS {quote_identifier(_date_cells(table, column))}"]
+            else:
+                selects.append(f"CAST({cell} AS {SQL_TYPES[registered_kind(table, column)]}) AS {cell}")
         connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
                            f"FROM {quote_identifier(table.rows_view())}")
         return name
