@@ -575,3 +575,15 @@ def test_rows_with_a_timestamp_column_stay_in_the_engine(stamped, fetched, monke
         rows = data_rows(chart.vega_lite)
         assert (len(rows), rows[0]["at"], rows[7]["at"], rows[8]["at"]) == (
             900, "2024-03-01T08:00:00", None, "2024-03-01T08:00:09")
+
+
+@pytest.mark.parametrize("transform, most", [('filter: "datum.step < 0"', 0),
+                                             ('calculate: "datum.name.foo.bar"\n    as: pct', ROWS)],
+                         ids=["no row left", "an expression that throws"])
+def test_a_layer_kept_in_the_engine_is_refused_as_over_the_rows_read(folder, fetched, monkeypatch, transform, most):
+    """No row left by the filters (nothing fetched), or an expression JavaScript throws on (run in a Python
+    function over the engine's rows, then by the interpreter, which says where): the diagnostic is the one the
+    rows read into Python give."""
+    text = (f"data: {{path: runs.parquet}}\ntransform:\n  - {transform}\nencoding:\n  x: step\n"
+            f"  y: {'pct' if 'pct' in transform else 'loss'}\nlayers:\n  - trend: {{method: linear}}\n")
+    refused_as_read(folder, text, monkeypatch, fetched, most)
