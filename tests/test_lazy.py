@@ -515,6 +515,22 @@ def test_a_layer_of_folded_columns_is_computed_where_they_are_folded(metrics, fe
     assert chart.vega_lite == eager(metrics, text, monkeypatch).vega_lite
 
 
+@pytest.mark.parametrize("drawn, most", [
+    ("width: 200\nmark: line\nencoding:\n  x: step\n  y: value\n  color: {field: key, type: nominal}\n"
+     "  strokeDash: {field: name, type: nominal}\n", 2 * RUNS * 4 * 400 + 6 * 2),
+    ("transform:\n  - filter: \"datum.step < 100\"\nmark: point\nencoding:\n  x: step\n  y: value\n"
+     "  color: key\n", 600),
+], ids=["m4 lines", "points drawn"])
+def test_a_fold_of_a_computed_field_is_kept_where_it_is_folded(metrics, fetched, monkeypatch, drawn, most):
+    """A computed field folded beside a data column: its cells, held as tagged text by the fold, are decoded in
+    SQL (its probe says they are all numbers), so the folded rows stay in the engine."""
+    text = ("data: {path: metrics.parquet}\ntransform:\n  - calculate: \"datum.val - datum.train\"\n    as: gap\n"
+            "  - fold: [train, gap]\n" + drawn.replace("transform:\n", ""))
+    chart = compiled(metrics, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(metrics, text, monkeypatch).vega_lite
+
+
 def test_rows_computed_in_the_engine_and_drawn_are_the_cells_the_rows_read_would_give(metrics, fetched,
                                                                                       monkeypatch):
     """A few of the computed rows drawn one by one: the data's integers stay integers, a missing value stays

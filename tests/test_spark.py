@@ -447,6 +447,9 @@ COMPUTED = {
                      "      fields: [scale]\n  - calculate: \"datum.loss * datum.scale\"\n    as: scaled\n"
                      "encoding:\n  x: step\n  y: scaled\n  color: {field: run, type: nominal}\n"
                      "layers:\n  - trend: {method: linear, by: run}\n",
+    "folded computed lines": "transform:\n  - calculate: \"datum.loss * 2\"\n    as: double\n  - fold: [loss, double]\n"
+                             "width: 300\nmark: line\nencoding:\n  x: step\n  y: value\n"
+                             "  color: {field: run, type: nominal}\n  strokeDash: {field: key, type: nominal}\n",
     "moving max histogram": "transform:\n  - window: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
                             "    sort: [{field: step}]\n    frame: [-20, 20]\n    ignorePeers: true\nmark: bar\n"
                             "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",

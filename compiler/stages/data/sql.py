@@ -2179,25 +2179,47 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str,
     for name, state in query.fields.items():
         cell, kind = state.cell, _resolve(state.kind, measured)
         if cell[0] == "source" and cell[2] == ROW:
-            sql, sources = _raw_cell(query, table, cell[1]), [cell[1]]
+            sql, alike = _raw_cell(query, table, cell[1]), {_stored_as(table, cell[1])}
         elif cell[0] == "computed" and cell[1].kind in KEPT_STORED:
-            sql, sources, stored = f"r.{cell[1].sql}", [], KEPT_STORED[cell[1].kind]
+            sql, alike = f"r.{cell[1].sql}", {(KEPT_STORED[cell[1].kind], False, False)}
         elif cell[0] == "computed" and cell[1].kind == ANY and kind in DECODED:
-            (stored, decode), sources = DECODED[kind], []
-            sql = decode(f"r.{cell[1].sql}")
-        elif cell[0] == "fold" and cell[3] == ROW and set(cell[4].values()) <= {"source", "missing"}:
-            sources = [folded for folded, how in cell[4].items() if how == "source"]
-            branches = "".join(f" WHEN {quote_text(folded)} THEN {_raw_cell(query, table, folded)}"
-                               for folded in sources)
-            sql, stored = (f"CASE r.{cell[1].sql}{branches} END" if branches else "CAST(NULL AS DOUBLE)"), STORED_FLOAT
+            sql, alike = DECODED[kind][1](f"r.{cell[1].sql}"), {(DECODED[kind][0], False, False)}
+        elif cell[0] == "fold" and cell[3] == ROW and (folded := _folded_cells(query, table, cell, state.kind,
+                                                                                measured)) is not None:
+            sql, alike = folded
         else:
             return None
-        alike = {(table.stored[source], source in table.floats, source in table.exact) for source in sources}
         if len(alike) > 1:  # a fold of an integer and a float column, say: its cells are Python's mix
             return None
-        stored, floats, exact = alike.pop() if alike else (stored, False, False)
+        stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
         columns[name] = (sql, (stored, kind, floats, exact))
     return columns
+
+
+def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set] | None:
+    """A fold's value cells, each folded field's own by the row's key: a data cell as read, a computed one
+    decoded from its text (by the kind its probe measured), none for a missing field; and how each is stored."""
+    mapping = cell[4]
+    kinds = kind[1] if isinstance(kind, tuple) and kind[0] == "union" and len(kind[1]) == len(mapping) else None
+    branches, alike = [], set()
+    for index, (folded, how) in enumerate(mapping.items()):
+        decoded = _resolve(kinds[index], measured) if how == "computed" and kinds is not None else None
+        if how == "source":
+            sql, spec = _raw_cell(query, table, folded), _stored_as(table, folded)
+        elif decoded in DECODED:
+            sql, spec = DECODED[decoded][1](f"r.{cell[2].sql}"), (DECODED[decoded][0], False, False)
+        elif how == "missing":
+            continue
+        else:
+            return None
+        branches.append(f" WHEN {quote_text(folded)} THEN {sql}")
+        alike.add(spec)
+    return (f"CASE r.{cell[1].sql}{''.join(branches)} END" if branches else "CAST(NULL AS DOUBLE)"), alike
+
+
+def _stored_as(table: EngineTable, name: str) -> tuple:
+    """How a data column's cells are stored: (stored type, integers read as floats, a double holds them)."""
+    return table.stored[name], name in table.floats, name in table.exact
 
 
 def _raw_cell(query: Query, table: EngineTable, name: str) -> str:
