@@ -56,6 +56,7 @@ known without Vega (`ex.Unsupported`) or throws, is left to the caller.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -1910,19 +1911,20 @@ def register_table(connection, table: Table, name: str) -> str:
 
 # ------------------------------------------------------------------ running a chart's layers
 
-def fetch_rows(connection, sql: str, functions: list, errors: list) -> list:
-    """Run a query calling these Python functions; its rows.
+@contextlib.contextmanager
+def calling(connection, functions: list, errors: list):
+    """A query's Python functions registered while the block runs it.
 
     Raises:
         ex.Unsupported, ex.EvaluationError, RecursionError: an expression Vega
-            must run (raised by the evaluator inside the query).
+            must run (raised by the evaluator inside the query, `errors`).
     """
     import duckdb
 
     for name, function, params, returns in functions:
         connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
     try:
-        return connection.execute(sql).fetchall()
+        yield
     except duckdb.Error:
         if errors:
             raise errors[0] from None
@@ -1932,6 +1934,12 @@ def fetch_rows(connection, sql: str, functions: list, errors: list) -> list:
             connection.remove_function(name)
 
 
+def fetch_rows(connection, sql: str, functions: list, errors: list) -> list:
+    """Run a query calling these Python functions; its rows (raises as `calling`)."""
+    with calling(connection, functions, errors):
+        return connection.execute(sql).fetchall()
+
+
 def run_query(connection, query: Query, table: Table):
     """Run a query; its rows as a `Table`, and each row's data row (None when no transform changes the rows).
 
@@ -1939,23 +1947,12 @@ def run_query(connection, query: Query, table: Table):
         ex.Unsupported, ex.EvaluationError, RecursionError: an expression Vega
             must run (raised by the evaluator inside the query).
     """
-    import duckdb
-
     for name, arrays in query.relations:
         register_arrays(connection, name, arrays)
-    for name, function, params, returns in query.functions:
-        connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
-    try:
+    with calling(connection, query.functions, query.errors):
         cursor = connection.execute(query.sql)
         names = [column[0] for column in cursor.description]
         rows = cursor.fetchall()
-    except duckdb.Error:
-        if query.errors:
-            raise query.errors[0] from None
-        raise
-    finally:
-        for name, *_ in query.functions:
-            connection.remove_function(name)
     at = {name: index for index, name in enumerate(names)}
     measured = {}
     if query.probes:  # one row at least, with the kinds' measures (and NULLs for the rows when there are none)
@@ -2150,27 +2147,23 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
         return None
     for name, arrays in query.relations:  # a lookup's second source: registered for as long as the connection
         register_arrays(connection, name, arrays)
-    for name, function, params, returns in query.functions:
-        connection.create_function(name, function, params, returns, null_handling="special", side_effects=False)
     try:
-        measured = {}
-        if query.probes:
-            found, = connection.execute(f"{query.steps}SELECT {query.measures}").fetchall()
-            measured = {key: _kind_of_tags(found[2 * index], set(found[2 * index + 1] or ()))
-                        for index, key in enumerate(query.probes)}
-        columns = _kept_columns(query, table, measured)
-        if columns is None:
-            return None
-        row = quote_identifier(ROW)
-        selects = ", ".join([f"r.{SEQ} AS {row}", f"r.{row} AS {quote_identifier(ORIGIN)}",
-                             *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items())])
-        return table.derived(f"{query.steps}SELECT {selects} FROM {query.last} AS r",
-                             {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions))
+        with calling(connection, query.functions, query.errors):
+            measured = {}
+            if query.probes:
+                found, = connection.execute(f"{query.steps}SELECT {query.measures}").fetchall()
+                measured = {key: _kind_of_tags(found[2 * index], set(found[2 * index + 1] or ()))
+                            for index, key in enumerate(query.probes)}
+            columns = _kept_columns(query, table, measured)
+            if columns is None:
+                return None
+            row = quote_identifier(ROW)
+            selects = ", ".join([f"r.{SEQ} AS {row}", f"r.{row} AS {quote_identifier(ORIGIN)}",
+                                 *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items())])
+            return table.derived(f"{query.steps}SELECT {selects} FROM {query.last} AS r",
+                                 {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions))
     except (duckdb.Error, ex.Unsupported, ex.EvaluationError, RecursionError):
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
-    finally:
-        for name, *_ in query.functions:
-            connection.remove_function(name)
 
 
 def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str, tuple] | None:
