@@ -27,6 +27,12 @@ CHARTS = {
     "fit": "data: {path: runs.parquet}\nencoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
            "layers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
     "sample": "data: {path: runs.parquet, sample: 2000}\nmark: point\nencoding: {x: step, y: loss}\n",
+    # A layer's computed rows left on the server: a view of its query, or (Python functions: JavaScript's
+    # subtraction, which may meet undefined) a table cached there.
+    "computed": "data: {path: runs.parquet}\ntransform:\n  - joinaggregate: [{op: max, field: loss, as: top}]\n"
+                "    groupby: [run]\n  - calculate: \"datum.loss - datum.top\"\n    as: gap\n  - fold: [loss, gap]\n"
+                "width: 300\nmark: line\nencoding:\n  x: step\n  y: value\n  color: {field: run, type: nominal}\n"
+                "  strokeDash: {field: key, type: nominal}\n",
     "cars_histogram": (ROOT / "specs" / "cars_histogram.yaml").read_text(encoding="utf-8"),
     "barley_pivot": (ROOT / "specs" / "barley_pivot.yaml").read_text(encoding="utf-8"),
 }
