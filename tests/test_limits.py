@@ -53,6 +53,26 @@ def test_too_many_marks_is_a_spec_error_at_the_mark(tmp_path, monkeypatch):
     assert error.diagnostic().startswith(f"{spec}:7:11: error[{msg.too_many_marks.code}]: layers[0].mark: the chart would draw 100 marks")
 
 
+def test_a_layer_the_renderer_groups_by_a_time_unit_is_refused_for_the_rows_it_sends(tmp_path, monkeypatch):
+    """Four months of bars over 100 daily rows: the renderer groups the rows by the timeUnit (chartc's engine does
+    not), so their distinct days are counted, and the message says rows are sent, not that 100 bars are drawn."""
+    monkeypatch.setattr(limits, "MAX_MARKS", 90)
+    (tmp_path / "days.csv").write_text("day,v\n" + "".join(f"2024-{1 + i // 28:02d}-{1 + i % 28:02d},{i}\n"
+                                                            for i in range(100)))
+    spec = tmp_path / "chart.yaml"
+    spec.write_text("data: {path: days.csv}\nmark: bar\nencoding:\n  x: {field: day, timeUnit: month, type: ordinal}\n"
+                    "  y: {field: v, aggregate: mean}\n")
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec)
+    error = caught.value
+    assert (error.code, error.message, error.hint) == (
+        "E501", msg.too_many_rows_grouped_by_renderer(100, 90, "day"), msg.too_many_rows_grouped_by_renderer_hint("day"))
+    assert error.message.startswith("the chart would send 100 rows to the renderer, which groups them by the timeUnit")
+    monkeypatch.setattr(limits, "MAX_MARKS", 100)  # at the limit: drawn, four bars
+    chart = compile_spec(spec).vega_lite
+    assert sum(len(rows) for rows in chart["datasets"].values()) == 100
+
+
 def test_the_limit_itself_compiles(tmp_path, monkeypatch):
     monkeypatch.setattr(limits, "MAX_MARKS", 50)
     spec = write_spec(tmp_path, "  - mark: point\n  - trend: {method: loess}\n")  # trends do not count

@@ -233,7 +233,7 @@ from .limits import (  # noqa: E402  (after the types: the messages are re-expor
     too_many_cells_hint, too_many_marks, too_many_marks_hint, too_many_panels, too_many_panels_hint,
     arc_position_channel, arc_position_channel_hint, arc_without_theta, arc_without_theta_hint,
     polar_channel_not_for, polar_channel_not_for_hint, polar_channel_without_value,
-    polar_channel_without_value_hint,
+    polar_channel_without_value_hint, too_many_rows_grouped_by_renderer, too_many_rows_grouped_by_renderer_hint,
 )
 from .limits import (  # noqa: E402  (the warm renderer's: commands/daemon.py)
     stat_mode, warm_folder_hint, warm_incompatible, warm_not_owned, warm_not_plain, warm_not_running,
@@ -390,6 +390,7 @@ __all__ = [
     "syntax_context_hint", "tab_indentation", "tab_indentation_hint", "tab_not_allowed",
     "tab_not_allowed_hint", "text_too_long", "text_too_long_hint", "too_deeply_nested", "too_many_bins",
     "too_many_cells_hint", "too_many_marks", "too_many_marks_hint", "too_many_panels", "too_many_panels_hint", "toolchain_differs",
+    "too_many_rows_grouped_by_renderer", "too_many_rows_grouped_by_renderer_hint",
     "stat_mode", "warm_folder_hint", "warm_incompatible", "warm_not_owned", "warm_not_plain", "warm_not_running", "warm_not_started", "warm_running", "warm_shared", "warm_started", "warm_stopped", "warm_unsupported",
     "trend_band_conflict",
     "trend_band_conflict_hint", "trend_band_level", "trend_band_level_hint", "trend_band_too_few_points",

@@ -8,7 +8,7 @@ Each message is a function; one that a diagnostic reads carries its code
 from __future__ import annotations
 
 
-from .registry import code
+from .registry import Message, code
 
 
 @code("E501")
@@ -22,15 +22,32 @@ def too_many_marks(count: int, limit: int, layers: int) -> str:
     `{scale: log}` for sparse tails); draw a sample (`data: {path: ..., sample: N}`: the checks and
     the fits still see every row); bin x and y yourself (`mark: rect`, `bin` on x and on y, `color:
     {aggregate: count}`); or aggregate or filter the rows first.
+
+    A layer whose channels group by a `timeUnit` is grouped by the renderer, not by chartc's
+    engine: every row is sent to it, and its marks cannot be counted before. Such a layer counts
+    its rows, and the message says so: filter or sample the rows first, or group them with
+    transforms (a `calculate` of the period and an `aggregate` by it run where the rows are).
     """
     where = "" if layers <= 1 else f" over {layers} layers"
     return f"the chart would draw {count:,} marks{where}, over the limit of {limit:,}"
+
+
+def too_many_rows_grouped_by_renderer(count: int, limit: int, field: str) -> str:
+    """E501's words where the largest layer groups by a `timeUnit`, which the renderer computes."""
+    return Message(f"the chart would send {count:,} rows to the renderer, which groups them by the timeUnit of "
+                   f"{field!r} (over the limit of {limit:,} marks: they cannot be counted before)", too_many_marks.code)
 
 
 def too_many_marks_hint() -> str:
     return ("draw the points as their density (`mark: {type: point, density: true}`: every point counted per "
             "cell, one mark per cell), or a sample (`data: {..., sample: 20000}`), or aggregate or filter the rows "
             "first: the renderer runs out of memory and aborts near 10⁶ marks")
+
+
+def too_many_rows_grouped_by_renderer_hint(field: str) -> str:
+    return (f"filter or sample the rows first (`data: {{..., sample: 20000}}`), or group them with transforms, "
+            f"which run where the rows are: a `calculate` of the period from `datum.{field}` and an `aggregate` "
+            f"grouped by it, then draw that field")
 
 
 def too_many_cells_hint() -> str:

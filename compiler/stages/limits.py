@@ -101,6 +101,11 @@ def apply_mark_limits(chart: Chart, data: DataFlow) -> Chart:
         path, _ = max(counts, key=lambda item: item[1])
         layer = next(layer for layer in chart.layers if layer.path == path)
         node = layer.mark if layer.mark.source is not None and layer.mark.source.has(layer.mark.path) else chart.data
+        grouped = _grouped_by_renderer(layer) if len(counts) == 1 else None
+        if grouped is not None:  # its count is its rows' distinct values: every row is sent
+            rows = data.drawn_layers[chart.layers.index(layer)].bound
+            raise node.error(msg.too_many_rows_grouped_by_renderer(rows, MAX_MARKS, grouped), stage=STAGE,
+                             hint=msg.too_many_rows_grouped_by_renderer_hint(grouped))
         hint = msg.too_many_cells_hint() if wants_density(layer) else msg.too_many_marks_hint()
         raise node.error(msg.too_many_marks(total, MAX_MARKS, len(counts)), stage=STAGE, hint=hint)
     if total > ARIA_MARKS and not _sets_aria(chart.config):
@@ -175,6 +180,15 @@ def _aggregates(layer: Layer) -> bool:
     if layer.mark.type in COMPOSITE_MARKS:
         return True
     return any(channel.aggregate or channel.get("bin") for channel in layer.encoding.each())
+
+
+def _grouped_by_renderer(layer: Layer) -> str | None:
+    """The field whose `timeUnit` groups an aggregating layer: the renderer groups it (every row is sent to it,
+    its groups not counted before); None for any other layer."""
+    if not _aggregates(layer):
+        return None
+    return next((channel.field for channel in layer.encoding.each()
+                 if channel.field is not None and not channel.aggregate and channel.get("timeUnit")), None)
 
 
 def _groups(layer: Layer, rows: Rows, marks: int) -> int:
