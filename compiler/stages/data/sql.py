@@ -1860,7 +1860,7 @@ def registered_in_place(connection, table: Table) -> bool:
 
 def _stored_date(table: EngineTable, name: str) -> bool:
     """Whether a column left in the engine holds dates there (a timestamp, not text read as dates)."""
-    return table.kinds[name] == DATE and table.stored[name] == STORED_DATE and name not in table.cache
+    return table.kinds[name] == DATE and table.stored[name] == STORED_DATE
 
 
 def _date_cells(table: Table, name: str) -> str:
