@@ -1309,7 +1309,6 @@ class _Chain:
                     probes[(cte, column.name)] = (f"__pn{len(probes)}", f"__pt{len(probes)}", cte, tag)
         raw = self.raw or {}
         names = [name for name in self.columns() if name not in raw.values()]
-        raw = raw if set(raw.values()) <= set(self.columns()) else {}  # (a step that drops them: none so far)
         select = ", ".join(f"r.{quote_identifier(name)}" for name in names)
         # Over rows left in the engine a step read twice is scanned again rather than held: held, it is
         # every row of every column. The groups (which carry their first rows' fields: `first_values`) and
@@ -2143,8 +2142,8 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
     """
     import duckdb
 
-    if not query.raw or not query.fields:
-        return None
+    if not query.raw or not query.fields or not all(_kept_shape(state.cell) for state in query.fields.values()):
+        return None  # (before the probes are measured: a scan of every row, then run again by `run_query`)
     for name, arrays in query.relations:  # a lookup's second source: registered for as long as the connection
         register_arrays(connection, name, arrays)
     try:
@@ -2166,19 +2165,32 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
 
 
+def _kept_shape(cell: tuple) -> str | None:
+    """What a field's cell is to `_kept_columns`, from its shape alone (before any kind is measured): a data
+    cell, a computed value SQL holds, one of any kind (decoded if its cells are of one), a fold's; else None."""
+    if cell[0] == "source" and cell[2] == ROW:
+        return "source"
+    if cell[0] == "computed" and cell[1].kind in KEPT_STORED:
+        return "computed"
+    if cell[0] == "computed" and cell[1].kind == ANY:
+        return "decoded"
+    if cell[0] == "fold" and cell[3] == ROW and set(cell[4].values()) <= {"source", "computed", "missing"}:
+        return "fold"
+    return None
+
+
 def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str, tuple] | None:
     """Each field's SQL over the query's last step, and its column's (stored type, kind, floats, exact)."""
     columns = {}
     for name, state in query.fields.items():
-        cell, kind = state.cell, _resolve(state.kind, measured)
-        if cell[0] == "source" and cell[2] == ROW:
+        cell, kind, shape = state.cell, _resolve(state.kind, measured), _kept_shape(state.cell)
+        if shape == "source":
             sql, alike = _raw_cell(query, table, cell[1]), {_stored_as(table, cell[1])}
-        elif cell[0] == "computed" and cell[1].kind in KEPT_STORED:
+        elif shape == "computed":
             sql, alike = f"r.{cell[1].sql}", {(KEPT_STORED[cell[1].kind], False, False)}
-        elif cell[0] == "computed" and cell[1].kind == ANY and kind in DECODED:
+        elif shape == "decoded" and kind in DECODED:
             sql, alike = DECODED[kind][1](f"r.{cell[1].sql}"), {(DECODED[kind][0], False, False)}
-        elif cell[0] == "fold" and cell[3] == ROW and (folded := _folded_cells(query, table, cell, state.kind,
-                                                                                measured)) is not None:
+        elif shape == "fold" and (folded := _folded_cells(query, table, cell, state.kind, measured)) is not None:
             sql, alike = folded
         else:
             return None
