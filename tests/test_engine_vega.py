@@ -361,5 +361,6 @@ def test_every_transform_kind_is_compiled_by_one_entry():
 
     kinds = {kind for kind in vars(transforms).values()
              if isinstance(kind, type) and issubclass(kind, Transform) and kind is not Transform}
-    # and the bin an encoding's `bin` compiles to, when the engine aggregates the encoding (`data.encoded`)
-    assert set(engine_sql.STEPS) == kinds | {engine_sql.BinStep}
+    # and the bin and time unit floor an encoding's `bin` and `timeUnit` compile to, when the engine aggregates
+    # the encoding (`data.encoded`)
+    assert set(engine_sql.STEPS) == kinds | {engine_sql.BinStep, engine_sql.TimeUnitStep}

@@ -183,8 +183,8 @@ def _aggregates(layer: Layer) -> bool:
 
 
 def _grouped_by_renderer(layer: Layer) -> str | None:
-    """The field whose `timeUnit` groups an aggregating layer: the renderer groups it (every row is sent to it,
-    its groups not counted before); None for any other layer."""
+    """The field whose `timeUnit` groups an aggregating layer the engine did not group (a unit it does not
+    floor: the renderer groups it, every row is sent to it, its groups not counted before); None for any other."""
     if not _aggregates(layer):
         return None
     return next((channel.field for channel in layer.encoding.each()

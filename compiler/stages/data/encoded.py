@@ -20,8 +20,18 @@ Vega-Lite draw exactly those statistics, and its outliers. A scatter that
 asks for its density (``mark: {type: point, density: true}``) is counted per
 cell of a grid over x and y (`density.py`) and drawn as rects.
 
+A ``timeUnit`` on a date (a channel's, or the facet's) groups the rows by the
+date's floor, as vega-time floors it (`sql.TimeUnitStep`: the unit's parts of
+the date, the others 2012, January, the 1st, midnight; `TIME_UNITS`). The
+channel keeps its ``timeUnit``: Vega-Lite floors each group's date again,
+which changes nothing, and formats it as before. Where one date has several
+units (a heatmap of days by month), the rows are grouped by the floor of all
+their parts, which each unit reads alike.
+
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
-returns None): error bars (but `intervals.py`), ``timeUnit``,
+returns None): error bars (but `intervals.py`), the time units of a week, a
+day of the week or of the year, milliseconds, a date also read as it is, a
+binned facet,
 random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
@@ -38,15 +48,15 @@ import math
 from dataclasses import dataclass
 
 from ...infra.paper import screen_pixels
-from ...infra.table import NUMBER, STORED_BOOLEAN, STORED_INTEGER, STORED_TEXT, Table
+from ...infra.table import DATE, NUMBER, STORED_BOOLEAN, STORED_INTEGER, STORED_TEXT, Table
 from ...ir.nodes import Channel, Chart, Layer
 from ...ir.transforms import ARG_OPS, Aggregate, AggregateOp, arg_field
 from .boxes import box_rows, wants_box
 from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sources import EngineTable
-from .sql import (NUM, BinStep, NotCompiled, compile_chain, register_table, registered_in_place, registered_kind,
-                  run_query)
+from .sql import (NUM, BinStep, NotCompiled, TimeUnitStep, compile_chain, register_table, registered_in_place,
+                  registered_kind, run_query)
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
 
 # Vega-Lite's default number of bins on x and y (`bin: true`).
@@ -58,6 +68,14 @@ BIN_KEYS = frozenset({"maxbins", "step", "nice"})
 STACK_BY = ("color", "fill", "stroke", "opacity", "fillOpacity", "strokeOpacity", "strokeWidth", "size", "detail",
             "shape", "strokeDash")
 SECONDARY = {"x": "x2", "y": "y2"}
+# The time units the engine floors a date to (`sql.TimeUnitStep`), each as the parts of a date it keeps: Vega-Lite's
+# units, less those of a week, a day of the week or of the year, and milliseconds (the rows' dates are whole seconds).
+TIME_UNITS = {name: frozenset(parts) for name, parts in (
+    ("year", ["year"]), ("quarter", ["quarter"]), ("month", ["month"]), ("date", ["date"]), ("hours", ["hours"]),
+    ("minutes", ["minutes"]), ("seconds", ["seconds"]), ("yearquarter", ["year", "quarter"]),
+    ("yearmonth", ["year", "month"]), ("yearmonthdate", ["year", "month", "date"]),
+    ("yearmonthdatehours", ["year", "month", "date", "hours"]), ("monthdate", ["month", "date"]),
+    ("hoursminutes", ["hours", "minutes"]), ("hoursminutesseconds", ["hours", "minutes", "seconds"]))}
 LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "strokeDash", "strokeWidth", "angle")
 # Marks Vega-Lite draws at opacity 0.7 unless the encoding aggregates (its `defaultOpacity`).
 TRANSLUCENT = frozenset({"point", "circle", "square", "tick"})
@@ -126,7 +144,9 @@ def binnable(layer: Layer) -> bool:
         picked = props.get("aggregate")
         if isinstance(picked, dict) and (len(picked) != 1 or not set(picked) <= set(ARG_OPS)):
             return False
-        if "timeUnit" in props or isinstance(props.get("sort"), dict):
+        if "timeUnit" in props and (time_unit_parts(props["timeUnit"]) is None or picked or props.get("bin")):
+            return False
+        if isinstance(props.get("sort"), dict):
             return False
         if isinstance(props.get("sort"), str) and props["sort"] not in ("ascending", "descending"):
             return False  # sorted by another channel: Vega-Lite measures the rows before they are aggregated
@@ -141,6 +161,15 @@ def binnable(layer: Layer) -> bool:
             if props.get("aggregate") or props.get("type", "quantitative") != "quantitative":
                 return False
     return True
+
+
+def time_unit_parts(unit) -> frozenset | None:
+    """The parts of a date a channel's ``timeUnit`` keeps, where the engine floors it (`TIME_UNITS`); else None.
+
+    A ``utc`` unit floors alike: the renderer's local time is UTC."""
+    if not isinstance(unit, str):
+        return None
+    return TIME_UNITS.get(unit[3:] if unit.startswith("utc") else unit)
 
 
 def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, types: dict) -> Encoded | None:
@@ -167,6 +196,9 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         return None if rows is None else Encoded(rows, {}, {})
     view = register_table(connection, table, f"encoded_{id(table)}")
     bins, ops, groupby, rewritten, extents = [], [], [], {}, {}
+    floors: dict[str, set] = {}  # a date field -> the parts its channels' time units keep (their groups' floor)
+    plain = set()  # the fields read as they are: a field floored for a time unit must be read by none
+    utc_years = set()  # fields a `utc` unit with a year floors: vega-time's utcFloor gives no date in years 0-99
     stacked = any(isinstance(layer.encoding.get(name), Channel) and layer.encoding.get(name).field
                   and not layer.encoding.get(name).aggregate for name in STACK_BY)
 
@@ -178,6 +210,10 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         props = channel.definition()
         kind = channel_type(props, types)
         field, op, binning = props.get("field"), props.get("aggregate"), props.get("bin")
+        if "timeUnit" in props:  # grouped by the date's floor; the channel, kept, floors the floors again alike
+            floor(field, props["timeUnit"])
+            return None
+        plain.add(field)
         if binning:
             if table.kinds.get(field) != NUMBER:
                 raise NotCompiled("a bin of values that are not numbers")
@@ -211,6 +247,7 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
             return out
         if isinstance(op, dict):  # `{argmax: F}`: the field in the row Vega picks (`vega.arg_row`)
             [(pick, by)] = op.items()
+            plain.update(table.names)  # the picked row's fields are carried as they are
             if field is None or table.kinds.get(by) != NUMBER:
                 raise NotCompiled("a row picked by values that are not numbers")
             name = f"{pick}_{by}"  # Vega-Lite's name for it, and its title: "price for max date"
@@ -227,7 +264,8 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
             # Named with the title Vega-Lite gives the measure: a field's title is its name, and
             # Vega-Lite merges the layers' default titles of one axis ("price, Average of price").
             name = "Count of Records" if op == "count" else f"{op[:1].upper()}{op[1:]} of {field}"
-            ops.append(AggregateOp(op, name, None if op == "count" else field))
+            if name not in [made.as_ for made in ops]:  # a measure two channels draw (a colour and its tooltip)
+                ops.append(AggregateOp(op, name, None if op == "count" else field))
             out = {**{k: v for k, v in props.items() if k != "aggregate"}, "field": name, "type": kind}
             if channel.name in SECONDARY and not stacked and "stack" not in props:
                 out["stack"] = None  # Vega-Lite stacked nothing here; a plain field on a bar would stack
@@ -237,6 +275,15 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
                 raise NotCompiled("a group of dates")  # Vega-Lite groups the Date objects it parsed
             group(field)
         return None
+
+    def floor(field: str | None, unit) -> None:
+        parts = time_unit_parts(unit)
+        if parts is None or field is None or table.kinds.get(field) != DATE:
+            raise NotCompiled("a time unit the engine does not floor")
+        floors.setdefault(field, set()).update(parts)
+        if unit.startswith("utc") and "year" in parts:
+            utc_years.add(field)
+        group(field)
 
     try:
         for name, value in layer.encoding.items():
@@ -249,16 +296,31 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
                 if new is not None:
                     rewritten[name] = new
         for channel in (chart.facet.channels() if chart.facet is not None else ()):
-            if channel.field is not None:
+            if channel.field is None:
+                continue
+            props = channel.definition()
+            if props.get("bin"):
+                raise NotCompiled("a binned facet")  # its panels group the rows by their bins
+            if "timeUnit" in props:
+                floor(channel.field, props["timeUnit"])
+            else:
+                plain.add(channel.field)
                 group(channel.field)
+        if plain & set(floors):
+            return None  # a date both floored and read as it is: the rows would need both
         made = [op.as_ for op in ops]
         if not ops or any(name not in table and not any(name in b.as_ for b in bins) for name in groupby) or len(
                 set(made) | set(groupby)) < len(made) + len(groupby):
             return None  # a bin alone aggregates nothing: Vega-Lite bins each row
-        chain = (*bins, Aggregate(tuple(ops), tuple(groupby)))
-        query = compile_chain(view, table, chain, {}, [{} for _ in chain], [None for _ in chain], prefix="e")
+        chain = (*bins, *(TimeUnitStep(field, frozenset(parts)) for field, parts in floors.items()),
+                 Aggregate(tuple(ops), tuple(groupby)))
+        # A floored field is read as Vega-Lite parses a time unit's field: a date.
+        query = compile_chain(view, table, chain, {field: "date" for field in floors}, [{} for _ in chain],
+                              [None for _ in chain], prefix="e")
         rows, _ = run_query(connection, query, table)
-    except NotCompiled:
+    except (NotCompiled, OverflowError):  # (a date outside Python's years 1-9999)
+        return None
+    if any(value is not None and value.year < 100 for field in utc_years for value in rows[field]):
         return None
     picks = [op.as_ for op in ops if op.op in ARG_OPS]
     if picks:  # of a picked row's fields (`arg_field`), only those a channel draws are carried

@@ -100,6 +100,20 @@ class BinStep:
     as_: tuple[str, str]
 
 
+@dataclass(frozen=True)
+class TimeUnitStep:
+    """Vega's ``timeunit`` floor of a date field, its value replaced: the units' parts of the date, the others their
+    defaults (`_Chain.time_unit`).
+
+    Not a transform of the spec: what Vega-Lite compiles a channel's ``timeUnit`` to, computed where the engine
+    aggregates an encoding (`encoded`). Each channel reading the field floors it to a subset of `units`, so the
+    groups are those Vega-Lite's floors make.
+    """
+
+    field: str
+    units: frozenset
+
+
 # Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
 MAX_INDEXED_BINS = 100_000
 
@@ -485,6 +499,29 @@ class _Chain:
         if count <= MAX_INDEXED_BINS and len({step.start + step.step * i for i in range(count + 1)}) == count + 1:
             self.binned[low.name] = (index.name, start_of)
             self.binned[high.name] = (index.name, end_of)
+
+    def time_unit(self, step: TimeUnitStep) -> None:
+        """vega-time's ``timeFloor`` (local time, which is UTC): the date rebuilt from the parts its units read, the
+        others their defaults (2012, January or the quarter's first month, the 1st, midnight); a null stays null
+        and an invalid date invalid, as vega-transforms' ``TimeUnit`` leaves them."""
+        state = self.fields.get(step.field)
+        if state is None or state.value.kind not in (NUM, DATE_KIND) or state.value.undefined:
+            raise NotCompiled("a time unit of a field that is not a date")
+        value, units = state.value.sql, step.units
+        date = f"epoch_ms(CAST({value} AS BIGINT))"
+
+        def part(unit: str, function: str, default: str) -> str:
+            return f"{function}({date})" if unit in units else default
+
+        month = part("month", "month", f"(quarter({date}) - 1) * 3 + 1" if "quarter" in units else "1")
+        parts = (part("year", "year", "2012"), month, part("date", "day", "1"), part("hours", "hour", "0"),
+                 part("minutes", "minute", "0"), part("seconds", "second", "0"))
+        floored = (f"CAST(date_diff('millisecond', TIMESTAMP '1970-01-01 00:00:00', make_timestamp({', '.join(parts)}))"
+                   f" AS DOUBLE)")
+        out = Column(self.fresh(), DATE_KIND)
+        self.add(f"SELECT {self.carried()}, CASE WHEN {value} IS NULL OR isnan({value}) THEN {value} ELSE {floored} "
+                 f"END AS {out.sql} FROM {quote_identifier(self.current)}")
+        self.fields[step.field] = FieldState(out, ("computed", out), DATE)
 
     def aggregate(self, step: Aggregate) -> None:
         for op in step.ops:
@@ -1799,6 +1836,7 @@ STEPS: dict[type, Callable] = {
     Fold: lambda chain, step, emitted: chain.fold(step),
     Aggregate: lambda chain, step, emitted: chain.aggregate(step),
     BinStep: lambda chain, step, emitted: chain.bin(step),
+    TimeUnitStep: lambda chain, step, emitted: chain.time_unit(step),
     Pivot: lambda chain, step, emitted: chain.pivot(step),
     Impute: lambda chain, step, emitted: chain.impute(step, chain.later),
     Window: lambda chain, step, emitted: chain.window(step),
