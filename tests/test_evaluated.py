@@ -67,9 +67,11 @@ def test_every_gallery_and_corpus_chart_draws_the_same_svg_from_its_computed_row
     evaluated, raw = both_forms(monkeypatch, lambda: compile_spec(spec_file))
     if evaluated == raw:  # no transform: the rows read are the rows drawn, emitted as before
         return
-    if re.search(r"\baggregate: \{arg(min|max):", spec_file.read_text(encoding="utf-8")):
+    text = spec_file.read_text(encoding="utf-8")
+    if re.search(r"\baggregate: \{arg(min|max):", text) or re.search(r"timeUnit.*type: ordinal", text):
         # Vega-Lite's own ARIA label of an encoding's argmax reads the field outside the picked row
-        # ("variety: undefined"); the computed rows label it with the value drawn. The rest is alike.
+        # ("variety: undefined"), and that of an ordinal time unit reads the date the aggregate left out
+        # ("date (month): undefined"); the computed rows label them with the value they hold. The rest is alike.
         assert ": undefined" in svg_of(raw) and ": undefined" not in svg_of(evaluated)
         assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
         return
@@ -320,3 +322,108 @@ def test_bins_grouped_by_their_index_keep_vegas_groups_nulls_and_starts_that_mee
         (1.0, 2.0, big, big, 2.0), (9.0, 10.0, next_big, next_big, 1.0), (None, None, big, big, 1.0),
         (2.0, 3.0, far, far, 1.0), (7.0, 8.0, big, big, 1.0), (1.0, 2.0, None, None, 2.0), (9.0, 10.0, big, big, 1.0)]
     assert svg_of(evaluated) == svg_of(raw)
+
+
+# ------------------------------------------------------------------ time units grouped by the engine
+
+# Every unit the engine floors, as the parts of a date each keeps (written out here from vega-time's `floor`).
+FLOORED_UNITS = {"year": "y", "quarter": "q", "month": "m", "date": "d", "hours": "H", "minutes": "M",
+                 "seconds": "S", "yearquarter": "yq", "yearmonth": "ym", "yearmonthdate": "ymd",
+                 "yearmonthdatehours": "ymdH", "monthdate": "md", "hoursminutes": "HM", "hoursminutesseconds": "HMS"}
+
+
+def vega_floor(date, parts: str):
+    """vega-time's ``timeFloor`` of a date: the parts kept, the others 2012, January (or the quarter's first
+    month), the 1st, midnight."""
+    import datetime
+
+    month = date.month if "m" in parts else 3 * ((date.month - 1) // 3) + 1 if "q" in parts else 1
+    return datetime.datetime(date.year if "y" in parts else 2012, month, date.day if "d" in parts else 1,
+                             date.hour if "H" in parts else 0, date.minute if "M" in parts else 0,
+                             date.second if "S" in parts else 0)
+
+
+@pytest.fixture(scope="module")
+def dated_rows(tmp_path_factory):
+    """800 rows over 30 months, a time of day to the second, a category, a value; every 40th date missing."""
+    import datetime
+    import random
+
+    rng = random.Random(7)
+    folder = tmp_path_factory.mktemp("dated")
+    start = datetime.datetime(2019, 11, 5, 6, 30, 0)
+    rows = []
+    for index in range(800):
+        date = start + datetime.timedelta(seconds=rng.randrange(0, 30 * 30 * 86400) // 7 * 7)
+        rows.append((None if index % 40 == 17 else date, rng.choice("abc"), round(rng.uniform(-5, 20), 2)))
+    lines = ["at,kind,v"] + [f"{'' if at is None else at.isoformat()},{kind},{v}" for at, kind, v in rows]
+    (folder / "dated.csv").write_text("\n".join(lines) + "\n")
+    return folder, rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("unit", [*FLOORED_UNITS, "utcyearmonth", "utchoursminutes"])
+def test_a_time_unit_is_grouped_by_the_engine_as_vega_floors_it_and_drawn_alike(unit, dated_rows, monkeypatch):
+    """Counts per floored date and category, one row per group (a missing date a group of its own, as Vega
+    keeps it null), each count checked against the dates floored here; the SVG is Vega-Lite's own aggregate's."""
+    from collections import Counter
+
+    folder, rows = dated_rows
+    text = f"""\
+        data: {{path: dated.csv}}
+        mark: bar
+        encoding:
+          x: {{field: at, timeUnit: {unit}}}
+          y: {{aggregate: count}}
+          color: {{field: kind}}
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, text))
+    drawn = vega_lite_rows(evaluated, evaluated["data"])
+    parts = FLOORED_UNITS[unit.removeprefix("utc")]
+    expected = Counter((None if at is None else vega_floor(at, parts).isoformat(), kind) for at, kind, _ in rows)
+    assert {(row["at"], row["kind"]): row["Count of Records"] for row in drawn} == expected
+    assert len(drawn) == len(expected)
+    assert evaluated["encoding"]["x"] == {"field": "at", "timeUnit": unit, "type": "temporal"}
+    assert svg_of(evaluated) == svg_of(raw)
+
+
+def test_time_units_of_one_date_on_two_channels_and_a_facet_group_by_their_common_floor(dated_rows, monkeypatch):
+    """A heatmap of day of month by month, a tooltip of both, faceted by year: one row per (year, month, day)
+    whose date every unit reads alike; a measure two channels draw is computed once."""
+    folder, rows = dated_rows
+    text = """\
+        data: {path: dated.csv}
+        mark: rect
+        facet: {row: {field: at, timeUnit: year}}
+        encoding:
+          x: {field: at, timeUnit: date, type: ordinal}
+          y: {field: at, timeUnit: month, type: ordinal}
+          color: {field: v, aggregate: max}
+          tooltip: [{field: at, timeUnit: monthdate}, {field: v, aggregate: max}]
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, text))
+    drawn = vega_lite_rows(evaluated, evaluated["data"])
+    highs: dict = {}
+    for at, _, v in rows:
+        key = None if at is None else vega_floor(at, "ymd").isoformat()
+        highs[key] = max(highs.get(key, v), v)
+    assert {row["at"]: row["Max of v"] for row in drawn} == highs
+    assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+
+
+def test_a_facet_by_a_time_unit_or_a_bin_groups_the_rows_of_its_panels(dated_rows, monkeypatch):
+    """Before, a facet's field grouped the encoding's aggregate by its values as read: one bar per date (or
+    per value), each a count of 1, drawn over each other, where Vega-Lite drew one bar per year (or bin)."""
+    folder, rows = dated_rows
+    for facet in ("{field: at, timeUnit: year}", "{field: v, bin: true}"):
+        text = f"""\
+            data: {{path: dated.csv}}
+            mark: bar
+            facet: {{column: {facet}}}
+            encoding:
+              x: {{field: kind}}
+              y: {{aggregate: count}}
+            """
+        evaluated, raw = both_forms(monkeypatch, lambda text=text: compile_text(folder, text))
+        assert svg_of(evaluated) == svg_of(raw)
+    assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows)  # a binned facet: Vega-Lite's aggregate

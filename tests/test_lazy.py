@@ -579,7 +579,12 @@ def stamped(tmp_path_factory):
      "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: quad, by: name}\n", RUNS),
     ("transform:\n  - filter: \"datum.step < 300\"\n  - calculate: \"datum.loss * 2\"\n    as: double\n"
      "mark: point\nencoding:\n  x: {field: at, type: temporal}\n  y: double\n  tooltip: [at, name, step]\n", 900),
-], ids=["histogram", "fit over dates after a filter", "points drawn"])
+    # grouped by a time unit: before, every row was sent to the renderer, and 300,000 were refused (E501)
+    ("mark: bar\nencoding:\n  x: {field: at, timeUnit: yearmonthdatehours}\n  y: {field: loss, aggregate: mean}\n"
+     "  color: {field: name, type: nominal}\n", 310),  # the groups' names: 103 hours and a missing date, 3 runs
+    ("mark: rect\nencoding:\n  x: {field: at, timeUnit: hours, type: ordinal}\n"
+     "  y: {field: at, timeUnit: monthdate, type: ordinal}\n  color: {aggregate: count}\n", 0),
+], ids=["histogram", "fit over dates after a filter", "points drawn", "bars by hour", "hours by day"])
 def test_rows_with_a_timestamp_column_stay_in_the_engine(stamped, fetched, monkeypatch, drawn, most):
     """A timestamp column no longer brings every row back: the engine holds its JavaScript text (ISO, whole
     seconds) beside the dates themselves, which the rows kept there carry as read."""
@@ -591,6 +596,18 @@ def test_rows_with_a_timestamp_column_stay_in_the_engine(stamped, fetched, monke
         rows = data_rows(chart.vega_lite)
         assert (len(rows), rows[0]["at"], rows[7]["at"], rows[8]["at"]) == (
             900, "2024-03-01T08:00:00", None, "2024-03-01T08:00:09")
+    if "timeUnit" in drawn:  # one row per group, counted or averaged as the dates floored in DuckDB's own SQL
+        floor, measure = (("date_trunc('hour', \"at\")", "avg(loss)") if "bar" in drawn else
+                          ("make_timestamp(2012, month(\"at\"), day(\"at\"), hour(\"at\"), 0, 0)", "count(*)"))
+        keys = "name, " if "bar" in drawn else ""
+        expected = duckdb.connect().execute(
+            f"SELECT {keys}strftime({floor}, '%Y-%m-%dT%H:%M:%S'), {measure} FROM '{stamped / 'logs.parquet'}' "
+            f"GROUP BY ALL").fetchall()
+        measured = "Mean of loss" if "bar" in drawn else "Count of Records"
+        got = [(*([row["name"]] if keys else []), row["at"], row[measured]) for row in data_rows(chart.vega_lite)]
+        got, expected = sorted(got, key=str), sorted(expected, key=str)
+        assert [row[:-1] for row in got] == [row[:-1] for row in expected]
+        assert [row[-1] for row in got] == pytest.approx([row[-1] for row in expected], rel=1e-12)
 
 
 @pytest.mark.parametrize("transform, most", [('filter: "datum.step < 0"', 0),

@@ -190,28 +190,47 @@ def test_a_fit_over_dates_is_summed_on_spark_as_on_duckdb(spark, tmp_path, monke
     assert spark_text == duckdb_text
 
 
-@pytest.mark.parametrize("chart", ["fit", "points"])
+TIME_CHARTS = {
+    "fit": "encoding:\n  x: {field: time, type: temporal}\n  y: loss\n  color: {field: run, type: nominal}\n"
+           "layers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
+    "points": "  - filter: \"datum.step < 200\"\nmark: point\nencoding:\n  x: {field: time, type: temporal}\n  y: loss\n"
+              "  tooltip: [time, run]\n",
+    "bars by hour": "mark: bar\nencoding:\n  x: {field: time, timeUnit: yearmonthdatehours}\n"
+                    "  y: {field: loss, aggregate: mean}\n  color: {field: run, type: nominal}\n",
+    "hours by day": "mark: rect\nencoding:\n  x: {field: time, timeUnit: utchoursminutes, type: ordinal}\n"
+                    "  y: {field: time, timeUnit: yearmonthdate, type: ordinal}\n  color: {aggregate: count}\n",
+}
+
+
+@pytest.mark.parametrize("chart", TIME_CHARTS)
 def test_rows_with_a_timestamp_column_stay_on_spark(spark, tmp_path, chart, monkeypatch):
     """A timestamp column's JavaScript text (ISO, whole seconds) computed by Spark as by DuckDB, the dates
-    themselves kept beside it: a fit after a filter and the points a filter keeps are DuckDB's bytes."""
+    themselves kept beside it: a fit after a filter, the points a filter keeps, and bars and cells grouped by
+    time units (each date floored by Spark) are DuckDB's bytes."""
     import duckdb
 
     duckdb.sql(f"COPY (SELECT TIMESTAMP '0999-12-31 23:59:50' + to_microseconds(i * 1000003 + i % 7) AS time, "
                f"'run-' || (i % 4) AS run, i // 4 AS step, 3.0 - 1e-6 * i + 0.05 * sin(i * 12.9898) AS loss "
                f"FROM range({ROWS}) t(i)) TO '{tmp_path / 'times.parquet'}' (FORMAT parquet)")
-    spec = tmp_path / f"time_{chart}.yaml"
-    spec.write_text("data: {path: times.parquet}\ntransform:\n  - filter: \"datum.step % 2 == 1\"\n" + (
-        "encoding:\n  x: {field: time, type: temporal}\n  y: loss\n  color: {field: run, type: nominal}\n"
-        "layers:\n  - trend: {method: linear, band: 0.95, by: run}\n" if chart == "fit" else
-        "  - filter: \"datum.step < 200\"\nmark: point\nencoding:\n  x: {field: time, type: temporal}\n  y: loss\n"
-        "  tooltip: [time, run]\n"), encoding="utf-8")
-    if chart == "fit":
+    spec = tmp_path / "time.yaml"
+    spec.write_text("data: {path: times.parquet}\ntransform:\n  - filter: \"datum.step % 2 == 1\"\n" + TIME_CHARTS[chart],
+                    encoding="utf-8")
+    if chart != "points":
         monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text
     if chart == "points":  # years before 1000 written with four digits, as Python writes them
         rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
         assert len(rows) == 400 and rows[0]["time"] == "0999-12-31T23:59:54"
+    if chart == "bars by hour":  # each run's hours, from 23:00 on the last day of 999, as Python floors them
+        import datetime
+
+        start = datetime.datetime(999, 12, 31, 23, 59, 50)
+        hours = {(f"run-{i % 4}", (start + datetime.timedelta(microseconds=i * 1000003 + i % 7)).replace(
+            minute=0, second=0, microsecond=0).isoformat()) for i in range(ROWS) if (i // 4) % 2 == 1}
+        rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
+        assert {(row["run"], row["time"]) for row in rows} == hours and len(rows) == len(hours)
+        assert (rows[0]["time"], rows[4]["time"]) == ("0999-12-31T23:00:00", "1000-01-01T00:00:00")
 
 
 @pytest.mark.parametrize("suffix", ["parquet", "csv"])
