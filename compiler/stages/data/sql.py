@@ -538,8 +538,7 @@ class _Chain:
                 keys.append(quote_identifier(binned[0]))
             else:
                 keys.append(_group_key(state.value, self) if state is not None else "NULL")
-        if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
-                                 for name in step.groupby):
+        if self.texts_join(step.groupby):
             keys, indexed = [self.joined_key(step.groupby)], {}
         keys = list(dict.fromkeys(keys))  # a bin's start and end: one index
         key_names = [self.fresh("k") for _ in keys]
@@ -633,8 +632,7 @@ class _Chain:
             raise NotCompiled("a density of a field that is not a number")
         previous = quote_identifier(self.current)
         keys = [_group_key(self.fields[name].value, self) if name in self.fields else "NULL" for name in step.groupby]
-        if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
-                                 for name in step.groupby):
+        if self.texts_join(step.groupby):
             keys = [self.joined_key(step.groupby)]
         key_names = [self.fresh("k") for _ in keys]
         first, points, index = self.fresh("first"), self.fresh("points"), self.fresh("i")
@@ -680,6 +678,13 @@ class _Chain:
         fields[step.as_[1]] = FieldState(density, ("computed", density), NUMBER)
         self.fields = fields
         self.extra = []
+
+    def texts_join(self, names) -> bool:
+        """Whether Vega's group key (the values' texts joined by '|') must be computed as such: where two of the
+        values may be text holding a '|' (("a|b", "c") and ("a", "b|c") are one group). With one at most, the
+        values themselves group alike: a number's, a boolean's, a date's or undefined's text holds no '|', so
+        the joined text splits back into one tuple (as before, every row's key was a Python call)."""
+        return sum(name in self.fields and self.fields[name].value.kind in (STR, ANY) for name in names) > 1
 
     def joined_key(self, names) -> str:
         """Vega's group key of several fields, one of them text: the values as text joined by '|'."""
@@ -767,8 +772,7 @@ class _Chain:
     def partition_keys(self, groupby: tuple[str, ...]) -> list[str]:
         """SQL equal for two rows exactly when Vega's group keys of `groupby` are (as `aggregate` groups)."""
         keys = [_group_key(self.fields[name].value, self) if name in self.fields else "NULL" for name in groupby]
-        if len(keys) > 1 and any(self.fields.get(name) is None or self.fields[name].value.kind in (STR, ANY)
-                                 for name in groupby):
+        if self.texts_join(groupby):
             keys = [self.joined_key(groupby)]
         return keys
 
