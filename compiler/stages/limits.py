@@ -74,7 +74,8 @@ def count_marks(chart: Chart, data: DataFlow) -> list[tuple[tuple, int]]:
         if layer.trend is not None or layer.mark is None:
             continue
         marks = rows.bound if reduced is None else len(reduced.table)
-        if marks and _aggregates(layer):
+        # Groups the engine computed are counted (a box plot's are a few rows each); others are bounded here.
+        if marks and _aggregates(layer) and (reduced is None or layer.mark.type in COMPOSITE_MARKS):
             marks = _groups(layer, rows, marks)
         counts.append((layer.path, marks))
     return counts

@@ -56,7 +56,7 @@ from .density import density_rows, wants_density
 from .engine import quote_identifier
 from .sources import EngineTable
 from .sql import (NUM, BinStep, NotCompiled, TimeUnitStep, compile_chain, register_table, registered_in_place,
-                  registered_kind, run_query)
+                  registered_kind, run_query, stored_date)
 from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
 
 # Vega-Lite's default number of bins on x and y (`bin: true`).
@@ -315,8 +315,10 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         chain = (*bins, *(TimeUnitStep(field, frozenset(parts)) for field, parts in floors.items()),
                  Aggregate(tuple(ops), tuple(groupby)))
         # A floored field is read as Vega-Lite parses a time unit's field: a date.
+        in_place = registered_in_place(connection, table)
+        dates = frozenset(field for field in floors if in_place and stored_date(table, field))
         query = compile_chain(view, table, chain, {field: "date" for field in floors}, [{} for _ in chain],
-                              [None for _ in chain], prefix="e")
+                              [None for _ in chain], prefix="e", dates=dates)
         rows, _ = run_query(connection, query, table)
     except (NotCompiled, OverflowError):  # (a date outside Python's years 1-9999)
         return None
