@@ -329,16 +329,18 @@ def test_bins_grouped_by_their_index_keep_vegas_groups_nulls_and_starts_that_mee
 # Every unit the engine floors, as the parts of a date each keeps (written out here from vega-time's `floor`).
 FLOORED_UNITS = {"year": "y", "quarter": "q", "month": "m", "date": "d", "hours": "H", "minutes": "M",
                  "seconds": "S", "yearquarter": "yq", "yearmonth": "ym", "yearmonthdate": "ymd",
-                 "yearmonthdatehours": "ymdH", "monthdate": "md", "hoursminutes": "HM", "hoursminutesseconds": "HMS"}
+                 "yearmonthdatehours": "ymdH", "monthdate": "md", "hoursminutes": "HM", "hoursminutesseconds": "HMS",
+                 "day": "w"}
 
 
 def vega_floor(date, parts: str):
     """vega-time's ``timeFloor`` of a date: the parts kept, the others 2012, January (or the quarter's first
-    month), the 1st, midnight."""
+    month), the 1st, midnight; a day of the week (w) the day of the first week of 2012 (Sunday the 1st)."""
     import datetime
 
     month = date.month if "m" in parts else 3 * ((date.month - 1) // 3) + 1 if "q" in parts else 1
-    return datetime.datetime(date.year if "y" in parts else 2012, month, date.day if "d" in parts else 1,
+    day = date.day if "d" in parts else (date.weekday() + 1) % 7 + 1 if "w" in parts else 1
+    return datetime.datetime(date.year if "y" in parts else 2012, month, day,
                              date.hour if "H" in parts else 0, date.minute if "M" in parts else 0,
                              date.second if "S" in parts else 0)
 
@@ -362,7 +364,7 @@ def dated_rows(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("unit", [*FLOORED_UNITS, "utcyearmonth", "utchoursminutes"])
+@pytest.mark.parametrize("unit", [*FLOORED_UNITS, "utcyearmonth", "utchoursminutes", "utcday"])
 def test_a_time_unit_is_grouped_by_the_engine_as_vega_floors_it_and_drawn_alike(unit, dated_rows, monkeypatch):
     """Counts per floored date and category, one row per group (a missing date a group of its own, as Vega
     keeps it null), each count checked against the dates floored here; the SVG is Vega-Lite's own aggregate's."""
@@ -409,6 +411,30 @@ def test_time_units_of_one_date_on_two_channels_and_a_facet_group_by_their_commo
         highs[key] = max(highs.get(key, v), v)
     assert {row["at"]: row["Max of v"] for row in drawn} == highs
     assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+
+
+def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatch):
+    """Days of the week by hours of the day: the rows grouped by the floor of both (a day of 2012's first week, at
+    that hour), which each unit reads alike. A weekday beside a month has no such floor: Vega-Lite groups it."""
+    from collections import Counter
+
+    folder, rows = dated_rows
+    text = """\
+        data: {path: dated.csv}
+        mark: rect
+        encoding:
+          x: {field: at, timeUnit: hours, type: ordinal}
+          y: {field: at, timeUnit: day, type: ordinal}
+          color: {aggregate: count}
+        """
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, text))
+    drawn = vega_lite_rows(evaluated, evaluated["data"])
+    expected = Counter(None if at is None else vega_floor(at, "wH").isoformat() for at, _, _ in rows)
+    assert {row["at"]: row["Count of Records"] for row in drawn} == expected
+    assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+    monthly = text.replace("timeUnit: hours", "timeUnit: month")
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, monthly))
+    assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows) and evaluated == raw
 
 
 def test_a_facet_by_a_time_unit_or_a_bin_groups_the_rows_of_its_panels(dated_rows, monkeypatch):

@@ -199,6 +199,8 @@ TIME_CHARTS = {
                     "  y: {field: loss, aggregate: mean}\n  color: {field: run, type: nominal}\n",
     "hours by day": "mark: rect\nencoding:\n  x: {field: time, timeUnit: utchoursminutes, type: ordinal}\n"
                     "  y: {field: time, timeUnit: yearmonthdate, type: ordinal}\n  color: {aggregate: count}\n",
+    "weekdays by hour": "mark: rect\nencoding:\n  x: {field: time, timeUnit: hours, type: ordinal}\n"
+                        "  y: {field: time, timeUnit: day, type: ordinal}\n  color: {field: loss, aggregate: max}\n",
 }
 
 
@@ -222,6 +224,9 @@ def test_rows_with_a_timestamp_column_stay_on_spark(spark, tmp_path, chart, monk
     if chart == "points":  # years before 1000 written with four digits, as Python writes them
         rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
         assert len(rows) == 400 and rows[0]["time"] == "0999-12-31T23:59:54"
+    if chart == "weekdays by hour":  # before 1970: the weekday counted back from a Thursday; 999-12-31 a Tuesday
+        rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
+        assert rows[0]["time"] == "2012-01-03T23:00:00"
     if chart == "bars by hour":  # each run's hours, from 23:00 on the last day of 999, as Python floors them
         import datetime
 

@@ -29,9 +29,9 @@ units (a heatmap of days by month), the rows are grouped by the floor of all
 their parts, which each unit reads alike.
 
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
-returns None): error bars (but `intervals.py`), the time units of a week, a
-day of the week or of the year, milliseconds, a date also read as it is, a
-binned facet,
+returns None): error bars (but `intervals.py`), the time units of a week or
+a day of the year, milliseconds, a day of the week beside a year, month or
+date of the same field, a date also read as it is, a binned facet,
 random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
@@ -69,8 +69,8 @@ STACK_BY = ("color", "fill", "stroke", "opacity", "fillOpacity", "strokeOpacity"
             "shape", "strokeDash")
 SECONDARY = {"x": "x2", "y": "y2"}
 # The time units the engine floors a date to (`sql.TimeUnitStep`), each as the parts of a date it keeps: Vega-Lite's
-# units, less those of a week, a day of the week or of the year, and milliseconds (the rows' dates are whole seconds).
-TIME_UNITS = {name: frozenset(parts) for name, parts in (
+# units, less those of a week or a day of the year, and milliseconds (the rows' dates are whole seconds).
+TIME_UNITS = {name: frozenset(parts) for name, parts in (("day", ["day"]),
     ("year", ["year"]), ("quarter", ["quarter"]), ("month", ["month"]), ("date", ["date"]), ("hours", ["hours"]),
     ("minutes", ["minutes"]), ("seconds", ["seconds"]), ("yearquarter", ["year", "quarter"]),
     ("yearmonth", ["year", "month"]), ("yearmonthdate", ["year", "month", "date"]),
@@ -281,6 +281,8 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         if parts is None or field is None or table.kinds.get(field) != DATE:
             raise NotCompiled("a time unit the engine does not floor")
         floors.setdefault(field, set()).update(parts)
+        if "day" in floors[field] and floors[field] & {"year", "quarter", "month", "date"}:
+            raise NotCompiled("a day of the week beside a date")  # vega-time's floor keeps no weekday with them
         if unit.startswith("utc") and "year" in parts:
             utc_years.add(field)
         group(field)

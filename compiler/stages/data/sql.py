@@ -504,7 +504,8 @@ class _Chain:
 
     def time_unit(self, step: TimeUnitStep) -> None:
         """vega-time's ``timeFloor`` (local time, which is UTC): the date rebuilt from the parts its units read, the
-        others their defaults (2012, January or the quarter's first month, the 1st, midnight); a null stays null
+        others their defaults (2012, January or the quarter's first month, the 1st, midnight; a day of the week the
+        day of 2012's first week, only beside a time of day: `encoded` refuses it beside a date); a null stays null
         and an invalid date invalid, as vega-transforms' ``TimeUnit`` leaves them."""
         state = self.fields.get(step.field)
         if state is None or state.value.kind not in (NUM, DATE_KIND) or state.value.undefined:
@@ -516,7 +517,10 @@ class _Chain:
             return f"{function}({date})" if unit in units else default
 
         month = part("month", "month", f"(quarter({date}) - 1) * 3 + 1" if "quarter" in units else "1")
-        parts = (part("year", "year", "2012"), month, part("date", "day", "1"), part("hours", "hour", "0"),
+        # A day of the week: that day in 2012's first week (Sunday the 1st). 1970-01-01 was a Thursday (4).
+        weekday = f"((CAST(floor({value} / 86400000) AS BIGINT) + 4) % 7 + 7) % 7 + 1"
+        day = part("date", "day", weekday if "day" in units else "1")
+        parts = (part("year", "year", "2012"), month, day, part("hours", "hour", "0"),
                  part("minutes", "minute", "0"), part("seconds", "second", "0"))
         floored = _milliseconds(f"make_timestamp({', '.join(parts)})")
         out = Column(self.fresh(), DATE_KIND)
