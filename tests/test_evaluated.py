@@ -453,3 +453,30 @@ def test_a_facet_by_a_time_unit_or_a_bin_groups_the_rows_of_its_panels(dated_row
         evaluated, raw = both_forms(monkeypatch, lambda text=text: compile_text(folder, text))
         assert svg_of(evaluated) == svg_of(raw)
     assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows)  # a binned facet: Vega-Lite's aggregate
+
+
+def test_a_time_unit_of_milliseconds_since_1970_floors_them_as_dates_and_writes_numbers(tmp_path, monkeypatch):
+    """Numbers on a time unit are a Date's milliseconds, truncated as Date truncates them (-0.5 is 1970's first
+    millisecond, -1.5 the last of 1969); each group's floor is written as a number, as the column was. A number
+    past JavaScript's dates (an Invalid Date, grouped apart by Vega) leaves the chart to Vega-Lite."""
+    import datetime
+
+    epoch = datetime.datetime(1970, 1, 1)
+    stamps = [-0.5, -1.5, 0.0, 1.5e12 + 0.75, 1.5e12 - 86_400_000.25, None, -2.5e11, 1.2e12, 1.5e12 + 3_600_000]
+    kinds = ["a", "b"]
+    values = ", ".join(f"{{ms: {'null' if ms is None else repr(ms)}, k: {kinds[i % 2]}}}" for i, ms in enumerate(stamps))
+    for unit, parts in (("yearmonth", "ym"), ("day", "w"), ("hoursminutes", "HM")):
+        text = (f"data: {{values: [{values}]}}\nmark: bar\nencoding:\n  x: {{field: ms, timeUnit: {unit}}}\n"
+                "  y: {aggregate: count}\n  color: {field: k}\n")
+        evaluated, raw = both_forms(monkeypatch, lambda text=text: compile_text(tmp_path, text))
+        drawn = vega_lite_rows(evaluated, evaluated["data"])
+        floors = [None if ms is None else vega_floor(epoch + datetime.timedelta(milliseconds=int(ms)), parts)
+                  for ms in stamps]
+        expected = {(None if at is None else (at - epoch) / datetime.timedelta(milliseconds=1), k)
+                    for at, k in zip(floors, [kinds[i % 2] for i in range(len(stamps))])}
+        assert {(row["ms"], row["k"]) for row in drawn} == expected and len(drawn) == len(expected)
+        # A time unit of numbers is ordinal: Vega-Lite's ARIA label reads the number its aggregate left out.
+        assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+    far = text.replace("-0.5", "1e16")
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, far))
+    assert evaluated == raw

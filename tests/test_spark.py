@@ -477,6 +477,11 @@ COMPUTED = {
     "moving max histogram": "transform:\n  - window: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
                             "    sort: [{field: step}]\n    frame: [-20, 20]\n    ignorePeers: true\nmark: bar\n"
                             "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+    # steps as milliseconds since 1970 (less 10^6 ms: before it, truncated toward zero), floored as dates
+    "milliseconds by second": "transform:\n  - calculate: \"datum.step * 7.5 - 1e6\"\n    as: ms\nmark: rect\n"
+                              "encoding:\n  x: {field: ms, timeUnit: seconds, type: ordinal}\n"
+                              "  y: {field: ms, timeUnit: hoursminutes, type: ordinal}\n"
+                              "  color: {field: loss, aggregate: mean}\n",
 }
 
 

@@ -20,7 +20,8 @@ Vega-Lite draw exactly those statistics, and its outliers. A scatter that
 asks for its density (``mark: {type: point, density: true}``) is counted per
 cell of a grid over x and y (`density.py`) and drawn as rects.
 
-A ``timeUnit`` on a date (a channel's, or the facet's) groups the rows by the
+A ``timeUnit`` on a date or a number of milliseconds (a channel's, or the
+facet's) groups the rows by the
 date's floor, as vega-time floors it (`sql.TimeUnitStep`: the unit's parts of
 the date, the others 2012, January, the 1st, midnight; `TIME_UNITS`). The
 channel keeps its ``timeUnit``: Vega-Lite floors each group's date again,
@@ -44,6 +45,7 @@ column and series, the columns laid on the x domain Vega draws.
 
 from __future__ import annotations
 
+import datetime
 import math
 from dataclasses import dataclass
 
@@ -57,7 +59,7 @@ from .engine import quote_identifier
 from .sources import EngineTable
 from .sql import (NUM, BinStep, NotCompiled, TimeUnitStep, compile_chain, register_table, registered_in_place,
                   registered_kind, run_query, stored_date)
-from .vega import COMPOSITE_MARKS, RANDOM_OPS, channel_type
+from .vega import COMPOSITE_MARKS, EPOCH, RANDOM_OPS, channel_type
 
 # Vega-Lite's default number of bins on x and y (`bin: true`).
 DEFAULT_MAXBINS = 10
@@ -76,6 +78,8 @@ TIME_UNITS = {name: frozenset(parts) for name, parts in (("day", ["day"]),
     ("yearmonth", ["year", "month"]), ("yearmonthdate", ["year", "month", "date"]),
     ("yearmonthdatehours", ["year", "month", "date", "hours"]), ("monthdate", ["month", "date"]),
     ("hoursminutes", ["hours", "minutes"]), ("hoursminutesseconds", ["hours", "minutes", "seconds"]))}
+# JavaScript's dates: at most 8.64e15 ms from 1970; past it, an Invalid Date.
+MAX_DATE = 8.64e15
 LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "strokeDash", "strokeWidth", "angle")
 # Marks Vega-Lite draws at opacity 0.7 unless the encoding aggregates (its `defaultOpacity`).
 TRANSLUCENT = frozenset({"point", "circle", "square", "tick"})
@@ -278,7 +282,7 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
 
     def floor(field: str | None, unit) -> None:
         parts = time_unit_parts(unit)
-        if parts is None or field is None or table.kinds.get(field) != DATE:
+        if parts is None or field is None or table.kinds.get(field) not in (DATE, NUMBER):
             raise NotCompiled("a time unit the engine does not floor")
         floors.setdefault(field, set()).update(parts)
         if "day" in floors[field] and floors[field] & {"year", "quarter", "month", "date"}:
@@ -319,6 +323,10 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         # A floored field is read as Vega-Lite parses a time unit's field: a date.
         in_place = registered_in_place(connection, table)
         dates = frozenset(field for field in floors if in_place and stored_date(table, field))
+        numbers = [field for field in floors if table.kinds[field] == NUMBER]  # milliseconds since 1970
+        if numbers and any(low is not None and max(-low, high) > MAX_DATE for low, high in
+                           _extents(connection, table, view, numbers).values()):
+            raise NotCompiled("a number past JavaScript's dates")  # an Invalid Date, which Vega groups apart
         query = compile_chain(view, table, chain, {field: "date" for field in floors}, [{} for _ in chain],
                               [None for _ in chain], prefix="e", dates=dates)
         rows, _ = run_query(connection, query, table)
@@ -326,6 +334,11 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         return None
     if any(value is not None and value.year < 100 for field in utc_years for value in rows[field]):
         return None
+    if numbers:  # a floor of numbers is written as its number, as they were (the channels' types unchanged)
+        millisecond = datetime.timedelta(milliseconds=1)
+        rows = Table({name: [None if value is None else float((value - EPOCH) // millisecond) for value in cells]
+                      if name in numbers else cells for name, cells in rows.columns.items()},
+                     {**rows.kinds, **{name: NUMBER for name in numbers}})
     picks = [op.as_ for op in ops if op.op in ARG_OPS]
     if picks:  # of a picked row's fields (`arg_field`), only those a channel draws are carried
         drawn = {item.get("field") for new in rewritten.values() for item in (new if isinstance(new, list) else [new])}

@@ -511,14 +511,16 @@ class _Chain:
         if state is None or state.value.kind not in (NUM, DATE_KIND) or state.value.undefined:
             raise NotCompiled("a time unit of a field that is not a date")
         value, units = state.value.sql, step.units
-        date = f"epoch_ms(CAST({value} AS BIGINT))"
+        # A Date's time is its number truncated (a number of milliseconds may have a fraction): CAST rounds.
+        whole = f"CAST(CASE WHEN {value} < 0 THEN ceil({value}) ELSE floor({value}) END AS BIGINT)"
+        date = f"epoch_ms({whole})"
 
         def part(unit: str, function: str, default: str) -> str:
             return f"{function}({date})" if unit in units else default
 
         month = part("month", "month", f"(quarter({date}) - 1) * 3 + 1" if "quarter" in units else "1")
         # A day of the week: that day in 2012's first week (Sunday the 1st). 1970-01-01 was a Thursday (4).
-        weekday = f"((CAST(floor({value} / 86400000) AS BIGINT) + 4) % 7 + 7) % 7 + 1"
+        weekday = f"((CAST(floor({whole} / 86400000) AS BIGINT) + 4) % 7 + 7) % 7 + 1"
         day = part("date", "day", weekday if "day" in units else "1")
         parts = (part("year", "year", "2012"), month, day, part("hours", "hour", "0"),
                  part("minutes", "minute", "0"), part("seconds", "second", "0"))
