@@ -549,6 +549,28 @@ def test_rows_computed_in_the_engine_and_drawn_are_the_cells_the_rows_read_would
     assert [row["id"] for row in rows if row["value"] is None] == [7]
 
 
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: point\nencoding:\n  x: {field: at, type: temporal}\n  y: train\n  tooltip: [at, odd]\n", 1200),
+    ("mark: bar\nencoding:\n  x: {field: at, timeUnit: hoursminutes}\n  y: {field: train, aggregate: mean}\n", 0),
+], ids=["points", "bars by minute"])
+def test_computed_dates_are_kept_in_the_engine_as_timestamps(metrics, fetched, monkeypatch, drawn, most):
+    """Dates a calculate makes (`datetime`, a Python function per row) are held by the engine as timestamps, not
+    read back with every column: the points drawn are the cells the rows read would give (an Invalid Date missing),
+    and bars by a time unit of them are grouped there."""
+    text = ("data: {path: metrics.parquet}\ntransform:\n  - filter: \"datum.step < 400\"\n"
+            "  - calculate: \"datetime(2024, 0, 1, 0, 0, datum.step * 7)\"\n    as: at\n"
+            "  - calculate: \"datetime(datum.flag ? NaN : 1999, 11, 31, 23, 59, datum.step)\"\n    as: odd\n" + drawn)
+    chart = compiled(metrics, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(metrics, text, monkeypatch).vega_lite
+    rows = data_rows(chart.vega_lite)
+    if "point" in drawn:
+        assert (rows[0]["at"], rows[3]["at"], rows[0]["odd"], rows[3]["odd"]) == (
+            "2024-01-01T00:00:00", "2024-01-01T00:00:07", None, "1999-12-31T23:59:01")
+    else:  # 400 steps of 7 seconds: 47 minutes, each one's mean of the 3 runs' losses
+        assert len(rows) == 47 and rows[1]["at"] == "2012-01-01T00:01:00"
+
+
 @pytest.mark.parametrize("x, y", [("step", "loss"), ("loss", "step")])
 def test_a_log_scale_over_rows_left_in_the_engine_is_checked_there(folder, fetched, monkeypatch, x, y):
     """A long line reduced with M4 on a log y scale: its values at or below zero are counted by the engine (no

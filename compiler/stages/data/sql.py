@@ -1550,6 +1550,11 @@ def _source_value(sql: str, table_kind, kind: str) -> str:
     return sql
 
 
+def _timestamp(milliseconds: str) -> str:
+    """A Date's time (whole milliseconds since 1970, finite) as a timestamp: the datetime `vega.python_cell` makes."""
+    return f"epoch_ms(CAST({milliseconds} AS BIGINT))"
+
+
 def _milliseconds(timestamp: str) -> str:
     """A timestamp's milliseconds since 1970 as a double: a Date's number, as Date.parse gives it."""
     return f"CAST(date_diff('millisecond', TIMESTAMP '1970-01-01 00:00:00', {timestamp}) AS DOUBLE)"
@@ -2183,6 +2188,9 @@ DECODED = {
                                         f"'-Infinity' ELSE substr({text}, 2) END AS DOUBLE) END"),
     TEXT: (STORED_TEXT, lambda text: f"CASE WHEN left({text}, 1) = 's' THEN substr({text}, 2) END"),
     BOOLEAN: (STORED_BOOLEAN, lambda text: f"({text} = 'b1')"),
+    # A Date's time (a whole number of milliseconds, or NaN: an Invalid Date, which a cell holds as missing).
+    DATE: (STORED_DATE, lambda text: f"CASE WHEN left({text}, 1) = 'd' AND {text} <> 'dnan' THEN "
+                                     f"{_timestamp(f'CAST(substr({text}, 2) AS DOUBLE)')} END"),
 }
 
 
@@ -2190,7 +2198,7 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
     """A layer's rows left in the engine (`EngineTable.derived`), or None where Python must hold them.
 
     Each field's cells must be SQL's own: a data cell (carried as read: `Query.raw`), a computed number,
-    boolean or text (a value of any kind whose cells are all of one of these, decoded in SQL), or a fold's
+    boolean, text or date (a value of any kind whose cells are all of one of these, decoded in SQL), or a fold's
     value over data columns stored alike. Each column's kind is the one the rows read would have:
     the query's probes, measured first. Where the query calls Python functions, its rows are computed once
     and held by the engine (a temporary table), not computed again by each query over them.
@@ -2229,6 +2237,8 @@ def _kept_shape(cell: tuple) -> str | None:
         return "computed"
     if cell[0] == "computed" and cell[1].kind == ANY:
         return "decoded"
+    if cell[0] == "computed" and cell[1].kind == DATE_KIND:
+        return "date"
     if cell[0] == "fold" and cell[3] == ROW and set(cell[4].values()) <= {"source", "computed", "missing"}:
         return "fold"
     return None
@@ -2243,6 +2253,9 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str,
             sql, alike = _raw_cell(query, table, cell[1]), {_stored_as(table, cell[1])}
         elif shape == "computed":
             sql, alike = f"r.{cell[1].sql}", {(KEPT_STORED[cell[1].kind], False, False)}
+        elif shape == "date":  # held as the timestamp its time is (a cell reads it as Python's datetime)
+            sql = f"CASE WHEN {_finite(f'r.{cell[1].sql}')} THEN {_timestamp(f'r.{cell[1].sql}')} END"
+            alike = {(STORED_DATE, False, False)}
         elif shape == "decoded" and kind in DECODED:
             sql, alike = DECODED[kind][1](f"r.{cell[1].sql}"), {(DECODED[kind][0], False, False)}
         elif shape == "fold" and (folded := _folded_cells(query, table, cell, state.kind, measured)) is not None:
