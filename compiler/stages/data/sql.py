@@ -458,8 +458,10 @@ class _Chain:
         self.fields[key_name] = FieldState(key, ("computed", key), TEXT)
         self.fields[value_name] = FieldState(value, ("fold", key, cell, ROW, mapping), value_kind)
         self.extra = [name for name in self.extra]
+        # Each row's folded rows follow it in the fields' order: numbered apart by the field's position, not by a
+        # row_number() over every row (a sort; on Spark, one task).
         live = [name for name in self.columns() if name != SEQ]
-        self.add(f"SELECT row_number() OVER (ORDER BY {SEQ}, {index}) - 1 AS {SEQ}, "
+        self.add(f"SELECT {SEQ} * {len(selects)} + {index} AS {SEQ}, "
                  f"{', '.join(quote_identifier(name) for name in live)} FROM {quote_identifier(union)}")
 
     def bin(self, step: BinStep) -> None:
