@@ -76,6 +76,13 @@ def test_a_layer_the_renderer_groups_by_a_time_unit_is_refused_for_the_rows_it_s
     spec.write_text(spec.read_text().replace("timeUnit: dayofyear", "timeUnit: month"))
     chart = compile_spec(spec).vega_lite
     months = [[i for i in range(100) if 1 + i // 28 == month] for month in (1, 2, 3, 4)]
+    # Groups the engine made are counted: past the limit, the message is of the marks drawn, not of rows sent.
+    monkeypatch.setattr(limits, "MAX_MARKS", 3)
+    with pytest.raises(SpecError) as caught:
+        compile_spec(spec)
+    assert (caught.value.code, caught.value.message) == ("E501", msg.too_many_marks(4, 3, 1))
+    monkeypatch.setattr(limits, "MAX_MARKS", 90)
+    chart = compile_spec(spec).vega_lite
     assert [(row["day"], row["Mean of v"]) for rows in chart["datasets"].values() for row in rows] == [
         (f"2012-{month:02d}-01T00:00:00", sum(values) / len(values)) for month, values in zip((1, 2, 3, 4), months)]
 

@@ -102,7 +102,8 @@ def apply_mark_limits(chart: Chart, data: DataFlow) -> Chart:
         path, _ = max(counts, key=lambda item: item[1])
         layer = next(layer for layer in chart.layers if layer.path == path)
         node = layer.mark if layer.mark.source is not None and layer.mark.source.has(layer.mark.path) else chart.data
-        grouped = _grouped_by_renderer(layer) if len(counts) == 1 else None
+        encoded = data.encoded[chart.layers.index(layer)] if data.encoded else None
+        grouped = _grouped_by_renderer(layer) if len(counts) == 1 and encoded is None else None
         if grouped is not None:  # its count is its rows' distinct values: every row is sent
             rows = data.drawn_layers[chart.layers.index(layer)].bound
             raise node.error(msg.too_many_rows_grouped_by_renderer(rows, MAX_MARKS, grouped), stage=STAGE,
@@ -184,8 +185,8 @@ def _aggregates(layer: Layer) -> bool:
 
 
 def _grouped_by_renderer(layer: Layer) -> str | None:
-    """The field whose `timeUnit` groups an aggregating layer the engine did not group (a unit it does not
-    floor: the renderer groups it, every row is sent to it, its groups not counted before); None for any other."""
+    """The field whose `timeUnit` groups an aggregating layer (asked of a layer the engine did not group: the
+    renderer groups it, every row is sent to it, its groups not counted before); None for any other."""
     if not _aggregates(layer):
         return None
     return next((channel.field for channel in layer.encoding.each()
