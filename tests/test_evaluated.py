@@ -8,8 +8,10 @@ it); here it is the reference the evaluated form must draw exactly alike.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
+from collections import Counter
 
 import pytest
 from conftest import ROOT, compile_text, example_specs, scene_nodes
@@ -330,25 +332,38 @@ def test_bins_grouped_by_their_index_keep_vegas_groups_nulls_and_starts_that_mee
 FLOORED_UNITS = {"year": "y", "quarter": "q", "month": "m", "date": "d", "hours": "H", "minutes": "M",
                  "seconds": "S", "yearquarter": "yq", "yearmonth": "ym", "yearmonthdate": "ymd",
                  "yearmonthdatehours": "ymdH", "monthdate": "md", "hoursminutes": "HM", "hoursminutesseconds": "HMS",
-                 "day": "w"}
+                 "day": "w", "week": "W", "dayofyear": "j", "milliseconds": "L"}
 
 
 def vega_floor(date, parts: str):
     """vega-time's ``timeFloor`` of a date: the parts kept, the others 2012, January (or the quarter's first
-    month), the 1st, midnight; a day of the week (w) the day of the first week of 2012 (Sunday the 1st)."""
-    import datetime
+    month), the 1st, midnight. A day of the week (w) is that day of the year's second week, counted from its 1st's
+    weekday, in the month kept; a week (W) that week's Sunday, from the Sundays since the 1st of January; a day of
+    the year (j) that day of the year kept. Counted by walking the calendar, as d3-time counts."""
 
+    def sunday_based(day) -> int:
+        return (day.weekday() + 1) % 7
+
+    year = date.year if "y" in parts else 2012
     month = date.month if "m" in parts else 3 * ((date.month - 1) // 3) + 1 if "q" in parts else 1
-    day = date.day if "d" in parts else (date.weekday() + 1) % 7 + 1 if "w" in parts else 1
-    return datetime.datetime(date.year if "y" in parts else 2012, month, day,
-                             date.hour if "H" in parts else 0, date.minute if "M" in parts else 0,
-                             date.second if "S" in parts else 0)
+    january_first = datetime.date(date.year, 1, 1)
+    day_of_year = (date.date() - january_first).days + 1
+    first = sunday_based(datetime.date(year, 1, 1))
+    if "W" in parts:
+        week = sum(sunday_based(january_first + datetime.timedelta(days=k)) == 0 for k in range(day_of_year))
+        day = (sunday_based(date) if "w" in parts else 0) + 7 * week - (first + 6) % 7
+    elif "w" in parts:
+        day = sunday_based(date) + 7 - (first + 6) % 7
+    else:
+        day = date.day if "d" in parts else day_of_year if "j" in parts else 1
+    return datetime.datetime(year, month, 1, date.hour if "H" in parts else 0, date.minute if "M" in parts else 0,
+                             date.second if "S" in parts else 0) + datetime.timedelta(
+        days=day - 1, microseconds=1000 * (date.microsecond // 1000) if "L" in parts else 0)
 
 
 @pytest.fixture(scope="module")
 def dated_rows(tmp_path_factory):
     """800 rows over 30 months, a time of day to the second, a category, a value; every 40th date missing."""
-    import datetime
     import random
 
     rng = random.Random(7)
@@ -364,12 +379,10 @@ def dated_rows(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("unit", [*FLOORED_UNITS, "utcyearmonth", "utchoursminutes", "utcday"])
+@pytest.mark.parametrize("unit", [*FLOORED_UNITS, "utcyearmonth", "utchoursminutes", "utcday", "utcweek"])
 def test_a_time_unit_is_grouped_by_the_engine_as_vega_floors_it_and_drawn_alike(unit, dated_rows, monkeypatch):
     """Counts per floored date and category, one row per group (a missing date a group of its own, as Vega
     keeps it null), each count checked against the dates floored here; the SVG is Vega-Lite's own aggregate's."""
-    from collections import Counter
-
     folder, rows = dated_rows
     text = f"""\
         data: {{path: dated.csv}}
@@ -382,8 +395,10 @@ def test_a_time_unit_is_grouped_by_the_engine_as_vega_floors_it_and_drawn_alike(
     evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, text))
     drawn = vega_lite_rows(evaluated, evaluated["data"])
     parts = FLOORED_UNITS[unit.removeprefix("utc")]
-    expected = Counter((None if at is None else vega_floor(at, parts).isoformat(), kind) for at, kind, _ in rows)
-    assert {(row["at"], row["kind"]): row["Count of Records"] for row in drawn} == expected
+    expected = Counter((None if at is None else vega_floor(at, parts), kind) for at, kind, _ in rows)
+    # Each group's date is floored by Vega-Lite again: to the floor of each of the group's rows.
+    assert {(row["at"] and vega_floor(datetime.datetime.fromisoformat(row["at"]), parts), row["kind"]):
+            row["Count of Records"] for row in drawn} == expected
     assert len(drawn) == len(expected)
     assert evaluated["encoding"]["x"] == {"field": "at", "timeUnit": unit, "type": "temporal"}
     assert svg_of(evaluated) == svg_of(raw)
@@ -414,10 +429,10 @@ def test_time_units_of_one_date_on_two_channels_and_a_facet_group_by_their_commo
 
 
 def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatch):
-    """Days of the week by hours of the day: the rows grouped by the floor of both (a day of 2012's first week, at
-    that hour), which each unit reads alike. A weekday beside a month has no such floor: Vega-Lite groups it."""
-    from collections import Counter
-
+    """Days of the week by hours of the day: the rows grouped by both (a day of 2012's first week, at that hour),
+    which each unit reads alike. Weekdays by month, and weeks by weekday, group by both too: one date stands for
+    each pair (a weekday's first in the month; the day of the week in 2012, or 2018 for week 0). A weekday beside a
+    day of the month has no such date: Vega-Lite groups it."""
     folder, rows = dated_rows
     text = """\
         data: {path: dated.csv}
@@ -427,14 +442,41 @@ def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatc
           y: {field: at, timeUnit: day, type: ordinal}
           color: {aggregate: count}
         """
+    for unit, parts in (("hours", "H"), ("month", "m"), ("week", "W"), ("yearmonth", "ym")):
+        paired = text.replace("timeUnit: hours", f"timeUnit: {unit}")
+        evaluated, raw = both_forms(monkeypatch, lambda paired=paired: compile_text(folder, paired))
+        drawn = vega_lite_rows(evaluated, evaluated["data"])
+        expected = Counter(None if at is None else (vega_floor(at, parts), vega_floor(at, "w")) for at, _, _ in rows)
+        held = [None if row["at"] is None else datetime.datetime.fromisoformat(row["at"]) for row in drawn]
+        assert Counter({None if at is None else (vega_floor(at, parts), vega_floor(at, "w")): row["Count of Records"]
+                        for at, row in zip(held, drawn)}) == expected, unit
+        assert len(drawn) == len(expected)
+        assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+    dated = text.replace("timeUnit: hours", "timeUnit: date")
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, dated))
+    assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows) and evaluated == raw
+
+
+def test_weeks_faceted_by_year_group_by_the_weeks_first_day_in_that_year(dated_rows, monkeypatch):
+    """A week beside its year: week 0 began in the year before (vega-time's floor of the week is a Sunday of
+    December), so its group's date is the 1st of January, which each unit reads alike."""
+    folder, rows = dated_rows
+    text = """\
+        data: {path: dated.csv}
+        mark: bar
+        facet: {row: {field: at, timeUnit: year}}
+        encoding:
+          x: {field: at, timeUnit: week, type: ordinal}
+          y: {aggregate: count}
+        """
     evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, text))
     drawn = vega_lite_rows(evaluated, evaluated["data"])
-    expected = Counter(None if at is None else vega_floor(at, "wH").isoformat() for at, _, _ in rows)
-    assert {row["at"]: row["Count of Records"] for row in drawn} == expected
+    held = [None if row["at"] is None else datetime.datetime.fromisoformat(row["at"]) for row in drawn]
+    expected = Counter(None if at is None else (at.year, vega_floor(at, "W")) for at, _, _ in rows)
+    assert {None if at is None else (at.year, vega_floor(at, "W")): row["Count of Records"]
+            for at, row in zip(held, drawn)} == expected and len(drawn) == len(expected)
+    assert datetime.datetime(2021, 1, 1) in held  # a Friday: week 0 of 2021
     assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
-    monthly = text.replace("timeUnit: hours", "timeUnit: month")
-    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, monthly))
-    assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows) and evaluated == raw
 
 
 def test_a_facet_by_a_time_unit_or_a_bin_groups_the_rows_of_its_panels(dated_rows, monkeypatch):
@@ -459,24 +501,32 @@ def test_a_time_unit_of_milliseconds_since_1970_floors_them_as_dates_and_writes_
     """Numbers on a time unit are a Date's milliseconds, truncated as Date truncates them (-0.5 is 1970's first
     millisecond, -1.5 the last of 1969); each group's floor is written as a number, as the column was. A number
     past JavaScript's dates (an Invalid Date, grouped apart by Vega) leaves the chart to Vega-Lite."""
-    import datetime
 
     epoch = datetime.datetime(1970, 1, 1)
     stamps = [-0.5, -1.5, 0.0, 1.5e12 + 0.75, 1.5e12 - 86_400_000.25, None, -2.5e11, 1.2e12, 1.5e12 + 3_600_000]
     kinds = ["a", "b"]
     values = ", ".join(f"{{ms: {'null' if ms is None else repr(ms)}, k: {kinds[i % 2]}}}" for i, ms in enumerate(stamps))
-    for unit, parts in (("yearmonth", "ym"), ("day", "w"), ("hoursminutes", "HM")):
+    def date(ms):
+        return epoch + datetime.timedelta(milliseconds=int(ms))
+
+    for unit, parts in (("yearmonth", "ym"), ("day", "w"), ("hoursminutes", "HM"), ("week", "W"), ("dayofyear", "j")):
         text = (f"data: {{values: [{values}]}}\nmark: bar\nencoding:\n  x: {{field: ms, timeUnit: {unit}}}\n"
                 "  y: {aggregate: count}\n  color: {field: k}\n")
         evaluated, raw = both_forms(monkeypatch, lambda text=text: compile_text(tmp_path, text))
         drawn = vega_lite_rows(evaluated, evaluated["data"])
-        floors = [None if ms is None else vega_floor(epoch + datetime.timedelta(milliseconds=int(ms)), parts)
-                  for ms in stamps]
-        expected = {(None if at is None else (at - epoch) / datetime.timedelta(milliseconds=1), k)
-                    for at, k in zip(floors, [kinds[i % 2] for i in range(len(stamps))])}
-        assert {(row["ms"], row["k"]) for row in drawn} == expected and len(drawn) == len(expected)
+        expected = {(None if ms is None else vega_floor(date(ms), parts), kinds[i % 2]) for i, ms in enumerate(stamps)}
+        assert {(None if row["ms"] is None else vega_floor(date(row["ms"]), parts), row["k"]) for row in drawn} == (
+            expected) and len(drawn) == len(expected)
+        assert all(isinstance(row["ms"], (float, type(None))) for row in drawn)
         # A time unit of numbers is ordinal: Vega-Lite's ARIA label reads the number its aggregate left out.
         assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
+    # Milliseconds: Vega groups a Date by its text, whole seconds, so every floor here is one group per colour, of
+    # its first row's milliseconds (-1.5 is the 999th of 1969's last second).
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text.replace("dayofyear", "milliseconds")))
+    drawn = vega_lite_rows(evaluated, evaluated["data"])
+    assert [(row["ms"], row["k"], row["Count of Records"]) for row in drawn] == [
+        (1325376000000.0, "a", 5.0), (1325376000999.0, "b", 3.0), (None, "b", 1.0)]
+    assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
     far = text.replace("-0.5", "1e16")
     evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, far))
     assert evaluated == raw

@@ -54,15 +54,17 @@ def test_too_many_marks_is_a_spec_error_at_the_mark(tmp_path, monkeypatch):
 
 
 def test_a_layer_the_renderer_groups_by_a_time_unit_is_refused_for_the_rows_it_sends(tmp_path, monkeypatch):
-    """Bars by day of the year over 100 daily rows: the renderer groups the rows by that timeUnit (chartc's engine
-    floors months, not days of the year), so their distinct days are counted, and the message says rows are sent, not that
-    100 bars are drawn. Bars by month are grouped by the engine: four rows, four bars, under the same limit."""
+    """Bars by day of the month coloured by day of the week over 100 daily rows: the renderer groups the rows by
+    those timeUnits (no one date stands for a day of the month and a weekday, which chartc's engine would group by),
+    so their distinct days are counted, and the message says rows are sent, not that 100 bars are drawn. Bars by
+    month are grouped by the engine: four rows, four bars, under the same limit."""
     monkeypatch.setattr(limits, "MAX_MARKS", 90)
     (tmp_path / "days.csv").write_text("day,v\n" + "".join(f"2024-{1 + i // 28:02d}-{1 + i % 28:02d},{i}\n"
                                                             for i in range(100)))
     spec = tmp_path / "chart.yaml"
-    spec.write_text("data: {path: days.csv}\nmark: bar\nencoding:\n  x: {field: day, timeUnit: dayofyear, type: ordinal}\n"
-                    "  y: {field: v, aggregate: mean}\n")
+    text = ("data: {path: days.csv}\nmark: bar\nencoding:\n  x: {field: day, timeUnit: date, type: ordinal}\n"
+            "  y: {field: v, aggregate: mean}\n")
+    spec.write_text(text + "  color: {field: day, timeUnit: day, type: nominal}\n")
     with pytest.raises(SpecError) as caught:
         compile_spec(spec)
     error = caught.value
@@ -73,7 +75,7 @@ def test_a_layer_the_renderer_groups_by_a_time_unit_is_refused_for_the_rows_it_s
     chart = compile_spec(spec).vega_lite
     assert sum(len(rows) for rows in chart["datasets"].values()) == 100
     monkeypatch.setattr(limits, "MAX_MARKS", 90)
-    spec.write_text(spec.read_text().replace("timeUnit: dayofyear", "timeUnit: month"))
+    spec.write_text(text.replace("timeUnit: date", "timeUnit: month"))
     chart = compile_spec(spec).vega_lite
     months = [[i for i in range(100) if 1 + i // 28 == month] for month in (1, 2, 3, 4)]
     # Groups the engine made are counted: past the limit, the message is of the marks drawn, not of rows sent.

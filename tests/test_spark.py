@@ -201,6 +201,14 @@ TIME_CHARTS = {
                     "  y: {field: time, timeUnit: yearmonthdate, type: ordinal}\n  color: {aggregate: count}\n",
     "weekdays by hour": "mark: rect\nencoding:\n  x: {field: time, timeUnit: hours, type: ordinal}\n"
                         "  y: {field: time, timeUnit: day, type: ordinal}\n  color: {field: loss, aggregate: max}\n",
+    "weeks by weekday": "mark: rect\nencoding:\n  x: {field: time, timeUnit: week, type: ordinal}\n"
+                        "  y: {field: time, timeUnit: day, type: ordinal}\n  color: {aggregate: count}\n",
+    "weekdays by month": "mark: rect\nencoding:\n  x: {field: time, timeUnit: yearmonth, type: ordinal}\n"
+                         "  y: {field: time, timeUnit: day, type: ordinal}\n  color: {aggregate: count}\n",
+    "days of the year": "mark: bar\nencoding:\n  x: {field: time, timeUnit: dayofyear, type: ordinal}\n"
+                        "  y: {aggregate: count}\n  color: {field: run, type: nominal}\n",
+    "milliseconds": "mark: bar\nencoding:\n  x: {field: time, timeUnit: milliseconds}\n  y: {aggregate: count}\n"
+                    "  color: {field: run, type: nominal}\n",
 }
 
 
@@ -224,16 +232,23 @@ def test_rows_with_a_timestamp_column_stay_on_spark(spark, tmp_path, chart, monk
     if chart == "points":  # years before 1000 written with four digits, as Python writes them
         rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
         assert len(rows) == 400 and rows[0]["time"] == "0999-12-31T23:59:54"
+    rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
     if chart == "weekdays by hour":  # before 1970: the weekday counted back from a Thursday; 999-12-31 a Tuesday
-        rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
         assert rows[0]["time"] == "2012-01-03T23:00:00"
+    if chart == "weeks by weekday":  # 999's week 52 (in 2012's), then 1000's week 0 (in 2018's: 2012 has none)
+        assert [row["time"] for row in rows] == ["2012-12-25T00:00:00", "2018-01-03T00:00:00", "2018-01-04T00:00:00",
+                                                 "2018-01-05T00:00:00"]
+    if chart == "weekdays by month":  # each weekday's first in its month: 999-12-31 a Tuesday, 1000-01-01 a Wednesday
+        assert [row["time"] for row in rows] == ["0999-12-03T00:00:00", "1000-01-01T00:00:00", "1000-01-02T00:00:00",
+                                                 "1000-01-03T00:00:00"]
+    if chart == "milliseconds":  # Vega groups Dates by their text (whole seconds): one group per run
+        assert len(rows) == 4
     if chart == "bars by hour":  # each run's hours, from 23:00 on the last day of 999, as Python floors them
         import datetime
 
         start = datetime.datetime(999, 12, 31, 23, 59, 50)
         hours = {(f"run-{i % 4}", (start + datetime.timedelta(microseconds=i * 1000003 + i % 7)).replace(
             minute=0, second=0, microsecond=0).isoformat()) for i in range(ROWS) if (i // 4) % 2 == 1}
-        rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
         assert {(row["run"], row["time"]) for row in rows} == hours and len(rows) == len(hours)
         assert (rows[0]["time"], rows[4]["time"]) == ("0999-12-31T23:00:00", "1000-01-01T00:00:00")
 

@@ -23,10 +23,10 @@ def too_many_marks(count: int, limit: int, layers: int) -> str:
     the fits still see every row); bin x and y yourself (`mark: rect`, `bin` on x and on y, `color:
     {aggregate: count}`); or aggregate or filter the rows first.
 
-    A layer whose channels group by a week, a day of the year or milliseconds (`timeUnit`), or
-    by a day of the week beside a month or date of the same field, is grouped by the renderer,
-    not by chartc's engine (which groups the other units): every row is sent to it, and its
-    marks cannot be counted before. Such a layer counts
+    A layer whose channels group one date by units no single day holds together (`timeUnit`: a
+    day of the week beside a day of the month, a week or a day of the year beside a month) is
+    grouped by the renderer, not by chartc's engine (which groups every other unit and pair):
+    every row is sent to it, and its marks cannot be counted before. Such a layer counts
     its rows, and the message says so: filter or sample the rows first, or group them with
     transforms (a `calculate` of the period and an `aggregate` by it run where the rows are).
     """

@@ -21,19 +21,18 @@ asks for its density (``mark: {type: point, density: true}``) is counted per
 cell of a grid over x and y (`density.py`) and drawn as rects.
 
 A ``timeUnit`` on a date or a number of milliseconds (a channel's, or the
-facet's) groups the rows by the
-date's floor, as vega-time floors it (`sql.TimeUnitStep`: the unit's parts of
-the date, the others 2012, January, the 1st, midnight; `TIME_UNITS`). The
-channel keeps its ``timeUnit``: Vega-Lite floors each group's date again,
-which changes nothing, and formats it as before. Where one date has several
-units (a heatmap of days by month), the rows are grouped by the floor of all
-their parts, which each unit reads alike.
+facet's) groups the rows by the parts of the date it keeps, each group's
+date one that holds them (`sql.TimeUnitStep`: mostly vega-time's floor, the
+unit's parts of the date, the others 2012, January, the 1st, midnight;
+`TIME_UNITS`). The channel keeps its ``timeUnit``: Vega-Lite floors each
+group's date, which gives the floor of each of its rows, and formats it as
+before. Where one date has several units (a heatmap of days by month), the
+rows are grouped by all their parts, which each unit reads alike.
 
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
-returns None): error bars (but `intervals.py`), the time units of a week or
-a day of the year, milliseconds, a day of the week beside a year, month or
-date of the same field, a date also read as it is, a binned facet,
-random ops, bins with parameters beyond
+returns None): error bars (but `intervals.py`), time units of one date
+no one day holds together (a day of the week beside a day of the month, a
+week beside a month), a date also read as it is, a binned facet, random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
 is binned.
@@ -70,14 +69,21 @@ BIN_KEYS = frozenset({"maxbins", "step", "nice"})
 STACK_BY = ("color", "fill", "stroke", "opacity", "fillOpacity", "strokeOpacity", "strokeWidth", "size", "detail",
             "shape", "strokeDash")
 SECONDARY = {"x": "x2", "y": "y2"}
-# The time units the engine floors a date to (`sql.TimeUnitStep`), each as the parts of a date it keeps: Vega-Lite's
-# units, less those of a week or a day of the year, and milliseconds (the rows' dates are whole seconds).
-TIME_UNITS = {name: frozenset(parts) for name, parts in (("day", ["day"]),
+# The time units the engine groups a date by (`sql.TimeUnitStep`), each as the parts of a date it keeps: every unit
+# the chart schema allows.
+TIME_UNITS = {name: frozenset(parts) for name, parts in (("day", ["day"]), ("week", ["week"]),
+    ("dayofyear", ["dayofyear"]), ("milliseconds", ["milliseconds"]),
     ("year", ["year"]), ("quarter", ["quarter"]), ("month", ["month"]), ("date", ["date"]), ("hours", ["hours"]),
     ("minutes", ["minutes"]), ("seconds", ["seconds"]), ("yearquarter", ["year", "quarter"]),
     ("yearmonth", ["year", "month"]), ("yearmonthdate", ["year", "month", "date"]),
     ("yearmonthdatehours", ["year", "month", "date", "hours"]), ("monthdate", ["month", "date"]),
     ("hoursminutes", ["hours", "minutes"]), ("hoursminutesseconds", ["hours", "minutes", "seconds"]))}
+# The parts of the day a date's time units may join, in each set one date can hold them all in (`sql.TimeUnitStep`),
+# a month holding its quarter: not a weekday beside a day of the month, a week or a day of the year beside a month,
+# a day of a quarter without its month (the 31st is in one month of the second quarter).
+ONE_DAY = (frozenset({"quarter", "day"}), frozenset({"month", "day"}), frozenset({"month", "date"}),
+           frozenset({"week", "day"}), frozenset({"dayofyear"}))
+DAY_PARTS = frozenset().union(*ONE_DAY)
 # JavaScript's dates: at most 8.64e15 ms from 1970; past it, an Invalid Date.
 MAX_DATE = 8.64e15
 LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "strokeDash", "strokeWidth", "angle")
@@ -285,8 +291,9 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         if parts is None or field is None or table.kinds.get(field) not in (DATE, NUMBER):
             raise NotCompiled("a time unit the engine does not floor")
         floors.setdefault(field, set()).update(parts)
-        if "day" in floors[field] and floors[field] & {"year", "quarter", "month", "date"}:
-            raise NotCompiled("a day of the week beside a date")  # vega-time's floor keeps no weekday with them
+        days = floors[field] & DAY_PARTS - ({"quarter"} if "month" in floors[field] else set())
+        if not any(days <= able for able in ONE_DAY):
+            raise NotCompiled("parts of a date no one day holds")  # a weekday beside a day of the month
         if unit.startswith("utc") and "year" in parts:
             utc_years.add(field)
         group(field)

@@ -505,31 +505,60 @@ class _Chain:
             self.binned[high.name] = (index.name, end_of)
 
     def time_unit(self, step: TimeUnitStep) -> None:
-        """vega-time's ``timeFloor`` (local time, which is UTC): the date rebuilt from the parts its units read, the
-        others their defaults (2012, January or the quarter's first month, the 1st, midnight; a day of the week the
-        day of 2012's first week, only beside a time of day: `encoded` refuses it beside a date); a null stays null
-        and an invalid date invalid, as vega-transforms' ``TimeUnit`` leaves them."""
+        """A date standing for vega-time's ``timeFloor`` of each row (local time, which is UTC) by every unit whose
+        parts `step.units` joins: a date holding each of those parts as the row does, the others their defaults
+        (2012, January or the quarter's first month, the 1st, midnight). A null stays null and an invalid date
+        invalid, as vega-transforms' ``TimeUnit`` leaves them.
+
+        Where one unit floors alone, this is vega-time's floor, but for a week without its year: week 0 of 2012 has
+        no day (it began on a Sunday), so its dates stand in 2018's (which began on a Monday). A weekday beside a
+        month is that weekday's first in the month (vega-time's floor would keep the month, not the weekday); a week
+        beside its year, the week's first day in that year. `encoded` refuses parts no one date holds together (a
+        weekday beside a day of the month)."""
         state = self.fields.get(step.field)
         if state is None or state.value.kind not in (NUM, DATE_KIND) or state.value.undefined:
             raise NotCompiled("a time unit of a field that is not a date")
         value, units = state.value.sql, step.units
         # A Date's time is its number truncated (a number of milliseconds may have a fraction): CAST rounds.
-        whole = f"CAST(CASE WHEN {value} < 0 THEN ceil({value}) ELSE floor({value}) END AS BIGINT)"
-        date = f"epoch_ms({whole})"
+        whole = self.fresh("t")
+        dated = self.add(f"SELECT *, CAST(CASE WHEN {value} < 0 THEN ceil({value}) ELSE floor({value}) END AS BIGINT) "
+                         f"AS {quote_identifier(whole)} FROM {quote_identifier(self.current)}")
+        t = quote_identifier(whole)
+        date = f"epoch_ms({t})"
+        weekday = _weekday(t)  # 0 for Sunday
+        day_of_year = f"dayofyear({date})"
+        # d3's week number (timeWeek.count from the year's start): the Sundays from the 1st of January to the date.
+        january_first = f"((CAST(floor({t} / 86400000) AS BIGINT) - {day_of_year} + 5) % 7 + 7) % 7"
+        week = f"CAST(floor(({day_of_year} + ({january_first} + 6) % 7) / 7) AS BIGINT)"
 
         def part(unit: str, function: str, default: str) -> str:
             return f"{function}({date})" if unit in units else default
 
+        year = part("year", "year", "2012")
         month = part("month", "month", f"(quarter({date}) - 1) * 3 + 1" if "quarter" in units else "1")
-        # A day of the week: that day in 2012's first week (Sunday the 1st). 1970-01-01 was a Thursday (4).
-        weekday = f"((CAST(floor({whole} / 86400000) AS BIGINT) + 4) % 7 + 7) % 7 + 1"
-        day = part("date", "day", weekday if "day" in units else "1")
-        parts = (part("year", "year", "2012"), month, day, part("hours", "hour", "0"),
-                 part("minutes", "minute", "0"), part("seconds", "second", "0"))
-        floored = _milliseconds(f"make_timestamp({', '.join(parts)})")
+        if "week" in units and "year" in units:  # the week's first day of that year
+            days = f"{day_of_year} - 1" if "day" in units else f"greatest({day_of_year} - 1 - {weekday}, 0)"
+        elif "week" in units:
+            year = f"CASE WHEN {week} = 0 THEN 2018 ELSE 2012 END"
+            on = (f"{weekday} - 1", f"{weekday}") if "day" in units else ("0", "0")
+            days = f"CASE WHEN {week} = 0 THEN {on[0]} ELSE 7 * {week} - 7 + {on[1]} END"
+        elif "dayofyear" in units:
+            days = f"{day_of_year} - 1"
+        elif "day" in units and {"year", "quarter", "month"} & units:  # the weekday's first in the month
+            first = _weekday(f"CAST({_milliseconds(f'make_timestamp({year}, {month}, 1, 0, 0, 0)')} AS BIGINT)")
+            days = f"({weekday} - {first} + 7) % 7"
+        elif "day" in units:  # that day of 2012's first week (Sunday the 1st)
+            days = weekday
+        else:
+            days = part("date", "day", "1") + " - 1"
+        start = _milliseconds(f"make_timestamp({year}, {month}, 1, {part('hours', 'hour', '0')}, "
+                              f"{part('minutes', 'minute', '0')}, {part('seconds', 'second', '0')})")
+        # Spark's parts of a date are INTs, whose product in milliseconds would overflow.
+        floored = f"{start} + CAST({days} AS BIGINT) * 86400000" + (f" + (({t} % 1000) + 1000) % 1000"
+                                                                 if "milliseconds" in units else "")
         out = Column(self.fresh(), DATE_KIND)
         self.add(f"SELECT {self.carried()}, CASE WHEN {value} IS NULL OR isnan({value}) THEN {value} ELSE {floored} "
-                 f"END AS {out.sql} FROM {quote_identifier(self.current)}")
+                 f"END AS {out.sql} FROM {quote_identifier(dated)}")
         self.fields[step.field] = FieldState(out, ("computed", out), DATE)
 
     def aggregate(self, step: Aggregate) -> None:
@@ -1555,6 +1584,11 @@ def _source_value(sql: str, table_kind, kind: str) -> str:
 def _timestamp(milliseconds: str) -> str:
     """A Date's time (whole milliseconds since 1970, finite) as a timestamp: the datetime `vega.python_cell` makes."""
     return f"epoch_ms(CAST({milliseconds} AS BIGINT))"
+
+
+def _weekday(milliseconds: str) -> str:
+    """The day of the week (0 for Sunday) of a whole number of milliseconds since 1970, a Thursday."""
+    return f"((CAST(floor({milliseconds} / 86400000) AS BIGINT) + 4) % 7 + 7) % 7"
 
 
 def _milliseconds(timestamp: str) -> str:
