@@ -457,6 +457,16 @@ def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatc
     assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows) and evaluated == raw
 
 
+def test_a_day_of_the_month_by_quarter_is_left_to_vega_lite(tmp_path, monkeypatch):
+    """No one date holds a quarter and a day of the month without its month (the 31st of the second quarter is
+    in May, vega-time's floor puts it in April): before, the engine built 2012-04-31 and the compile failed."""
+    (tmp_path / "d.csv").write_text("at,v\n2020-05-31,1\n2020-04-30,2\n2021-05-31,3\n2020-01-31,4\n")
+    text = ("data: {path: d.csv}\nmark: rect\nencoding:\n  x: {field: at, timeUnit: quarter, type: ordinal}\n"
+            "  y: {field: at, timeUnit: date, type: ordinal}\n  color: {aggregate: count}\n")
+    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
+    assert evaluated == raw and len(vega_lite_rows(evaluated, evaluated["data"])) == 4
+
+
 def test_weeks_faceted_by_year_group_by_the_weeks_first_day_in_that_year(dated_rows, monkeypatch):
     """A week beside its year: week 0 began in the year before (vega-time's floor of the week is a Sunday of
     December), so its group's date is the 1st of January, which each unit reads alike."""
