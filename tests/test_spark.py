@@ -470,7 +470,7 @@ def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path,
 
 
 # Layers whose transforms compute values: their rows stay in the engine (`sql.kept_rows`) on either engine.
-# (A window frame widened to its rows' peers, Vega's default, has bounds Spark refuses: not literals.)
+# (A window frame widened to its rows' peers at a width of more than the peers has bounds Spark refuses.)
 COMPUTED = {
     "calculated fit": "transform:\n  - calculate: \"datum.loss * 100\"\n    as: pct\nencoding:\n  x: step\n  y: pct\n"
                       "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
@@ -492,6 +492,10 @@ COMPUTED = {
     "moving max histogram": "transform:\n  - window: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
                             "    sort: [{field: step}]\n    frame: [-20, 20]\n    ignorePeers: true\nmark: bar\n"
                             "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+    # Vega's default frame, to the row and its peers (the 4 runs' rows of a step): a RANGE frame
+    "running max and count": "transform:\n  - window: [{op: max, field: loss, as: top}, {op: count, as: seen}]\n"
+                             "    sort: [{field: step, order: descending}]\nmark: bar\n"
+                             "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {field: seen, aggregate: max}\n",
     # dates a Python function makes (JavaScript's datetime), held as timestamps, grouped by a time unit
     "computed dates by minute": "transform:\n  - filter: \"datum.step < 2000\"\n"
                                 "  - calculate: \"datetime(1969, 11, 31, 23, 30, datum.step)\"\n    as: at\nmark: bar\n"

@@ -114,6 +114,8 @@ class TimeUnitStep:
     units: frozenset
 
 
+# Window ops that read one row of the frame by its place in the frame's order.
+FRAMED_VALUE_OPS = frozenset({"first_value", "last_value", "nth_value"})
 # Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
 MAX_INDEXED_BINS = 100_000
 
@@ -935,7 +937,15 @@ class _Chain:
                             f"FROM {quote_identifier(base)}")
         ranked = self.add(f"SELECT *, {ranks} FROM {quote_identifier(numbered)}")
         before, after = step.frame
-        if sort and not step.ignorePeers:
+        # A frame whose ends are the partition's or the row's own peers is a RANGE frame over the sort's values:
+        # the same rows in both engines (Spark takes no frame of variable width). Its rows' order among peers is
+        # the engine's, so only for ops of the frame's values as a set (not first_value, last_value, nth_value).
+        peers = bool(sort) and not step.ignorePeers and (before, after) != (None, None)  # else: the whole partition
+        peer_range = peers and {before, after} <= {None, 0} and not any(op.op in FRAMED_VALUE_OPS for op in ops)
+        if peer_range:
+            frame = (f"RANGE BETWEEN {'UNBOUNDED PRECEDING' if before is None else 'CURRENT ROW'} AND "
+                     f"{'UNBOUNDED FOLLOWING' if after is None else 'CURRENT ROW'}")
+        elif peers:
             i0 = "0" if before is None else (
                 f"first_value({start}) OVER ({partition}{rows} ROWS BETWEEN {abs(before)} PRECEDING AND CURRENT ROW)")
             i1 = f"{n} - 1" if after is None else (
@@ -948,6 +958,8 @@ class _Chain:
             frame = (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
                      f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
         over, framed = f"OVER ({partition}{rows})", f"OVER ({partition}{rows} {frame})"
+        if peer_range:
+            framed = f"OVER ({partition}ORDER BY {', '.join(sort)} {frame})"
         cume = f"CAST(1 + CASE WHEN {pos} = 0 THEN 0 ELSE {end} END AS DOUBLE) / CAST({n} AS DOUBLE)"
         selects, columns = [], []
         for op in ops:
