@@ -361,6 +361,11 @@ def vega_floor(date, parts: str):
         days=day - 1, microseconds=1000 * (date.microsecond // 1000) if "L" in parts else 0)
 
 
+def held_dates(drawn: list) -> list:
+    """The date each group's row holds (field `at`), as a datetime; None where missing."""
+    return [None if row["at"] is None else datetime.datetime.fromisoformat(row["at"]) for row in drawn]
+
+
 @pytest.fixture(scope="module")
 def dated_rows(tmp_path_factory):
     """800 rows over 30 months, a time of day to the second, a category, a value; every 40th date missing."""
@@ -397,8 +402,8 @@ def test_a_time_unit_is_grouped_by_the_engine_as_vega_floors_it_and_drawn_alike(
     parts = FLOORED_UNITS[unit.removeprefix("utc")]
     expected = Counter((None if at is None else vega_floor(at, parts), kind) for at, kind, _ in rows)
     # Each group's date is floored by Vega-Lite again: to the floor of each of the group's rows.
-    assert {(row["at"] and vega_floor(datetime.datetime.fromisoformat(row["at"]), parts), row["kind"]):
-            row["Count of Records"] for row in drawn} == expected
+    assert {(at and vega_floor(at, parts), row["kind"]): row["Count of Records"]
+            for at, row in zip(held_dates(drawn), drawn)} == expected
     assert len(drawn) == len(expected)
     assert evaluated["encoding"]["x"] == {"field": "at", "timeUnit": unit, "type": "temporal"}
     assert svg_of(evaluated) == svg_of(raw)
@@ -447,7 +452,7 @@ def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatc
         evaluated, raw = both_forms(monkeypatch, lambda paired=paired: compile_text(folder, paired))
         drawn = vega_lite_rows(evaluated, evaluated["data"])
         expected = Counter(None if at is None else (vega_floor(at, parts), vega_floor(at, "w")) for at, _, _ in rows)
-        held = [None if row["at"] is None else datetime.datetime.fromisoformat(row["at"]) for row in drawn]
+        held = held_dates(drawn)
         assert Counter({None if at is None else (vega_floor(at, parts), vega_floor(at, "w")): row["Count of Records"]
                         for at, row in zip(held, drawn)}) == expected, unit
         assert len(drawn) == len(expected)
@@ -481,7 +486,7 @@ def test_weeks_faceted_by_year_group_by_the_weeks_first_day_in_that_year(dated_r
         """
     evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, text))
     drawn = vega_lite_rows(evaluated, evaluated["data"])
-    held = [None if row["at"] is None else datetime.datetime.fromisoformat(row["at"]) for row in drawn]
+    held = held_dates(drawn)
     expected = Counter(None if at is None else (at.year, vega_floor(at, "W")) for at, _, _ in rows)
     assert {None if at is None else (at.year, vega_floor(at, "W")): row["Count of Records"]
             for at, row in zip(held, drawn)} == expected and len(drawn) == len(expected)
@@ -511,11 +516,11 @@ def test_a_time_unit_of_milliseconds_since_1970_floors_them_as_dates_and_writes_
     """Numbers on a time unit are a Date's milliseconds, truncated as Date truncates them (-0.5 is 1970's first
     millisecond, -1.5 the last of 1969); each group's floor is written as a number, as the column was. A number
     past JavaScript's dates (an Invalid Date, grouped apart by Vega) leaves the chart to Vega-Lite."""
-
     epoch = datetime.datetime(1970, 1, 1)
     stamps = [-0.5, -1.5, 0.0, 1.5e12 + 0.75, 1.5e12 - 86_400_000.25, None, -2.5e11, 1.2e12, 1.5e12 + 3_600_000]
     kinds = ["a", "b"]
     values = ", ".join(f"{{ms: {'null' if ms is None else repr(ms)}, k: {kinds[i % 2]}}}" for i, ms in enumerate(stamps))
+
     def date(ms):
         return epoch + datetime.timedelta(milliseconds=int(ms))
 

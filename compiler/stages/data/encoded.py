@@ -78,12 +78,6 @@ TIME_UNITS = {name: frozenset(parts) for name, parts in (("day", ["day"]), ("wee
     ("yearmonth", ["year", "month"]), ("yearmonthdate", ["year", "month", "date"]),
     ("yearmonthdatehours", ["year", "month", "date", "hours"]), ("monthdate", ["month", "date"]),
     ("hoursminutes", ["hours", "minutes"]), ("hoursminutesseconds", ["hours", "minutes", "seconds"]))}
-# The parts of the day a date's time units may join, in each set one date can hold them all in (`sql.TimeUnitStep`),
-# a month holding its quarter: not a weekday beside a day of the month, a week or a day of the year beside a month,
-# a day of a quarter without its month (the 31st is in one month of the second quarter).
-ONE_DAY = (frozenset({"quarter", "day"}), frozenset({"month", "day"}), frozenset({"month", "date"}),
-           frozenset({"week", "day"}), frozenset({"dayofyear"}))
-DAY_PARTS = frozenset().union(*ONE_DAY)
 # JavaScript's dates: at most 8.64e15 ms from 1970; past it, an Invalid Date.
 MAX_DATE = 8.64e15
 LEGEND_CHANNELS = ("color", "fill", "stroke", "shape", "size", "strokeDash", "strokeWidth", "angle")
@@ -290,10 +284,7 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         parts = time_unit_parts(unit)
         if parts is None or field is None or table.kinds.get(field) not in (DATE, NUMBER):
             raise NotCompiled("a time unit the engine does not floor")
-        floors.setdefault(field, set()).update(parts)
-        days = floors[field] & DAY_PARTS - ({"quarter"} if "month" in floors[field] else set())
-        if not any(days <= able for able in ONE_DAY):
-            raise NotCompiled("parts of a date no one day holds")  # a weekday beside a day of the month
+        floors.setdefault(field, set()).update(parts)  # parts no one date holds: `sql.TimeUnitStep` refuses them
         if unit.startswith("utc") and "year" in parts:
             utc_years.add(field)
         group(field)

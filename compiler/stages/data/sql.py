@@ -114,6 +114,12 @@ class TimeUnitStep:
     units: frozenset
 
 
+# The parts of the day a date's time units may join, in each set one date can hold them all in (`_Chain.time_unit`),
+# a month holding its quarter: not a weekday beside a day of the month, a week or a day of the year beside a month,
+# a day of a quarter without its month (the 31st is in one month of the second quarter).
+ONE_DAY = (frozenset({"quarter", "day"}), frozenset({"month", "day"}), frozenset({"month", "date"}),
+           frozenset({"week", "day"}), frozenset({"dayofyear"}))
+DAY_PARTS = frozenset().union(*ONE_DAY)
 # Window ops that read one row of the frame by its place in the frame's order.
 FRAMED_VALUE_OPS = frozenset({"first_value", "last_value", "nth_value"})
 # Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
@@ -515,12 +521,15 @@ class _Chain:
         Where one unit floors alone, this is vega-time's floor, but for a week without its year: week 0 of 2012 has
         no day (it began on a Sunday), so its dates stand in 2018's (which began on a Monday). A weekday beside a
         month is that weekday's first in the month (vega-time's floor would keep the month, not the weekday); a week
-        beside its year, the week's first day in that year. `encoded` refuses parts no one date holds together (a
-        weekday beside a day of the month)."""
+        beside its year, the week's first day in that year. Parts no one date holds together (`ONE_DAY`: a weekday
+        beside a day of the month) are refused."""
         state = self.fields.get(step.field)
         if state is None or state.value.kind not in (NUM, DATE_KIND) or state.value.undefined:
             raise NotCompiled("a time unit of a field that is not a date")
         value, units = state.value.sql, step.units
+        days = units & DAY_PARTS - ({"quarter"} if "month" in units else set())
+        if not any(days <= able for able in ONE_DAY):
+            raise NotCompiled("parts of a date no one day holds")
         # A Date's time is its number truncated (a number of milliseconds may have a fraction): CAST rounds.
         whole = self.fresh("t")
         dated = self.add(f"SELECT *, CAST(CASE WHEN {value} < 0 THEN ceil({value}) ELSE floor({value}) END AS BIGINT) "
@@ -530,7 +539,7 @@ class _Chain:
         weekday = _weekday(t)  # 0 for Sunday
         day_of_year = f"dayofyear({date})"
         # d3's week number (timeWeek.count from the year's start): the Sundays from the 1st of January to the date.
-        january_first = f"((CAST(floor({t} / 86400000) AS BIGINT) - {day_of_year} + 5) % 7 + 7) % 7"
+        january_first = f"(({weekday} - {day_of_year} + 1) % 7 + 7) % 7"
         week = f"CAST(floor(({day_of_year} + ({january_first} + 6) % 7) / 7) AS BIGINT)"
 
         def part(unit: str, function: str, default: str) -> str:
@@ -957,9 +966,8 @@ class _Chain:
         else:
             frame = (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
                      f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
-        over, framed = f"OVER ({partition}{rows})", f"OVER ({partition}{rows} {frame})"
-        if peer_range:
-            framed = f"OVER ({partition}ORDER BY {', '.join(sort)} {frame})"
+        order = f"ORDER BY {', '.join(sort)}" if peer_range else rows  # a RANGE frame's peers: the sort's values alone
+        over, framed = f"OVER ({partition}{rows})", f"OVER ({partition}{order} {frame})"
         cume = f"CAST(1 + CASE WHEN {pos} = 0 THEN 0 ELSE {end} END AS DOUBLE) / CAST({n} AS DOUBLE)"
         selects, columns = [], []
         for op in ops:
