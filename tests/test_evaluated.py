@@ -437,7 +437,7 @@ def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatc
     """Days of the week by hours of the day: the rows grouped by both (a day of 2012's first week, at that hour),
     which each unit reads alike. Weekdays by month, and weeks by weekday, group by both too: one date stands for
     each pair (a weekday's first in the month; the day of the week in 2012, or 2018 for week 0). A weekday beside a
-    day of the month has no such date: Vega-Lite groups it."""
+    day of the month has no such built date: each group's first row stands for it."""
     folder, rows = dated_rows
     text = """\
         data: {path: dated.csv}
@@ -447,7 +447,7 @@ def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatc
           y: {field: at, timeUnit: day, type: ordinal}
           color: {aggregate: count}
         """
-    for unit, parts in (("hours", "H"), ("month", "m"), ("week", "W"), ("yearmonth", "ym")):
+    for unit, parts in (("hours", "H"), ("month", "m"), ("week", "W"), ("yearmonth", "ym"), ("date", "d")):
         paired = text.replace("timeUnit: hours", f"timeUnit: {unit}")
         evaluated, raw = both_forms(monkeypatch, lambda paired=paired: compile_text(folder, paired))
         drawn = vega_lite_rows(evaluated, evaluated["data"])
@@ -457,19 +457,38 @@ def test_a_punch_card_of_weekdays_by_hours_groups_by_both(dated_rows, monkeypatc
                         for at, row in zip(held, drawn)}) == expected, unit
         assert len(drawn) == len(expected)
         assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
-    dated = text.replace("timeUnit: hours", "timeUnit: date")
-    evaluated, raw = both_forms(monkeypatch, lambda: compile_text(folder, dated))
-    assert len(vega_lite_rows(evaluated, evaluated["data"])) == len(rows) and evaluated == raw
+        if unit == "date":  # the group's first row, as read
+            firsts = {}
+            for at, _, _ in rows:
+                firsts.setdefault(None if at is None else (at.day, vega_floor(at, "w")), at)
+            assert held == [firsts[None if at is None else (at.day, vega_floor(at, "w"))] for at in held]
 
 
-def test_a_day_of_the_month_by_quarter_is_left_to_vega_lite(tmp_path, monkeypatch):
-    """No one date holds a quarter and a day of the month without its month (the 31st of the second quarter is
-    in May, vega-time's floor puts it in April): before, the engine built 2012-04-31 and the compile failed."""
-    (tmp_path / "d.csv").write_text("at,v\n2020-05-31,1\n2020-04-30,2\n2021-05-31,3\n2020-01-31,4\n")
-    text = ("data: {path: d.csv}\nmark: rect\nencoding:\n  x: {field: at, timeUnit: quarter, type: ordinal}\n"
-            "  y: {field: at, timeUnit: date, type: ordinal}\n  color: {aggregate: count}\n")
+@pytest.mark.parametrize("units, parts", [(("quarter", "date"), "qd"), (("month", "week"), "mW"),
+                                          (("month", "dayofyear"), "mj"), (("yearquarter", "date"), "yqd")])
+def test_parts_no_built_date_holds_are_held_by_the_groups_first_row(units, parts, tmp_path, monkeypatch):
+    """No built date holds a quarter and a day of the month without its month (the 31st of the second quarter is
+    in May, vega-time's floor puts it in April): before, the engine built 2012-04-31 and the compile failed. A
+    week or a day of the year beside a month likewise: each group's date is its first row's, and draws alike."""
+    dates = ["2020-05-31", "2020-04-30", "2021-05-31", "2020-01-31", "2020-01-05", "2021-04-30", "2019-12-31",
+             "2020-12-31", "2020-03-01", "2021-02-28", "", "2020-01-01T10:00:00", "2019-01-01", "2020-02-29"]
+    (tmp_path / "d.csv").write_text("at,v\n" + "".join(f"{at},{i}\n" for i, at in enumerate(dates)))
+    text = (f"data: {{path: d.csv}}\nmark: rect\nencoding:\n  x: {{field: at, timeUnit: {units[0]}, type: ordinal}}\n"
+            f"  y: {{field: at, timeUnit: {units[1]}, type: ordinal}}\n  color: {{aggregate: count}}\n")
     evaluated, raw = both_forms(monkeypatch, lambda: compile_text(tmp_path, text))
-    assert evaluated == raw and len(vega_lite_rows(evaluated, evaluated["data"])) == 4
+    drawn = vega_lite_rows(evaluated, evaluated["data"])
+    read = [datetime.datetime.fromisoformat(at) if at else None for at in dates]
+    firsts: dict = {}
+    counts = Counter(None if at is None else vega_floor(at, parts) for at in read)
+    for at in read:
+        firsts.setdefault(None if at is None else vega_floor(at, parts), at)
+    # built floors collide where the parts differ (2012-04-31 is 1 May): the groups are the parts' own
+    assert len({at and (at.year if "y" in parts else 0, (at.month - 1) // 3, at.month if "m" in parts else 0,
+                        at.day if "d" in parts else 0, vega_floor(at, "W") if "W" in parts else 0,
+                        vega_floor(at, "j") if "j" in parts else 0) for at in read}) == len(drawn) < len(dates)
+    assert [(at, row["Count of Records"]) for at, row in zip(held_dates(drawn), drawn)] == [
+        (first, counts[key]) for key, first in firsts.items()]
+    assert without_aria_labels(svg_of(evaluated)) == without_aria_labels(svg_of(raw))
 
 
 def test_weeks_faceted_by_year_group_by_the_weeks_first_day_in_that_year(dated_rows, monkeypatch):

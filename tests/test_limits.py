@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 
@@ -54,12 +55,12 @@ def test_too_many_marks_is_a_spec_error_at_the_mark(tmp_path, monkeypatch):
 
 
 def test_a_layer_the_renderer_groups_by_a_time_unit_is_refused_for_the_rows_it_sends(tmp_path, monkeypatch):
-    """Bars by day of the month coloured by day of the week over 100 daily rows: the renderer groups the rows by
-    those timeUnits (no one date stands for a day of the month and a weekday, which chartc's engine would group by),
-    so their distinct days are counted, and the message says rows are sent, not that 100 bars are drawn. Bars by
-    month are grouped by the engine: four rows, four bars, under the same limit."""
+    """Bars by day of the month coloured by day of the week over 100 daily rows written 2024/01/05: chartc
+    reads them as text, which the renderer parses as dates and groups by those timeUnits, so their distinct days
+    are counted, and the message says rows are sent, not that 100 bars are drawn. The same dates written as ISO
+    dates are grouped by the engine (84 bars, under the limit); bars by month too: four rows, four bars."""
     monkeypatch.setattr(limits, "MAX_MARKS", 90)
-    (tmp_path / "days.csv").write_text("day,v\n" + "".join(f"2024-{1 + i // 28:02d}-{1 + i % 28:02d},{i}\n"
+    (tmp_path / "days.csv").write_text("day,v\n" + "".join(f"2024/{1 + i // 28:02d}/{1 + i % 28:02d},{i}\n"
                                                             for i in range(100)))
     spec = tmp_path / "chart.yaml"
     text = ("data: {path: days.csv}\nmark: bar\nencoding:\n  x: {field: day, timeUnit: date, type: ordinal}\n"
@@ -75,6 +76,10 @@ def test_a_layer_the_renderer_groups_by_a_time_unit_is_refused_for_the_rows_it_s
     chart = compile_spec(spec).vega_lite
     assert sum(len(rows) for rows in chart["datasets"].values()) == 100
     monkeypatch.setattr(limits, "MAX_MARKS", 90)
+    (tmp_path / "days.csv").write_text((tmp_path / "days.csv").read_text().replace("/", "-"))
+    chart = compile_spec(spec).vega_lite
+    pairs = {(1 + i % 28, datetime.date(2024, 1 + i // 28, 1 + i % 28).weekday()) for i in range(100)}
+    assert sum(len(rows) for rows in chart["datasets"].values()) == len(pairs) == 84
     spec.write_text(text.replace("timeUnit: date", "timeUnit: month"))
     chart = compile_spec(spec).vega_lite
     months = [[i for i in range(100) if 1 + i // 28 == month] for month in (1, 2, 3, 4)]

@@ -207,6 +207,8 @@ TIME_CHARTS = {
                          "  y: {field: time, timeUnit: day, type: ordinal}\n  color: {aggregate: count}\n",
     "days of the year": "mark: bar\nencoding:\n  x: {field: time, timeUnit: dayofyear, type: ordinal}\n"
                         "  y: {aggregate: count}\n  color: {field: run, type: nominal}\n",
+    "weekdays by date": "mark: rect\nencoding:\n  x: {field: time, timeUnit: date, type: ordinal}\n"
+                        "  y: {field: time, timeUnit: day, type: ordinal}\n  color: {aggregate: count}\n",
     "milliseconds": "mark: bar\nencoding:\n  x: {field: time, timeUnit: milliseconds}\n  y: {aggregate: count}\n"
                     "  color: {field: run, type: nominal}\n",
 }
@@ -240,6 +242,16 @@ def test_rows_with_a_timestamp_column_stay_on_spark(spark, tmp_path, chart, monk
     if chart == "weekdays by month":  # each weekday's first in its month: 999-12-31 a Tuesday, 1000-01-01 a Wednesday
         assert [row["time"] for row in rows] == ["0999-12-03T00:00:00", "1000-01-01T00:00:00", "1000-01-02T00:00:00",
                                                  "1000-01-03T00:00:00"]
+    if chart == "weekdays by date":  # no built date holds both: each pair's first row, as Python reads the rows
+        import datetime
+
+        start, days = datetime.datetime(999, 12, 31, 23, 59, 50), {}
+        for i in range(ROWS):
+            if (i // 4) % 2 == 1:
+                time = start + datetime.timedelta(microseconds=i * 1000003 + i % 7)
+                days.setdefault(time.date(), [time.replace(microsecond=0).isoformat(), 0])[1] += 1
+        assert [[row["time"], row["Count of Records"]] for row in rows] == list(days.values())
+        assert rows[0]["time"] == "0999-12-31T23:59:54" and len(rows) == 4
     if chart == "milliseconds":  # Vega groups Dates by their text (whole seconds): one group per run
         assert len(rows) == 4
     if chart == "bars by hour":  # each run's hours, from 23:00 on the last day of 999, as Python floors them

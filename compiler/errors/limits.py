@@ -23,12 +23,12 @@ def too_many_marks(count: int, limit: int, layers: int) -> str:
     the fits still see every row); bin x and y yourself (`mark: rect`, `bin` on x and on y, `color:
     {aggregate: count}`); or aggregate or filter the rows first.
 
-    A layer whose channels group one date by units no single day holds together (`timeUnit`: a
-    day of the week beside a day of the month, a week or a day of the year beside a month) is
-    grouped by the renderer, not by chartc's engine (which groups every other unit and pair):
-    every row is sent to it, and its marks cannot be counted before. Such a layer counts
-    its rows, and the message says so: filter or sample the rows first, or group them with
-    transforms (a `calculate` of the period and an `aggregate` by it run where the rows are).
+    A layer whose channels group a column read as text by a `timeUnit` (dates written
+    `2024/01/05`, which the renderer parses) is grouped by the renderer, not by chartc's engine
+    (which groups every unit of a date or of milliseconds): every row is sent to it, and its
+    marks cannot be counted before. Such a layer counts its rows, and the message says so:
+    write the dates as ISO 8601 (`2024-01-05`), which chartc reads as dates, filter or sample
+    the rows first, or group them with transforms (a `calculate` of the period and an `aggregate` by it run where the rows are).
     """
     where = "" if layers <= 1 else f" over {layers} layers"
     return f"the chart would draw {count:,} marks{where}, over the limit of {limit:,}"
@@ -47,7 +47,8 @@ def too_many_marks_hint() -> str:
 
 
 def too_many_rows_grouped_by_renderer_hint(field: str) -> str:
-    return (f"filter or sample the rows first (`data: {{..., sample: 20000}}`), or group them with transforms, "
+    return (f"write the dates of {field!r} as ISO 8601 (2024-01-05), which chartc reads as dates and groups, "
+            f"or filter or sample the rows first (`data: {{..., sample: 20000}}`), or group them with transforms, "
             f"which run where the rows are: a `calculate` of the period from `datum.{field}` and an `aggregate` "
             f"grouped by it, then draw that field")
 

@@ -30,9 +30,8 @@ before. Where one date has several units (a heatmap of days by month), the
 rows are grouped by all their parts, which each unit reads alike.
 
 What is not rewritten keeps Vega-Lite's own aggregation (`aggregate_encoding`
-returns None): error bars (but `intervals.py`), time units of one date
-no one day holds together (a day of the week beside a day of the month, a
-week beside a month), a date also read as it is, a binned facet, random ops, bins with parameters beyond
+returns None): error bars (but `intervals.py`), a time unit of a column read
+as text, a date also read as it is, a binned facet, random ops, bins with parameters beyond
 ``maxbins``/``step``/``nice``, a bin on any channel but x and y, a field
 sort, a layer with ``markers``, fields that are not numbers where a number
 is binned.
@@ -284,7 +283,7 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         parts = time_unit_parts(unit)
         if parts is None or field is None or table.kinds.get(field) not in (DATE, NUMBER):
             raise NotCompiled("a time unit the engine does not floor")
-        floors.setdefault(field, set()).update(parts)  # parts no one date holds: `sql.TimeUnitStep` refuses them
+        floors.setdefault(field, set()).update(parts)  # parts no built date holds: a row holds them (`sql`)
         if unit.startswith("utc") and "year" in parts:
             utc_years.add(field)
         group(field)

@@ -114,9 +114,9 @@ class TimeUnitStep:
     units: frozenset
 
 
-# The parts of the day a date's time units may join, in each set one date can hold them all in (`_Chain.time_unit`),
-# a month holding its quarter: not a weekday beside a day of the month, a week or a day of the year beside a month,
-# a day of a quarter without its month (the 31st is in one month of the second quarter).
+# The parts of the day a date's time units may join, in each set one built date can hold them all in, a month holding
+# its quarter: not a weekday beside a day of the month, a week or a day of the year beside a month, a day of a quarter
+# without its month (the 31st is in one month of the second quarter). A row holds those (`_Chain.time_unit`).
 ONE_DAY = (frozenset({"quarter", "day"}), frozenset({"month", "day"}), frozenset({"month", "date"}),
            frozenset({"week", "day"}), frozenset({"dayofyear"}))
 DAY_PARTS = frozenset().union(*ONE_DAY)
@@ -521,15 +521,17 @@ class _Chain:
         Where one unit floors alone, this is vega-time's floor, but for a week without its year: week 0 of 2012 has
         no day (it began on a Sunday), so its dates stand in 2018's (which began on a Monday). A weekday beside a
         month is that weekday's first in the month (vega-time's floor would keep the month, not the weekday); a week
-        beside its year, the week's first day in that year. Parts no one date holds together (`ONE_DAY`: a weekday
-        beside a day of the month) are refused."""
+        beside its year, the week's first day in that year.
+
+        Parts no built date holds together (`ONE_DAY`: a weekday beside a day of the month, which differs by month
+        and year) are held by a row: each group's first row's time. Each of its floors is its group's, as of any of
+        the group's rows; its milliseconds are its first row's, which Vega keeps (`_group_key`: whole seconds)."""
         state = self.fields.get(step.field)
         if state is None or state.value.kind not in (NUM, DATE_KIND) or state.value.undefined:
             raise NotCompiled("a time unit of a field that is not a date")
         value, units = state.value.sql, step.units
         days = units & DAY_PARTS - ({"quarter"} if "month" in units else set())
-        if not any(days <= able for able in ONE_DAY):
-            raise NotCompiled("parts of a date no one day holds")
+        built = any(days <= able for able in ONE_DAY)
         # A Date's time is its number truncated (a number of milliseconds may have a fraction): CAST rounds.
         whole = self.fresh("t")
         dated = self.add(f"SELECT *, CAST(CASE WHEN {value} < 0 THEN ceil({value}) ELSE floor({value}) END AS BIGINT) "
@@ -544,6 +546,16 @@ class _Chain:
 
         def part(unit: str, function: str, default: str) -> str:
             return f"{function}({date})" if unit in units else default
+
+        if not built:
+            parts = {"year": "year", "quarter": "quarter", "month": "month", "date": "day", "hours": "hour",
+                     "minutes": "minute", "seconds": "second"}
+            keys = [f"{function}({date})" for unit, function in parts.items() if unit in units]
+            keys += [key for unit, key in (("week", week), ("day", weekday), ("dayofyear", day_of_year)) if unit in units]
+            floored = (f"CAST(first_value({t}) OVER (PARTITION BY {', '.join(keys)} ORDER BY {SEQ} "
+                       f"ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS DOUBLE)")
+            self._floored(step.field, value, floored, dated)
+            return
 
         year = part("year", "year", "2012")
         month = part("month", "month", f"(quarter({date}) - 1) * 3 + 1" if "quarter" in units else "1")
@@ -567,10 +579,14 @@ class _Chain:
         # Spark's parts of a date are INTs, whose product in milliseconds would overflow.
         floored = f"{start} + CAST({days} AS BIGINT) * 86400000" + (f" + (({t} % 1000) + 1000) % 1000"
                                                                  if "milliseconds" in units else "")
+        self._floored(step.field, value, floored, dated)
+
+    def _floored(self, field: str, value: str, floored: str, dated: str) -> None:
+        """The field's rows as `floored` (SQL over `dated`), a null or NaN left as it was."""
         out = Column(self.fresh(), DATE_KIND)
         self.add(f"SELECT {self.carried()}, CASE WHEN {value} IS NULL OR isnan({value}) THEN {value} ELSE {floored} "
                  f"END AS {out.sql} FROM {quote_identifier(dated)}")
-        self.fields[step.field] = FieldState(out, ("computed", out), DATE)
+        self.fields[field] = FieldState(out, ("computed", out), DATE)
 
     def aggregate(self, step: Aggregate) -> None:
         for op in step.ops:
