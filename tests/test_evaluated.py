@@ -335,6 +335,16 @@ FLOORED_UNITS = {"year": "y", "quarter": "q", "month": "m", "date": "d", "hours"
                  "day": "w", "week": "W", "dayofyear": "j", "milliseconds": "L"}
 
 
+def test_the_engine_floors_every_time_unit_of_the_chart_schema():
+    """`encoded.TIME_UNITS` is written by hand: each unit the schema allows (a `utc` one floors as its own) is in
+    it, and in this test's floors, so no unit reaches the renderer unnoticed."""
+    from chartc.stages.data.encoded import TIME_UNITS
+
+    schema = json.loads((ROOT / "schemas" / "chart.schema.json").read_text(encoding="utf-8"))
+    units = {unit.removeprefix("utc") for unit in schema["$defs"]["channel"]["properties"]["timeUnit"]["enum"]}
+    assert units == set(TIME_UNITS) == set(FLOORED_UNITS) and len(units) == 18
+
+
 def vega_floor(date, parts: str):
     """vega-time's ``timeFloor`` of a date: the parts kept, the others 2012, January (or the quarter's first
     month), the 1st, midnight. A day of the week (w) is that day of the year's second week, counted from its 1st's
