@@ -21,14 +21,16 @@ import contextlib
 import dataclasses
 import os
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from . import errors as msg
 from .errors import Location, SpecError, SpecWarning
 from .infra.files import write_atomic
 from .infra.provenance import add_provenance, input_hash
-from .infra.table import sample_rows
+from .infra.table import DateOutOfRange, sample_rows
 from .ir.nodes import Chart
+from .ir.transforms import Calculate
 from .render.export import RenderRefused, export_format, png_from_svg, register_fonts, render, use_utc
 from .render.pdf import UnexpectedPdf
 from .stages.check import check_chart
@@ -237,17 +239,32 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
         chart = bind_table(chart, tables)
     settings = data_engine(document, engine)
     if settings is None:
-        return _compile_chart(chart, document, source, full=full, draft=draft)
+        return _dates_held(chart, lambda: _compile_chart(chart, document, source, full=full, draft=draft))
     from .stages.data.spark import SparkQueryError, first_line
 
     try:
         with use_engine(settings):
-            return _compile_chart(chart, document, source, full=full, draft=draft)
+            return _dates_held(chart, lambda: _compile_chart(chart, document, source, full=full, draft=draft))
     except EngineUnavailable as error:
         raise _engine_error(chart, settings, msg.engine_unavailable("spark", str(error))) from None
     except SparkQueryError as error:  # a query no caller could explain: Spark's first line, at the data
         raise chart.data.error(msg.engine_query_failed("spark", first_line(error)), stage="data",
                                hint=msg.engine_unavailable_hint()) from None
+
+
+def _dates_held(chart: Chart, compile_chart: Callable[[], Compiled]) -> Compiled:
+    """The compile, a date past Python's years met in the engine's rows refused: at the `calculate` that makes
+    its field, else at the spec's data (a column's date, or a group's). One an expression makes in memory is
+    refused at the expression by the check stage."""
+    try:
+        return compile_chart()
+    except DateOutOfRange as error:
+        steps = (*chart.transform, *(step for layer in chart.layers for step in layer.transform))
+        made = next((step.expression for step in steps if isinstance(step, Calculate) and step.as_ == error.column),
+                    None)
+        message = msg.date_out_of_range(error.year, None if made is not None else error.column)
+        node = made if made is not None else chart.data
+        raise node.error(message, stage="data", hint=msg.date_out_of_range_hint()) from None
 
 
 def _engine_error(chart: Chart, settings: SparkSettings, message: str) -> SpecError:

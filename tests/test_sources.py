@@ -173,6 +173,47 @@ def test_a_nested_parquet_column_is_refused(project):
     assert problem.hint == msg.data_nested_hint()
 
 
+@pytest.mark.parametrize("suffix", ["parquet", "arrow"])
+def test_a_date_past_pythons_years_in_a_file_is_refused_at_the_data_and_a_filter_can_drop_it(project, suffix):
+    """JavaScript's dates reach the year 275,760, Python's 9999: a timestamp of 20240 (a typo) and a date of
+    3 BC (year -2 as JavaScript counts it), written by pyarrow. Before, an internal error ('str' object has no
+    attribute 'year'); a filter that drops the row in the engine draws the others."""
+    # 20240-01-05: 45 Gregorian cycles of 400 years (146,097 days each) after 2240-01-05
+    days = (datetime.date(2240, 1, 5) - datetime.date(1970, 1, 1)).days + 45 * 146_097
+    micros = days * 86_400_000_000
+    for column, values in (("t", pa.array([0, micros, 86_400_000_000], pa.timestamp("us"))),
+                           ("d", pa.array([19_000, -720_000, 19_001], pa.date32()))):
+        table = pa.table({"x": values, "y": [1.0, 2.0, 3.0]}).rename_columns([column, "y"])
+        path = project / f"far.{suffix}"
+        (pyarrow.parquet.write_table if suffix == "parquet" else pyarrow.feather.write_feather)(table, path)
+        spec = write_spec(project, f"{{path: far.{suffix}}}", x=f"{{field: {column}, type: temporal}}")
+        problem = error_of(spec)
+        # 720,000 days before 1970: 1,600 years (4 cycles, 584,388 days) before 135,612 days before 1970
+        year = 20240 if column == "t" else (datetime.date(1970, 1, 1) - datetime.timedelta(days=135_612)).year - 1600
+        assert (problem.code, problem.message, problem.hint) == (
+            "E415", msg.date_out_of_range(year, column), msg.date_out_of_range_hint())
+        assert (problem.location.line, problem.location.column) == (1, 7)
+        assert problem.message.startswith(f"column {column!r} holds a date in the year {year},")
+        text = spec.read_text(encoding="utf-8").replace("mark:", "transform:\n  - filter: \"datum.y != 2\"\nmark:")
+        spec.write_text(text, encoding="utf-8")
+        drawn = compile_spec(spec).vega_lite
+        assert [row[column][:10] for rows in drawn["datasets"].values() for row in rows] == (
+            ["1970-01-01", "1970-01-02"] if column == "t" else ["2022-01-08", "2022-01-09"])
+
+
+def test_a_date_an_expression_makes_past_pythons_years_is_refused_at_the_expression(project):
+    """`datetime(12345 + datum.y, 0, 1)` is a Date of the year 12346 for Vega, which chartc cannot hold: before,
+    an internal error (OverflowError)."""
+    spec = project / "chart.yaml"
+    spec.write_text("data: {values: [{x: 1, y: 1}]}\ntransform:\n  - calculate: \"datetime(12345 + datum.y, 0, 1)\"\n"
+                    "    as: t\nmark: point\nencoding:\n  x: {field: t, type: temporal}\n  y: y\n", encoding="utf-8")
+    problem = error_of(spec)
+    assert (problem.code, problem.message, problem.hint) == (
+        "E415", msg.date_out_of_range(12346), msg.date_out_of_range_hint())
+    assert (problem.location.line, problem.location.column) == (3, 16)
+    assert problem.message.startswith("this expression makes a date in the year 12346,")
+
+
 def test_an_empty_parquet_is_data_without_rows(project):
     pyarrow.parquet.write_table(pa.table({"x": pa.array([], pa.float64()), "y": pa.array([], pa.float64())}),
                                 project / "e.parquet")

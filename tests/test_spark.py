@@ -430,14 +430,17 @@ def test_the_default_engine_never_imports_pyspark():
     assert done.stdout.strip() == "[]", done.stderr
 
 
-@pytest.mark.parametrize("case", ["nested column", "missing column"])
+@pytest.mark.parametrize("case", ["nested column", "missing column", "far date"])
 def test_spark_reports_a_file_s_problems_as_duckdb_does(spark, tmp_path, case):
-    """A type no chart can hold (a list column) and a field the file lacks: the same diagnostic, at the
-    same spec node, on both engines (never Spark's analysis error)."""
+    """A type no chart can hold (a list column), a field the file lacks and a timestamp past Python's years
+    (20240): the same diagnostic, at the same spec node, on both engines (never Spark's analysis error, nor
+    Python's "year 20240 is out of range")."""
     import duckdb
 
-    columns = "i AS step, [i, i + 1] AS pair" if case == "nested column" else "i AS step, i * 0.5 AS loss"
-    duckdb.sql(f"COPY (SELECT {columns} FROM range(50) t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
+    columns = {"nested column": "i AS step, [i, i + 1] AS pair", "missing column": "i AS step, i * 0.5 AS loss",
+               "far date": "i AS step, CASE WHEN i = 7 THEN TIMESTAMP '20240-01-05 00:00:00' "
+                            "ELSE TIMESTAMP '2024-01-05' + to_days(CAST(i AS INTEGER)) END AS lost"}
+    duckdb.sql(f"COPY (SELECT {columns[case]} FROM range(50) t(i)) TO '{tmp_path / 'runs.parquet'}' (FORMAT parquet)")
     spec = tmp_path / "chart.yaml"
     spec.write_text("data: {path: runs.parquet}\nmark: line\nencoding:\n  x: step\n  y: lost\n", encoding="utf-8")
     problems = {}
@@ -446,7 +449,8 @@ def test_spark_reports_a_file_s_problems_as_duckdb_does(spark, tmp_path, case):
             chartc.load(spec, full=False, engine=engine)
         problems[engine] = [error.diagnostic() for error in raised.value.errors]
     assert problems["spark"] == problems["duckdb"]
-    expected = "lists, structs or maps" if case == "nested column" else "'lost'"
+    expected = {"nested column": "lists, structs or maps", "missing column": "'lost'",
+                "far date": "column 'lost' holds a date in the year 20240,"}[case]
     assert expected in problems["spark"][0]
 
 

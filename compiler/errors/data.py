@@ -407,6 +407,28 @@ def expression_throws(error: str) -> str:
     return f"Vega stops at this expression ({error}) and draws nothing from these rows"
 
 
+@code("E415", hint="date_out_of_range_hint")
+def date_out_of_range(year: int, column: str | None = None) -> str:
+    """A date before year 1 or after year 9999.
+
+    JavaScript's dates reach the year 275,760, but chartc holds a date as Python does, from
+    0001-01-01 to 9999-12-31, and writes it into the chart as ISO 8601 text of four digits of year.
+    A date outside those years is refused where it is made (an expression) or read (a column of a
+    Parquet or Arrow file, or of an engine's table), never drawn wrong. In data it is most often a
+    typo (20240 for 2024) or milliseconds stored as seconds: fix it, or drop its row with a
+    `filter` (which runs in the engine, before chartc holds a cell). A longer span of time is drawn
+    as numbers (a year as a quantity).
+    """
+    where = "this expression makes" if column is None else f"column {column!r} holds"
+    return f"{where} a date in the year {year}, outside the years 1 to 9999 chartc holds dates in"
+
+
+def date_out_of_range_hint() -> str:
+    return ("keep dates between 0001-01-01 and 9999-12-31 (a year of 5 digits is often a typo), or drop the row "
+            "with a filter, e.g. \"year(datum.t) <= 9999\"; draw a longer span of time as numbers, e.g. the year as "
+            "a quantity (type: quantitative)")
+
+
 @code("E411")
 def data_nested(field: str, index: int) -> str:
     """Nested values in a data column.

@@ -97,6 +97,16 @@ class TableError(ValueError):
         self.hint = hint
 
 
+class DateOutOfRange(ValueError):
+    """A date no Python datetime holds, in a column or made by an expression: JavaScript's years reach
+    275,760, Python's 1 to 9999. `year` as JavaScript counts it (1 BC is year 0); `column`, None for an
+    expression's."""
+
+    def __init__(self, year: int, column: str | None = None):
+        super().__init__(year, column)
+        self.year, self.column = year, column
+
+
 @dataclass(frozen=True)
 class Table:
     """Named columns of equal length, each with a kind (NUMBER, BOOLEAN, DATE, TEXT or None).

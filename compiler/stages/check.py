@@ -145,7 +145,7 @@ def _thrown(data: DataFlow) -> list[SpecError]:
         why = rows.unknowable
         if why is not None and why.thrown and why.node.path not in seen:
             seen.add(why.node.path)
-            problems.append(why.error(why.reason, stage=STAGE, hint=msg.expression_throws_hint()))
+            problems.append(why.error(why.reason, stage=STAGE, hint=why.hint or msg.expression_throws_hint()))
     return problems
 
 

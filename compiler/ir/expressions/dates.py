@@ -46,6 +46,11 @@ def _civil_from_days(days: int) -> tuple[int, int, int]:
     return year_of_era + era * 400 + (month <= 2), month, day
 
 
+def year_of(time: float) -> int:
+    """The year (UTC) of a finite Date's time, in milliseconds since 1970: any of JavaScript's years."""
+    return _civil_from_days(math.floor(time / 86_400_000))[0]
+
+
 def _double_to_integer(value: float) -> float:
     if value != value:
         return 0.0

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from ... import errors as msg
 from ...errors import SpecError
-from ...infra.table import TEXT, Table
+from ...infra.table import TEXT, DateOutOfRange, Table
 from ...ir import expressions as ex
 from ...ir.nodes import Chart, Layer
 from ...ir.source import Node
@@ -45,13 +45,16 @@ class Unknowable:
         node: the transform (or its expression or predicate) that makes it so.
         reason: why, for people (a message function of `errors`).
         offset: where in the expression's text, when `node` is an expression.
-        thrown: JavaScript throws here, so Vega draws nothing from these rows.
+        thrown: JavaScript throws here, so Vega draws nothing from these rows (or chartc cannot hold what
+            it makes): the check stage refuses the chart.
+        hint: the refusal's hint, where it is not `errors.expression_throws_hint`.
     """
 
     node: Node
     reason: str
     offset: int | None = None
     thrown: bool = False
+    hint: str | None = None
 
     def error(self, message: str, *, stage: str, hint: str | None = None) -> SpecError:
         """A `SpecError` placed at the node (at the expression's column where it can)."""
@@ -613,7 +616,12 @@ def _step(context: _Context, state: _State, step: Transform, parses: dict) -> _S
                 state.js[name] = vega.parse_cells(state.view(name, step), kind)
             except ex.Unsupported as error:
                 state.unknown[name] = Unknowable(step, msg.rows_unknowable_unsupported(str(error)))
-    return INTERPRETERS[type(step)](context, state, step)
+    try:
+        return INTERPRETERS[type(step)](context, state, step)
+    except DateOutOfRange as error:  # a Date Python cannot hold: refused at what made it
+        node = step.expression if isinstance(step, Calculate) else step
+        raise _Stop(Unknowable(node, msg.date_out_of_range(error.year), thrown=True,
+                               hint=msg.date_out_of_range_hint())) from None
 
 
 def _rows(layer: Layer, types: dict, state: _State | None, stop: Unknowable | None, bound: int) -> Rows:

@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING
 
 from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
-                            STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, Table, TableError,
+                            STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, DateOutOfRange,
+                            Table, TableError,
                             from_typed_columns, json_value, parse_dates, read_header, record_names, sample_key_sql)
 from .engine import quote_identifier, quote_text
 
@@ -72,6 +73,15 @@ NESTED_TYPES = ("STRUCT", "LIST", "MAP", "UNION", "ARRAY", "VARIANT")
 SQL_TYPES = {NUMBER: "DOUBLE", BOOLEAN: "BOOLEAN", DATE: "TIMESTAMP", TEXT: "VARCHAR"}
 INT64 = (-2**63, 2**63 - 1)
 INT128 = (-2**127, 2**127 - 1)
+
+
+def _stored_date(value, column: str) -> datetime.datetime:
+    """A date cell as a datetime. DuckDB gives a date past Python's years as its text ('20240-01-05 00:00:00',
+    '0005-03-01 (BC) 00:00:00'): refused, with its year as JavaScript counts it (1 BC is year 0)."""
+    if isinstance(value, str):
+        year = int(value.split("-", 1)[0])
+        raise DateOutOfRange(1 - year if "(BC)" in value else year, column)
+    return datetime.datetime(value.year, value.month, value.day)
 
 
 class EngineReadError(TableError):
@@ -1284,8 +1294,7 @@ class EngineTable(Table):
         for name, values in zip(names, cells):
             values, kind = list(values), stored[name]
             if kind == STORED_DATE:
-                values = [v if v is None or isinstance(v, datetime.datetime)
-                          else datetime.datetime(v.year, v.month, v.day) for v in values]
+                values = [v if v is None or isinstance(v, datetime.datetime) else _stored_date(v, name) for v in values]
             elif kind == STORED_FLOAT or name in floats:
                 values = [None if v is None else float(v) for v in values]
             out[name] = values

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import duckdb
 
+from ...infra.table import DateOutOfRange
 from .settings import EngineUnavailable, SparkSettings
 
 # The Spark settings every session gets, and why.
@@ -328,6 +329,9 @@ class _Result:
                 self._rows = [tuple(_python(value) for value in row) for row in self._frame.collect()]
                 if TRACE:
                     print(f"{time.perf_counter() - started:7.3f}s {len(self._rows)} rows", flush=True)
+            except ValueError as error:  # Python's datetime refused a cell ("year 20240 is out of range")
+                _refuse_far_dates(self._frame)
+                raise _refused(error) from None
             except Exception as error:
                 raise _refused(error) from None
         return self._rows
@@ -359,6 +363,19 @@ class _Result:
     @property
     def description(self) -> list:
         return [(name, sql_type) for name, sql_type in zip(self.columns, self.types)]
+
+
+def _refuse_far_dates(frame) -> None:
+    """Raise `DateOutOfRange` for the first date or timestamp column holding a year Python's datetime does not
+    (as DuckDB's client gives such a cell as text, which `sources` refuses); return if there is none."""
+    from pyspark.sql import functions
+
+    for field in frame.schema.fields:
+        if type(field.dataType).__name__ in ("DateType", "TimestampType", "TimestampNTZType"):
+            year = functions.year(functions.col("`" + field.name.replace("`", "``") + "`"))
+            far = frame.select(year.alias("year")).where((year < 1) | (year > 9999)).limit(1).collect()
+            if far:
+                raise DateOutOfRange(far[0]["year"], field.name)
 
 
 def _refused(error: BaseException) -> SparkQueryError:

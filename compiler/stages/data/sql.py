@@ -62,7 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT,
-                            TEXT, Table, scannable)
+                            TEXT, DateOutOfRange, Table, scannable)
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, AggregateOp, Calculate, Density,
@@ -1454,7 +1454,7 @@ class _Chain:
         if column.kind in tags:
             return tags[column.kind]
         decode = self.codec.decode
-        function = self.function(lambda cell: _cell_tag(vega.python_cell(decode(cell))), ["VARCHAR"], "VARCHAR")
+        function = self.function(lambda cell: _value_tag(decode(cell)), ["VARCHAR"], "VARCHAR")
         return function([sql])
 
 
@@ -1466,6 +1466,13 @@ def _probes_of(kind) -> list:
     if kind[0] == "cells":
         return []
     return [probe for part in kind[1] for probe in _probes_of(part)]
+
+
+def _value_tag(value) -> str:
+    """`_cell_tag` of a JavaScript value's cell; a Date Python cannot hold is a date still (its fetch refuses it)."""
+    if type(value) is ex.JSDate:
+        return "d" if math.isfinite(value.time) else "n"
+    return _cell_tag(vega.python_cell(value))
 
 
 def _cell_tag(cell) -> str:
@@ -2092,7 +2099,10 @@ def run_query(connection, query: Query, table: Table):
         rows = [row for row in rows if row[at[SEQ]] is not None]
     columns, kinds = {}, {}
     for name, state in query.fields.items():
-        columns[name] = _cells(state, rows, at, table, query.codec)
+        try:
+            columns[name] = _cells(state, rows, at, table, query.codec)
+        except DateOutOfRange as error:  # a date past Python's years, a column's or computed: named by its field
+            raise DateOutOfRange(error.year, name) from None
         # A field an impute made: the kind of its cells (no step after it changes the rows).
         kinds[name] = vega.column_kind(columns[name]) if state.kind == ("cells",) else _resolve(state.kind, measured)
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None

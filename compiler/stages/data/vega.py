@@ -34,8 +34,9 @@ import math
 from collections.abc import Callable, Sequence
 
 from ... import errors as msg
-from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, json_value
+from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, DateOutOfRange, json_value
 from ...ir import expressions as ex
+from ...ir.expressions.dates import year_of
 from ...ir.nodes import Chart, Layer
 from ...ir.transforms import Aggregate, AggregateOp, FieldPredicate, Filter
 
@@ -367,8 +368,16 @@ def parse_cells(values: list, kind: str) -> list:
     return out
 
 
+# The times of Python's first and last milliseconds (0001-01-01, 9999-12-31 23:59:59.999) since 1970.
+FIRST_TIME, LAST_TIME = -62_135_596_800_000, 253_402_300_799_999
+
+
 def python_cell(value):
-    """A JavaScript value as a table cell: undefined is missing, a Date a naive datetime, arrays lists."""
+    """A JavaScript value as a table cell: undefined is missing, a Date a naive datetime, arrays lists.
+
+    Raises:
+        DateOutOfRange: a Date before year 1 or after 9999.
+    """
     kind = type(value)
     if kind is float or kind is str or kind is bool or value is None:
         return value
@@ -377,6 +386,8 @@ def python_cell(value):
     if kind is ex.JSDate:
         if not math.isfinite(value.time):
             return None
+        if not FIRST_TIME <= value.time <= LAST_TIME:
+            raise DateOutOfRange(year_of(value.time))
         return EPOCH + datetime.timedelta(milliseconds=value.time)
     if kind is list:
         return [python_cell(item) for item in value]
