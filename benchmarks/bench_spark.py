@@ -3,8 +3,8 @@
 On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8), the one
 `bench_bigdata_peers.py` writes (10 runs of ``run``, ``step``, ``loss``, ``lr``),
 kept in a data folder between runs (``--data``; default
-``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), six charts
-(`bench_bigdata_peers.SPECS`: a 40-bin histogram, a 50x50 binned heatmap, each
+``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), seven charts
+(`CHARTS`: `bench_bigdata_peers.SPECS`, a 40-bin histogram, a 50x50 binned heatmap, each
 run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, and the
 same fits one facet panel per run, and the fits of a calculated value; and here the
 best loss so far by step, a window over every row),
@@ -56,11 +56,11 @@ from pathlib import Path
 
 from _common import (Run, arguments, chartc, chartc_supports, child_env, measure, megabytes, print_machine, python,
                      repeats, seconds, table)
-from bench_bigdata_peers import GENERATE, M4_PIXELS, PRIME_HASH, RUNS, SPECS
+from bench_bigdata_peers import GENERATE, M4_PIXELS, PRIME_HASH, RUNS, SPECS as PEER_SPECS
 
 # The best loss so far over every run, by step: Vega's default window frame, to the step's 10 rows (its peers), a RANGE
 # frame in SQL (before, a frame of variable width, which Spark refuses: Vega's window then ran in Python).
-SPECS = {**SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: min, field: loss, as: best}]\n"
+CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: min, field: loss, as: best}]\n"
                              "    sort: [{field: step}]\nwidth: 500\nmark: line\nencoding:\n  x: step\n  y: best\n"}
 
 # The generated file is named by its size and by the generator's text: a changed generator writes a new file.
@@ -370,7 +370,7 @@ def scan(args, path: Path, n: int, env: dict, runs: int) -> int:
 
 def options(parser) -> None:
     parser.add_argument("--huge", action="store_true", help="10^8 rows instead of 10^7 (~1.7 GB of Parquet)")
-    parser.add_argument("--charts", nargs="+", default=list(SPECS), choices=list(SPECS),
+    parser.add_argument("--charts", nargs="+", default=list(CHARTS), choices=list(CHARTS),
                         help="only these charts (default: all four)")
     parser.add_argument("--master", default="local[2]", help="Spark's master URL (default: local[2])")
     parser.add_argument("--data", type=Path,
@@ -405,7 +405,7 @@ def main(argv=None) -> int:
         specs = {}
         for chart in args.charts:
             spec = path.parent / f"spark-{chart}-{n}.yaml"
-            spec.write_text(SPECS[chart].replace("runs.parquet", path.name), encoding="utf-8")
+            spec.write_text(CHARTS[chart].replace("runs.parquet", path.name), encoding="utf-8")
             specs[chart] = spec
         # The data file's hash, kept in the run's cache folder, as every compile of a file after its first finds it.
         primed = measure(python("-c", PRIME_HASH, str(next(iter(specs.values())))), cwd=args.repo, env=env,
