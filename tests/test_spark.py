@@ -485,7 +485,8 @@ def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path,
 
 
 # Layers whose transforms compute values: their rows stay in the engine (`sql.kept_rows`) on either engine.
-# (A window frame widened to its rows' peers at a width of more than the peers has bounds Spark refuses.)
+# (A window frame widened to its ends' peers: literal frames and the ends' peers read by lag and lead, but for
+# nth_value, distinct and the quantiles, whose variable bounds Spark refuses.)
 COMPUTED = {
     "calculated fit": "transform:\n  - calculate: \"datum.loss * 100\"\n    as: pct\nencoding:\n  x: step\n  y: pct\n"
                       "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
@@ -507,6 +508,15 @@ COMPUTED = {
     "moving max histogram": "transform:\n  - window: [{op: max, field: loss, as: top}]\n    groupby: [run]\n"
                             "    sort: [{field: step}]\n    frame: [-20, 20]\n    ignorePeers: true\nmark: bar\n"
                             "encoding:\n  x: {field: top, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+    # 20 rows before to 5 after, each end widened to its peers (the 4 runs' rows of a step): before, a frame of
+    # variable width, which Spark refused (the rows were read back into Python)
+    "moving extremes over peers": "transform:\n  - window: [{op: max, field: loss, as: top}, {op: min, field: loss, "
+                                  "as: low}, {op: count, as: seen}, {op: valid, field: loss, as: ok}, "
+                                  "{op: first_value, field: loss, as: first}, {op: last_value, field: loss, as: last}]\n"
+                                  "    sort: [{field: step}]\n    frame: [-20, 5]\n"
+                                  "  - calculate: \"datum.top - datum.low + datum.first - datum.last + datum.seen * "
+                                  "datum.ok\"\n    as: spread\nmark: bar\n"
+                                  "encoding:\n  x: {field: spread, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
     # Vega's default frame, to the row and its peers (the 4 runs' rows of a step): a RANGE frame
     "running max and count": "transform:\n  - window: [{op: max, field: loss, as: top}, {op: count, as: seen}]\n"
                              "    sort: [{field: step, order: descending}]\nmark: bar\n"

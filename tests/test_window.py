@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,7 @@ from test_ir import bare, parsed, transform_chains
 
 from chartc import errors as msg
 from chartc.stages.data import window
+from chartc.stages.data.sql import SPLIT_FRAME_OPS
 from chartc.errors import SpecError
 
 from conftest import ROOT, compile_text, layer_items, scene_nodes, vega_dataset
@@ -160,6 +162,86 @@ def test_windows_over_numbers_run_as_sql_and_give_the_rows_vega_gives(vega, monk
         [rows] = engine_layers(bare(chart, chain), keyed(chart))
     assert rows is not None and calls == []
     compare_engine_with_vega(vega, chart, chain)
+
+
+@st.composite
+def peer_frame_windows(draw):
+    """Frames of offsets each end of which widens to its row's peers (a sort, peers not ignored), over the ops
+    computed from frames of literal bounds and the ends' peers (`sql.SPLIT_FRAME_OPS`)."""
+    ops = [{"op": op, "as": f"w{index}", **({} if op == "count" else {"field": draw(st.sampled_from(["n", "m", "c"]))})}
+           for index, op in enumerate(draw(st.lists(st.sampled_from(sorted(SPLIT_FRAME_OPS)), min_size=1, max_size=4)))]
+    frame = [draw(st.sampled_from([None, 0, -1, -2, -5])), draw(st.sampled_from([None, 0, 1, 3]))]
+    step = {"window": ops, "frame": frame if frame != [None, None] else [-1, None],
+            "sort": [{"field": name, **({"order": "descending"} if draw(st.booleans()) else {})}
+                     for name in draw(st.lists(st.sampled_from(["k", "m", "c"]), min_size=1, max_size=2, unique=True))]}
+    if draw(st.booleans()):
+        step["groupby"] = ["g"]
+    return step
+
+
+@pytest.mark.slow
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=numeric_rows(), step=peer_frame_windows())
+def test_frames_widened_to_their_ends_peers_are_literal_frames_in_sql_and_give_the_rows_vega_gives(
+        vega, monkeypatch, values, step):
+    """Spark takes no frame bound of variable width: each end's peers are read by lag and lead, the frame's
+    ends are literal. Ties, nulls, -0 beside 0, NaN and Infinity in the sort keys and values: Vega's rows.
+    (A last row of numbers makes each column one of numbers, which SQL sorts as Vega does.)"""
+    values = [*values, {"g": "a", "k": 2, "n": 0, "m": 1}]
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": [WITH_NAN, step]}),
+                   "generated.json", format="json")
+    [chain] = transform_chains(chart)
+    with monkeypatch.context() as patch:
+        calls = python_windows(patch)
+        [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert rows is not None and calls == []
+    compare_engine_with_vega(vega, chart, chain)
+
+
+@pytest.mark.slow
+def test_a_zero_extreme_over_a_frame_widened_to_its_ends_peers_is_the_first_zero_in_vegas_order(vega):
+    """Vega's min and max keep the first of equal extremes in the frame's order: -0 or 0. The frame's first
+    zero may lie in its first end's peers, in the rows between the ends, or in the last end's peers; rows of
+    zeros of both signs, sorted with ties of 4, over frames of each shape."""
+    import random
+
+    rng = random.Random(3)
+    values = [{"g": "a", "k": i // 4, "n": rng.choice([0.0, -0.0, 0.0, 1.0]), "m": rng.choice([0.0, -0.0, -1.0])}
+              for i in range(40)]
+    rng.shuffle(values)
+    for frame in ([-1, 1], [-3, 2], [-5, 0], [0, 3], [None, 2], [-2, None], [-6, 6]):
+        step = {"window": [{"op": "min", "field": "n", "as": "low"}, {"op": "max", "field": "m", "as": "top"}],
+                "sort": [{"field": "k"}], "frame": frame}
+        chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": [step]}), "g.json",
+                       format="json")
+        [chain] = transform_chains(chart)
+        assert compare_engine_with_vega(vega, chart, chain) == 40
+
+
+def test_a_frame_widened_to_its_ends_peers_has_only_literal_bounds(monkeypatch):
+    """The SQL of a moving max, count and first value over 5 rows before to 3 after, sorted with ties: every
+    frame bound is a number or UNBOUNDED (Spark refuses "Frame bound value must be a literal")."""
+    from chartc.stages.data import sql
+
+    written = []
+    monkeypatch.setattr(sql._Chain, "add", lambda chain, text, original=sql._Chain.add: (
+        written.append(text), original(chain, text))[1])
+    values = [{"g": "ab"[i % 2], "k": i // 3, "n": float(i % 7), "m": 1.0} for i in range(30)]
+    step = {"window": [{"op": "max", "field": "n", "as": "top"}, {"op": "count", "as": "seen"},
+                       {"op": "first_value", "field": "n", "as": "first"}], "sort": [{"field": "k"}], "frame": [-5, 3]}
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": [step]}), "g.json",
+                   format="json")
+    [chain] = transform_chains(chart)
+    [rows] = engine_layers(bare(chart, chain), keyed(chart))
+    assert rows is not None and written
+    bounds = re.findall(r"BETWEEN (\S+) (?:PRECEDING|FOLLOWING|ROW) AND (\S+) (?:PRECEDING|FOLLOWING|ROW)", " ".join(written))
+    assert bounds and all(end in ("UNBOUNDED", "CURRENT") or end.isdigit() for pair in bounds for end in pair), bounds
+    # each row's frame, counted here: from the first of its 5th predecessor's peers to the last of its 3rd successor's
+    keys = [row["k"] for row in values]
+    counts = [keys.index(keys[max(0, i - 5)]) for i in range(30)], [
+        len(keys) - 1 - keys[::-1].index(keys[min(29, i + 3)]) for i in range(30)]
+    assert rows.table["seen"] == [float(last - first + 1) for first, last in zip(*counts)]
 
 
 @pytest.mark.slow

@@ -122,6 +122,9 @@ ONE_DAY = (frozenset({"quarter", "day"}), frozenset({"month", "day"}), frozenset
 DAY_PARTS = frozenset().union(*ONE_DAY)
 # Window ops that read one row of the frame by its place in the frame's order.
 FRAMED_VALUE_OPS = frozenset({"first_value", "last_value", "nth_value"})
+# Window ops whose value over a frame widened to its ends' peers is computed from frames of literal bounds and
+# the peers of its ends (`_Chain.window_in_sql`): Spark takes no frame of variable width.
+SPLIT_FRAME_OPS = frozenset({"count", "valid", "missing", "min", "max", "first_value", "last_value"})
 # Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
 MAX_INDEXED_BINS = 100_000
 
@@ -967,10 +970,15 @@ class _Chain:
         # the engine's, so only for ops of the frame's values as a set (not first_value, last_value, nth_value).
         peers = bool(sort) and not step.ignorePeers and (before, after) != (None, None)  # else: the whole partition
         peer_range = peers and {before, after} <= {None, 0} and not any(op.op in FRAMED_VALUE_OPS for op in ops)
+        split = peers and not peer_range  # the ops of `SPLIT_FRAME_OPS` from literal frames and the ends' peers
+        literal = (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
+                   f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
+        if split:
+            ranked, peer = self.peer_columns(ranked, ops, keys, dense, pos, f"{partition}{rows}")
         if peer_range:
             frame = (f"RANGE BETWEEN {'UNBOUNDED PRECEDING' if before is None else 'CURRENT ROW'} AND "
                      f"{'UNBOUNDED FOLLOWING' if after is None else 'CURRENT ROW'}")
-        elif peers:
+        elif split and any(op.op not in SPLIT_FRAME_OPS for op in ops):  # nth_value, distinct, quantiles
             i0 = "0" if before is None else (
                 f"first_value({start}) OVER ({partition}{rows} ROWS BETWEEN {abs(before)} PRECEDING AND CURRENT ROW)")
             i1 = f"{n} - 1" if after is None else (
@@ -980,8 +988,7 @@ class _Chain:
                               f"FROM {quote_identifier(ranked)}")
             frame = f"ROWS BETWEEN {ahead} PRECEDING AND {behind} FOLLOWING"
         else:
-            frame = (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
-                     f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
+            frame = literal
         order = f"ORDER BY {', '.join(sort)}" if peer_range else rows  # a RANGE frame's peers: the sort's values alone
         over, framed = f"OVER ({partition}{rows})", f"OVER ({partition}{order} {frame})"
         cume = f"CAST(1 + CASE WHEN {pos} = 0 THEN 0 ELSE {end} END AS DOUBLE) / CAST({n} AS DOUBLE)"
@@ -990,7 +997,10 @@ class _Chain:
             state = self.fields.get(op.field) if op.field is not None else None
             x = state.value.sql if state is not None else None
             kind, undefined = NUM, False
-            if op.op == "row_number":
+            if split and op.op in SPLIT_FRAME_OPS:
+                sql, kind, undefined = self.split_frame_op(op, state, step.frame, peer, (pos, n, start, end),
+                                                           f"{partition}{rows}")
+            elif op.op == "row_number":
                 sql = f"CAST({pos} + 1 AS DOUBLE)"
             elif op.op in ("rank", "dense_rank"):
                 sql = f"CAST({rank if op.op == 'rank' else dense} AS DOUBLE)"
@@ -1030,6 +1040,111 @@ class _Chain:
         out = self.add(f"SELECT {carried}, {', '.join(selects)} FROM {quote_identifier(ranked)}")
         for op, column in zip(ops, columns):
             self.fields[op.as_] = FieldState(column, ("computed", column), ("probe", out, column))
+
+    def peer_columns(self, ranked: str, ops: tuple, keys: list[str], dense: str, pos: str,
+                     ordered: str) -> tuple[str, dict]:
+        """The rows with what `split_frame_op` reads of each row's peers (its partition's rows of its sort
+        values: `dense`, their dense rank), returned with their names by (what, op, field): for ``valid`` and
+        ``missing``, the running count through the peers and before them (and the partition's); for ``min`` and
+        ``max``, the peers' extreme and their first zero's place and value (-0 or 0); for ``first_value`` and
+        ``last_value``, the peers' first or last in the rows' order (`ordered`: its partition and order)."""
+        peer = f"OVER (PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])})"
+        whole = f"OVER ({'PARTITION BY ' + ', '.join(quote_identifier(k) for k in keys) if keys else ''})"
+        names: dict[tuple, str] = {}
+        running: dict[str, str] = {}  # name -> SQL, a step before the measures that read them
+        measures: dict[str, str] = {}
+
+        def name(*key) -> str:
+            if key not in names:
+                names[key] = self.fresh("peer")
+            return names[key]
+
+        for op in ops:
+            if op.op not in SPLIT_FRAME_OPS or op.op == "count":
+                continue
+            value = self.fields[op.field].value
+            x = value.sql
+            if op.op in ("valid", "missing"):
+                counted, q = _window_count(op.op, value), name("running", op.op, op.field)
+                running[q] = (f"count(*) FILTER (WHERE {counted}) OVER ({ordered} ROWS BETWEEN UNBOUNDED PRECEDING "
+                              f"AND CURRENT ROW)")
+                measures[name("through", op.op, op.field)] = f"max({q}) {peer}"
+                measures[name("before", op.op, op.field)] = f"min({q} - CASE WHEN {counted} THEN 1 ELSE 0 END) {peer}"
+                measures[name("all", op.op, op.field)] = f"max({q}) {whole}"
+            elif op.op in ("min", "max"):
+                measures[name("extreme", op.op, op.field)] = f"{op.op}({x}) FILTER (WHERE NOT isnan({x})) {peer}"
+                measures[name("zero at", op.field)] = f"min({pos}) FILTER (WHERE {x} = 0) {peer}"
+                measures[name("zero", op.field)] = f"arg_min({x}, {pos}) FILTER (WHERE {x} = 0) {peer}"
+            else:
+                measures[name(op.op, op.field)] = (
+                    f"{op.op}({x}) OVER (PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])} "
+                    f"ORDER BY {pos} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)")
+        for selects in (running, measures):
+            if selects:
+                listed = ", ".join(f"{sql} AS {quote_identifier(column)}" for column, sql in selects.items())
+                ranked = self.add(f"SELECT *, {listed} FROM {quote_identifier(ranked)}")
+        return ranked, {key: quote_identifier(column) for key, column in names.items()}
+
+    def split_frame_op(self, op, state: FieldState | None, frame: tuple, peer: dict, places: tuple,
+                       ordered: str) -> tuple[str, str, bool]:
+        """A window op over a frame widened to its ends' peers, in SQL of literal frame bounds (Spark takes no
+        bound of variable width): its SQL, kind and whether it may be undefined.
+
+        Vega's frame of row i is ``[start(i - before), end(i + after)]`` (each end kept in the partition),
+        `start` and `end` the first and last place of a row's peers. That is the frame of literal bounds
+        ``[i - before, i + after]`` and the peers of its two ends, which ``lag`` and ``lead`` read
+        (`peer_columns`). ``count``: the places between the ends; ``valid``, ``missing``: a running count
+        through the last end's peers less the one before the first end's; ``min``, ``max``: the extreme of
+        the three, a zero the first in the rows' order; ``first_value``: the first end's peers' first (the
+        partition's first where the end is past it), ``last_value`` alike."""
+        pos, n, start, end = places
+        before, after = frame
+        over = f"OVER ({ordered})"
+        literal = (f"OVER ({ordered} ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
+                   f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING)")
+
+        def at_first(column: str) -> str | None:  # the column at row i - before (NULL past the partition)
+            return None if before is None else column if before == 0 else f"lag({column}, {abs(before)}) {over}"
+
+        def at_last(column: str) -> str | None:  # the column at row i + after
+            return None if after is None else column if after == 0 else f"lead({column}, {abs(after)}) {over}"
+
+        if op.op == "count":
+            first = "0" if before is None else f"coalesce({at_first(start)}, 0)"
+            last = f"{n} - 1" if after is None else f"coalesce({at_last(end)}, {n} - 1)"
+            return f"CAST(({last}) - ({first}) + 1 AS DOUBLE)", NUM, False
+        if op.op in ("valid", "missing"):
+            every = peer["all", op.op, op.field]
+            through = every if after is None else f"coalesce({at_last(peer['through', op.op, op.field])}, {every})"
+            ahead = "0" if before is None else f"coalesce({at_first(peer['before', op.op, op.field])}, 0)"
+            return f"CAST(({through}) - ({ahead}) AS DOUBLE)", NUM, False
+        x = state.value.sql
+        if op.op in ("first_value", "last_value"):
+            whole = f"{op.op}({x}) OVER ({ordered} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+            at, step = (at_first, before) if op.op == "first_value" else (at_last, after)
+            if step is None:
+                return whole, state.value.kind, False
+            if step == 0:
+                return peer[op.op, op.field], state.value.kind, False
+            return (f"CASE WHEN {at(pos)} IS NULL THEN {whole} ELSE {at(peer[op.op, op.field])} END",
+                    state.value.kind, False)
+        # min, max
+        extremes = [f"{op.op}({x}) FILTER (WHERE NOT isnan({x})) {literal}",
+                    *(part for part in (at_first(peer["extreme", op.op, op.field]),
+                                        at_last(peer["extreme", op.op, op.field])) if part is not None)]
+        combined = f"{'least' if op.op == 'min' else 'greatest'}({', '.join(extremes)})"
+        extreme = extremes[0] if len(extremes) == 1 else combined
+        zeros = [(f"min({pos}) FILTER (WHERE {x} = 0) {literal}",
+                  f"arg_min({x}, {pos}) FILTER (WHERE {x} = 0) {literal}"),
+                 *((at(peer["zero at", op.field]), at(peer["zero", op.field])) for at in (at_first, at_last)
+                   if at(pos) is not None)]
+        # The zero first in the rows' order (-0 or 0, as Vega's measure keeps it): the one of least place.
+        cases = []
+        for place, value in zeros:
+            least = "".join(f" AND {place} <= coalesce({other}, {place})" for other, _ in zeros if other != place)
+            cases.append(f"WHEN {place} IS NOT NULL{least} THEN {value}")
+        first_zero = f"CASE {' '.join(cases)} END"
+        return f"CASE WHEN {extreme} = 0 THEN {first_zero} ELSE {extreme} END", NUM, True
 
     def window_in_python(self, step: Window, window_ops: tuple) -> None:
         """Vega's window (`window.window_partition`) over each partition's rows in order, one call per
