@@ -393,6 +393,40 @@ def test_an_unreachable_master_is_a_diagnostic_on_the_project_file_line(spark, t
     assert not (tmp_path / "x.vl.json").exists()
 
 
+def test_a_failure_of_spark_connect_while_rows_are_sent_is_its_reason_at_the_data(spark, runs, monkeypatch):
+    """On Spark Connect a view's creation sends its rows, and the server may fail there ("Java heap space"): a
+    gRPC error, whose own text is "<_InactiveRpcError of RPC that terminated with: ...". Before, it escaped the
+    engine's refusal (a 158 MB CSV on a 1 GiB server said the file was damaged); now it is E496 with the
+    details the server gave. The failure here is a real gRPC call to a port nobody listens on."""
+    import grpc
+    from pyspark.sql.classic.dataframe import DataFrame  # a local Spark's; Connect's fails in its own
+
+    with grpc.insecure_channel("127.0.0.1:9") as channel:
+        with pytest.raises(grpc.RpcError) as failed:
+            channel.unary_unary("/spark.connect.SparkConnectService/ExecutePlan")(b"", timeout=5)
+    failure = failed.value
+    assert str(failure).startswith("<_InactiveRpcError") and spark_engine.first_line(failure) == failure.details()
+
+    def fail(frame, name):
+        raise failure
+
+    started = spark_engine.SparkConnection.__init__
+
+    def elsewhere(connection, *args, **kwargs):  # a Spark that cannot read this machine's files: rows are sent
+        started(connection, *args, **kwargs)
+        connection.reads_local_files = False
+
+    monkeypatch.setattr(spark_engine.SparkConnection, "__init__", elsewhere)
+    monkeypatch.setattr(DataFrame, "createOrReplaceTempView", fail)
+    spec = runs / "sent.yaml"
+    spec.write_text("data: {path: runs.csv}\nmark: line\nencoding: {x: step, y: loss}\n", encoding="utf-8")
+    with pytest.raises(SpecError) as raised:
+        chartc.load(spec, full=False, engine="spark")
+    error = raised.value.errors[0]
+    assert (error.code, error.message) == ("E496", chartc.errors.engine_query_failed("spark", failure.details()))
+    assert (error.location.line, error.location.column) == (1, 7) and "_InactiveRpcError" not in error.diagnostic()
+
+
 @pytest.mark.parametrize("project, line, message, hint", [
     ('preset = "neurips-column"\nengine = "sprak"\n', 2,
      "unknown engine 'sprak'; chartc has 'duckdb' or 'spark'", "did you mean 'spark'?"),

@@ -150,10 +150,13 @@ def _last_note(file) -> str:
 def first_line(error: BaseException) -> str:
     """An error's first meaningful line: Spark's message without its JVM stack trace.
 
-    A Py4J error's own first line only names the Java call; the Java exception's message says why.
+    A Py4J error's own first line only names the Java call; the Java exception's message says why. A gRPC
+    error's says why in its details ("Java heap space").
     """
     java = getattr(error, "java_exception", None)
-    if java is not None:
+    if type(error).__module__.startswith("grpc"):  # Spark Connect's transport: its text starts "<_InactiveRpcError"
+        text = error.details() or str(error)
+    elif java is not None:
         try:
             cause = java
             while cause.getCause() is not None:  # the root cause: "Connection refused", not "Failed to start"
@@ -511,12 +514,13 @@ class SparkConnection:
         return view
 
     def _as_view(self, name: str, make):
-        """The DataFrame `make()` gives as this session's temporary view `name` (Spark's failure, refused)."""
+        """The DataFrame `make()` gives as this session's temporary view `name` (Spark's failure, refused: on
+        Spark Connect the view's creation sends the rows, where the server may fail)."""
         try:
             frame = make()
+            frame.createOrReplaceTempView(name)
         except Exception as error:
             raise _refused(error) from None
-        frame.createOrReplaceTempView(name)
         self.views[name] = frame
         return frame
 
