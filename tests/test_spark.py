@@ -520,7 +520,7 @@ def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path,
 
 # Layers whose transforms compute values: their rows stay in the engine (`sql.kept_rows`) on either engine.
 # (A window frame widened to its ends' peers: literal frames and the ends' peers read by lag and lead, but for
-# nth_value, distinct and the quantiles, whose variable bounds Spark refuses.)
+# distinct and the quantiles, whose variable bounds Spark refuses.)
 COMPUTED = {
     "calculated fit": "transform:\n  - calculate: \"datum.loss * 100\"\n    as: pct\nencoding:\n  x: step\n  y: pct\n"
                       "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
@@ -546,10 +546,11 @@ COMPUTED = {
     # variable width, which Spark refused (the rows were read back into Python)
     "moving extremes over peers": "transform:\n  - window: [{op: max, field: loss, as: top}, {op: min, field: loss, "
                                   "as: low}, {op: count, as: seen}, {op: valid, field: loss, as: ok}, "
-                                  "{op: first_value, field: loss, as: first}, {op: last_value, field: loss, as: last}]\n"
+                                  "{op: first_value, field: loss, as: first}, {op: last_value, field: loss, as: last}, "
+                                  "{op: nth_value, field: loss, param: 30, as: nth}]\n"
                                   "    sort: [{field: step}]\n    frame: [-20, 5]\n"
                                   "  - calculate: \"datum.top - datum.low + datum.first - datum.last + datum.seen * "
-                                  "datum.ok\"\n    as: spread\nmark: bar\n"
+                                  "datum.ok + (datum.nth || 0)\"\n    as: spread\nmark: bar\n"
                                   "encoding:\n  x: {field: spread, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
     # Vega's default frame, to the row and its peers (the 4 runs' rows of a step): a RANGE frame
     "running max and count": "transform:\n  - window: [{op: max, field: loss, as: top}, {op: count, as: seen}]\n"

@@ -173,7 +173,8 @@ def sql_window_against_vega(vega, monkeypatch, values: list[dict], step: dict) -
 def peer_frame_windows(draw):
     """Frames of offsets each end of which widens to its row's peers (a sort, peers not ignored), over the ops
     computed from frames of literal bounds and the ends' peers (`sql.SPLIT_FRAME_OPS`)."""
-    ops = [{"op": op, "as": f"w{index}", **({} if op == "count" else {"field": draw(st.sampled_from(["n", "m", "c"]))})}
+    ops = [{"op": op, "as": f"w{index}", **({} if op == "count" else {"field": draw(st.sampled_from(["n", "m", "c"]))}),
+            **({"param": draw(st.integers(1, 4))} if op == "nth_value" else {})}
            for index, op in enumerate(draw(st.lists(st.sampled_from(sorted(SPLIT_FRAME_OPS)), min_size=1, max_size=4)))]
     frame = [draw(st.sampled_from([None, 0, -1, -2, -5])), draw(st.sampled_from([None, 0, 1, 3]))]
     step = {"window": ops, "frame": frame if frame != [None, None] else [-1, None],

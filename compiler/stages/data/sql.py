@@ -124,7 +124,7 @@ DAY_PARTS = frozenset().union(*ONE_DAY)
 FRAMED_VALUE_OPS = frozenset({"first_value", "last_value", "nth_value"})
 # Window ops whose value over a frame widened to its ends' peers is computed from frames of literal bounds and
 # the peers of its ends (`_Chain.window_in_sql`): Spark takes no frame of variable width.
-SPLIT_FRAME_OPS = frozenset({"count", "valid", "missing", "min", "max", "first_value", "last_value"})
+SPLIT_FRAME_OPS = frozenset({"count", "valid", "missing", "min", "max", "first_value", "last_value", "nth_value"})
 # Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
 MAX_INDEXED_BINS = 100_000
 
@@ -1047,8 +1047,10 @@ class _Chain:
         values: `dense`, their dense rank), returned with their names by (what, op, field): for ``valid`` and
         ``missing``, the running count through the peers and before them (and the partition's); for ``min`` and
         ``max``, the peers' extreme and their first zero's place and value (-0 or 0); for ``first_value`` and
-        ``last_value``, the peers' first or last in the rows' order (`ordered`: its partition and order)."""
+        ``last_value``, the peers' first or last in the rows' order (`ordered`: its partition and order); for
+        ``nth_value``, the value k - 1 rows after the peers' first."""
         peer = f"OVER (PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])})"
+        in_order = f"{peer[:-1]} ORDER BY {pos} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
         whole = f"OVER ({'PARTITION BY ' + ', '.join(quote_identifier(k) for k in keys) if keys else ''})"
         names: dict[tuple, str] = {}
         running: dict[str, str] = {}  # name -> SQL, a step before the measures that read them
@@ -1071,14 +1073,18 @@ class _Chain:
                 measures[name("through", op.op, op.field)] = f"max({q}) {peer}"
                 measures[name("before", op.op, op.field)] = f"min({q} - CASE WHEN {counted} THEN 1 ELSE 0 END) {peer}"
                 measures[name("all", op.op, op.field)] = f"max({q}) {whole}"
+            elif op.op == "nth_value":  # the row k - 1 after each row, read at its peers' first
+                k = int(op.param)
+                ahead = x if k == 1 else quote_identifier(name("ahead", k, op.field))
+                if k > 1:
+                    running[name("ahead", k, op.field)] = f"lead({x}, {k - 1}) OVER ({ordered})"
+                measures[name("nth", k, op.field)] = f"first_value({ahead}) {in_order}"
             elif op.op in ("min", "max"):
                 measures[name("extreme", op.op, op.field)] = f"{op.op}({x}) FILTER (WHERE NOT isnan({x})) {peer}"
                 measures[name("zero at", op.field)] = f"min({pos}) FILTER (WHERE {x} = 0) {peer}"
                 measures[name("zero", op.field)] = f"arg_min({x}, {pos}) FILTER (WHERE {x} = 0) {peer}"
             else:
-                measures[name(op.op, op.field)] = (
-                    f"{op.op}({x}) OVER (PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])} "
-                    f"ORDER BY {pos} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)")
+                measures[name(op.op, op.field)] = f"{op.op}({x}) {in_order}"
         for selects in (running, measures):
             if selects:
                 listed = ", ".join(f"{sql} AS {quote_identifier(column)}" for column, sql in selects.items())
@@ -1096,7 +1102,8 @@ class _Chain:
         (`peer_columns`). ``count``: the places between the ends; ``valid``, ``missing``: a running count
         through the last end's peers less the one before the first end's; ``min``, ``max``: the extreme of
         the three, a zero the first in the rows' order; ``first_value``: the first end's peers' first (the
-        partition's first where the end is past it), ``last_value`` alike."""
+        partition's first where the end is past it), ``last_value`` alike; ``nth_value``: the value k - 1
+        rows after the first end's peers' first, where that row is before the last end."""
         pos, n, start, end = places
         before, after = frame
         over = f"OVER ({ordered})"
@@ -1109,9 +1116,9 @@ class _Chain:
         def at_last(column: str) -> str | None:  # the column at row i + after
             return None if after is None else column if after == 0 else f"lead({column}, {abs(after)}) {over}"
 
+        first = "0" if before is None else f"coalesce({at_first(start)}, 0)"  # the widened frame's places
+        last = f"{n} - 1" if after is None else f"coalesce({at_last(end)}, {n} - 1)"
         if op.op == "count":
-            first = "0" if before is None else f"coalesce({at_first(start)}, 0)"
-            last = f"{n} - 1" if after is None else f"coalesce({at_last(end)}, {n} - 1)"
             return f"CAST(({last}) - ({first}) + 1 AS DOUBLE)", NUM, False
         if op.op in ("valid", "missing"):
             every = peer["all", op.op, op.field]
@@ -1119,6 +1126,15 @@ class _Chain:
             ahead = "0" if before is None else f"coalesce({at_first(peer['before', op.op, op.field])}, 0)"
             return f"CAST(({through}) - ({ahead}) AS DOUBLE)", NUM, False
         x = state.value.sql
+        if op.op == "nth_value":  # the row k - 1 after the frame's first, where it is in the frame
+            k = int(op.param)
+            ahead = x if k == 1 else peer["ahead", k, op.field]
+            of_partition = (f"first_value({ahead}) OVER ({ordered} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED "
+                            f"FOLLOWING)")
+            of_peers = peer["nth", k, op.field]
+            value = (of_partition if before is None else of_peers if before == 0 else
+                     f"CASE WHEN {at_first(pos)} IS NULL THEN {of_partition} ELSE {at_first(of_peers)} END")
+            return f"CASE WHEN ({first}) + {k - 1} <= ({last}) THEN {value} END", state.value.kind, False
         if op.op in ("first_value", "last_value"):
             whole = f"{op.op}({x}) OVER ({ordered} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
             at, step = (at_first, before) if op.op == "first_value" else (at_last, after)
