@@ -971,8 +971,7 @@ class _Chain:
         peers = bool(sort) and not step.ignorePeers and (before, after) != (None, None)  # else: the whole partition
         peer_range = peers and {before, after} <= {None, 0} and not any(op.op in FRAMED_VALUE_OPS for op in ops)
         split = peers and not peer_range  # the ops of `SPLIT_FRAME_OPS` from literal frames and the ends' peers
-        literal = (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
-                   f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
+        literal = _rows_frame(before, after)
         if split:
             ranked, peer = self.peer_columns(ranked, ops, keys, dense, pos, f"{partition}{rows}")
         if peer_range:
@@ -1049,8 +1048,8 @@ class _Chain:
         ``max``, the peers' extreme and their first zero's place and value (-0 or 0); for ``first_value`` and
         ``last_value``, the peers' first or last in the rows' order (`ordered`: its partition and order); for
         ``nth_value``, the value k - 1 rows after the peers' first."""
-        peer = f"OVER (PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])})"
-        in_order = f"{peer[:-1]} ORDER BY {pos} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+        peers = f"PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])}"
+        peer, in_order = f"OVER ({peers})", f"OVER ({peers} ORDER BY {pos} {_rows_frame(None, None)})"
         whole = f"OVER ({'PARTITION BY ' + ', '.join(quote_identifier(k) for k in keys) if keys else ''})"
         names: dict[tuple, str] = {}
         running: dict[str, str] = {}  # name -> SQL, a step before the measures that read them
@@ -1106,9 +1105,8 @@ class _Chain:
         rows after the first end's peers' first, where that row is before the last end."""
         pos, n, start, end = places
         before, after = frame
-        over = f"OVER ({ordered})"
-        literal = (f"OVER ({ordered} ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
-                   f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING)")
+        over, literal = f"OVER ({ordered})", f"OVER ({ordered} {_rows_frame(before, after)})"
+        everything = f"OVER ({ordered} {_rows_frame(None, None)})"  # the partition, in the rows' order
 
         def at_first(column: str) -> str | None:  # the column at row i - before (NULL past the partition)
             return None if before is None else column if before == 0 else f"lag({column}, {abs(before)}) {over}"
@@ -1129,14 +1127,13 @@ class _Chain:
         if op.op == "nth_value":  # the row k - 1 after the frame's first, where it is in the frame
             k = int(op.param)
             ahead = x if k == 1 else peer["ahead", k, op.field]
-            of_partition = (f"first_value({ahead}) OVER ({ordered} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED "
-                            f"FOLLOWING)")
+            of_partition = f"first_value({ahead}) {everything}"
             of_peers = peer["nth", k, op.field]
             value = (of_partition if before is None else of_peers if before == 0 else
                      f"CASE WHEN {at_first(pos)} IS NULL THEN {of_partition} ELSE {at_first(of_peers)} END")
             return f"CASE WHEN ({first}) + {k - 1} <= ({last}) THEN {value} END", state.value.kind, False
         if op.op in ("first_value", "last_value"):
-            whole = f"{op.op}({x}) OVER ({ordered} ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+            whole = f"{op.op}({x}) {everything}"
             at, step = (at_first, before) if op.op == "first_value" else (at_last, after)
             if step is None:
                 return whole, state.value.kind, False
@@ -1597,6 +1594,13 @@ def _probes_of(kind) -> list:
     if kind[0] == "cells":
         return []
     return [probe for part in kind[1] for probe in _probes_of(part)]
+
+
+def _rows_frame(before: int | None, after: int | None) -> str:
+    """A ``ROWS`` frame of Vega's offsets (each counted away from the row, as Vega takes their magnitude;
+    None unbounded)."""
+    return (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
+            f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
 
 
 def _value_tag(value) -> str:

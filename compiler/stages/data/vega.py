@@ -369,7 +369,8 @@ def parse_cells(values: list, kind: str) -> list:
 
 
 # The times of Python's first and last milliseconds (0001-01-01, 9999-12-31 23:59:59.999) since 1970.
-FIRST_TIME, LAST_TIME = -62_135_596_800_000, 253_402_300_799_999
+FIRST_TIME, LAST_TIME = ((limit - EPOCH) // datetime.timedelta(milliseconds=1)
+                         for limit in (datetime.datetime.min, datetime.datetime.max))
 
 
 def python_cell(value):
