@@ -519,8 +519,7 @@ def test_rows_numbered_across_partitions_as_duckdb_numbers_them(spark, tmp_path,
 
 
 # Layers whose transforms compute values: their rows stay in the engine (`sql.kept_rows`) on either engine.
-# (A window frame widened to its ends' peers: literal frames and the ends' peers read by lag and lead, but for
-# distinct and the quantiles, whose variable bounds Spark refuses.)
+# (A window frame widened to its ends' peers: literal frames and the ends' peers read by lag and lead.)
 COMPUTED = {
     "calculated fit": "transform:\n  - calculate: \"datum.loss * 100\"\n    as: pct\nencoding:\n  x: step\n  y: pct\n"
                       "  color: {field: run, type: nominal}\nlayers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
@@ -552,6 +551,18 @@ COMPUTED = {
                                   "  - calculate: \"datum.top - datum.low + datum.first - datum.last + datum.seen * "
                                   "datum.ok + (datum.nth || 0)\"\n    as: spread\nmark: bar\n"
                                   "encoding:\n  x: {field: spread, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+    # Spark has no count(DISTINCT) over a window, nor a frame of variable width: before, the rows of a moving
+    # distinct count (over any frame) and of a moving quantile over a frame widened to its ends' peers were
+    # read back into Python
+    "moving distinct and quantiles": "transform:\n  - window: [{op: distinct, field: loss, as: kinds}]\n"
+                                     "    groupby: [run]\n    sort: [{field: step}]\n    frame: [-20, 20]\n"
+                                     "    ignorePeers: true\n"
+                                     "  - window: [{op: median, field: loss, as: mid}, {op: q1, field: loss, as: low}, "
+                                     "{op: q3, field: loss, as: high}, {op: distinct, field: loss, as: seen}]\n"
+                                     "    sort: [{field: step}]\n    frame: [-20, 5]\n"
+                                     "  - calculate: \"datum.kinds + datum.mid + datum.high - datum.low + datum.seen\"\n"
+                                     "    as: spread\nmark: bar\n"
+                                     "encoding:\n  x: {field: spread, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
     # Vega's default frame, to the row and its peers (the 4 runs' rows of a step): a RANGE frame
     "running max and count": "transform:\n  - window: [{op: max, field: loss, as: top}, {op: count, as: seen}]\n"
                              "    sort: [{field: step, order: descending}]\nmark: bar\n"
@@ -579,6 +590,37 @@ def test_a_chart_over_computed_rows_is_computed_on_spark_where_they_are(spark, r
     monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
     duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text
+
+
+def test_distinct_counts_and_quantiles_over_frames_are_duckdb_s_on_spark(spark, tmp_path, monkeypatch):
+    """Spark has no count(DISTINCT) over a window and takes no frame of variable width: a frame's values as a
+    list. Sort ties, nulls, -0 beside 0, NaN and Infinity among the values; frames literal, widened to their
+    ends' peers, unbounded on one side: each row's values are DuckDB's (and so Vega's:
+    test_window), computed in SQL on either engine (Vega's window never runs in Python)."""
+    import random
+
+    from chartc.stages.data import window
+
+    rng = random.Random(5)
+    values = ["1", "2", "2", "3.5", "-1", "0", "-0.0", "", "0.1", "1e16"]
+    (tmp_path / "cells.csv").write_text("g,k,n\n" + "".join(
+        f"{'ab'[i % 2]},{rng.choice(['1', '2', '2', '3', ''])},{rng.choice(values)}\n" for i in range(60)),
+        encoding="utf-8")
+    monkeypatch.setattr(window, "window_partition", lambda *_: pytest.fail("Vega's window ran in Python"))
+    ops = ("[{op: distinct, field: c, as: d}, {op: distinct, field: n, as: e}, {op: median, field: c, as: m}, "
+           "{op: q1, field: n, as: l}, {op: q3, field: c, as: h}]")
+    for frame, peers in (("[-2, 1]", "false"), ("[null, 2]", "false"), ("[-3, null]", "false"), ("[0, 0]", "false"),
+                         ("[-2, 3]", "true")):
+        spec = tmp_path / "cells.yaml"
+        spec.write_text("data: {path: cells.csv}\ntransform:\n"
+                        "  - calculate: \"datum.n === 2 ? NaN : datum.n === 3.5 ? 1 / 0 : datum.n\"\n    as: c\n"
+                        f"  - window: {ops}\n    groupby: [g]\n    sort: [{{field: k}}]\n    frame: {frame}\n"
+                        f"    ignorePeers: {peers}\nmark: point\nencoding:\n  x: k\n  y: n\n"
+                        "  tooltip: [{field: d}, {field: e}, {field: m}, {field: l}, {field: h}]\n", encoding="utf-8")
+        duckdb_text, spark_text = both_engines(lambda engine, spec=spec: chartc.load(spec, full=False, engine=engine))
+        assert spark_text == duckdb_text, frame
+        rows = [row for rows in json.loads(duckdb_text)["datasets"].values() for row in rows]
+        assert len(rows) == 60 and len({row["e"] for row in rows}) > 2, frame
 
 
 def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs):

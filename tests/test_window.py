@@ -218,8 +218,9 @@ def test_a_zero_extreme_over_a_frame_widened_to_its_ends_peers_is_the_first_zero
 
 
 def test_a_frame_widened_to_its_ends_peers_has_only_literal_bounds(monkeypatch):
-    """The SQL of a moving max, count and first value over 5 rows before to 3 after, sorted with ties: every
-    frame bound is a number or UNBOUNDED (Spark refuses "Frame bound value must be a literal")."""
+    """The SQL of a moving max, count, first value, distinct count and median over 5 rows before to 3 after,
+    sorted with ties: every frame bound is a number or UNBOUNDED (Spark refuses "Frame bound value must be a
+    literal"), and the distinct counts and medians are numpy's over each row's frame."""
     from chartc.stages.data import sql
 
     written = []
@@ -227,7 +228,8 @@ def test_a_frame_widened_to_its_ends_peers_has_only_literal_bounds(monkeypatch):
         written.append(text), original(chain, text))[1])
     values = [{"g": "ab"[i % 2], "k": i // 3, "n": float(i % 7), "m": 1.0} for i in range(30)]
     step = {"window": [{"op": "max", "field": "n", "as": "top"}, {"op": "count", "as": "seen"},
-                       {"op": "first_value", "field": "n", "as": "first"}], "sort": [{"field": "k"}], "frame": [-5, 3]}
+                       {"op": "first_value", "field": "n", "as": "first"}, {"op": "distinct", "field": "n", "as": "kinds"},
+                       {"op": "median", "field": "n", "as": "mid"}], "sort": [{"field": "k"}], "frame": [-5, 3]}
     chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": [step]}), "g.json",
                    format="json")
     [chain] = transform_chains(chart)
@@ -240,6 +242,9 @@ def test_a_frame_widened_to_its_ends_peers_has_only_literal_bounds(monkeypatch):
     counts = [keys.index(keys[max(0, i - 5)]) for i in range(30)], [
         len(keys) - 1 - keys[::-1].index(keys[min(29, i + 3)]) for i in range(30)]
     assert rows.table["seen"] == [float(last - first + 1) for first, last in zip(*counts)]
+    framed = [[row["n"] for row in values[first:last + 1]] for first, last in zip(*counts)]
+    assert rows.table["kinds"] == [float(len(set(frame))) for frame in framed]
+    assert rows.table["mid"] == [float(np.median(frame)) for frame in framed]
 
 
 @pytest.mark.slow

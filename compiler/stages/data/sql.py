@@ -30,8 +30,8 @@ number). What the query computes is what Vega computes, value for value:
 - ``joinaggregate`` is that aggregate's measures joined back onto each row
   of the group; ``window`` runs as SQL window functions over the partitions
   in Vega's order (ranks, lag/lead, first/last/nth value, counts, extremes,
-  d3's quantiles over frames, a frame widened to its ends' peers by a
-  variable-width ``ROWS`` frame: `_Chain.window_in_sql`), except the ops SQL
+  d3's quantiles over frames, a frame widened to its ends' peers as a frame
+  of literal bounds and those peers: `_Chain.window_in_sql`), except the ops SQL
   cannot match (Vega's streamed sums, means and variances, whose rounding
   follows the rows its frame added and removed) and sorts by text or mixed
   values (JavaScript orders by UTF-16 code units): those call Vega's window
@@ -124,7 +124,8 @@ DAY_PARTS = frozenset().union(*ONE_DAY)
 FRAMED_VALUE_OPS = frozenset({"first_value", "last_value", "nth_value"})
 # Window ops whose value over a frame widened to its ends' peers is computed from frames of literal bounds and
 # the peers of its ends (`_Chain.window_in_sql`): Spark takes no frame of variable width.
-SPLIT_FRAME_OPS = frozenset({"count", "valid", "missing", "min", "max", "first_value", "last_value", "nth_value"})
+SPLIT_FRAME_OPS = frozenset({"count", "valid", "missing", "min", "max", "first_value", "last_value", "nth_value",
+                             "distinct", *QUANTILES})
 # Bins past which an aggregate groups by the bins' start and end themselves (`_Chain.bin`: the check is a loop).
 MAX_INDEXED_BINS = 100_000
 
@@ -945,7 +946,8 @@ class _Chain:
         Rows of equal sort values keep their order (Vega's sort is stable: `SEQ` breaks ties); without a
         sort every row is its own peer. A frame is ``[row - before, row + after]`` in rows; unless
         ``ignorePeers`` (or without a sort) each end widens to its row's peers: the first peer of the
-        first row, the last of the last (`pos`, `peer_start`, `peer_end`), a frame of variable width.
+        first row, the last of the last (`pos`, `start`, `end`): the rows of a literal frame and the peers
+        of its ends (`split_frame_op`), as Spark takes no frame of variable width.
         Vega's quirks kept: ``cume_dist`` (and so ``ntile``) of a partition's first row is ``1 / n``
         even when it has peers; ``percent_rank`` of a lone row is 0 / 0, NaN.
         """
@@ -973,19 +975,10 @@ class _Chain:
         split = peers and not peer_range  # the ops of `SPLIT_FRAME_OPS` from literal frames and the ends' peers
         literal = _rows_frame(before, after)
         if split:
-            ranked, peer = self.peer_columns(ranked, ops, keys, dense, pos, f"{partition}{rows}")
+            ranked, peer = self.peer_columns(ranked, ops, step.frame, keys, dense, pos, f"{partition}{rows}")
         if peer_range:
             frame = (f"RANGE BETWEEN {'UNBOUNDED PRECEDING' if before is None else 'CURRENT ROW'} AND "
                      f"{'UNBOUNDED FOLLOWING' if after is None else 'CURRENT ROW'}")
-        elif split and any(op.op not in SPLIT_FRAME_OPS for op in ops):  # nth_value, distinct, quantiles
-            i0 = "0" if before is None else (
-                f"first_value({start}) OVER ({partition}{rows} ROWS BETWEEN {abs(before)} PRECEDING AND CURRENT ROW)")
-            i1 = f"{n} - 1" if after is None else (
-                f"last_value({end}) OVER ({partition}{rows} ROWS BETWEEN CURRENT ROW AND {abs(after)} FOLLOWING)")
-            ahead, behind = self.fresh("pre"), self.fresh("fol")
-            ranked = self.add(f"SELECT *, {pos} - ({i0}) AS {ahead}, ({i1}) - {pos} AS {behind} "
-                              f"FROM {quote_identifier(ranked)}")
-            frame = f"ROWS BETWEEN {ahead} PRECEDING AND {behind} FOLLOWING"
         else:
             frame = literal
         order = f"ORDER BY {', '.join(sort)}" if peer_range else rows  # a RANGE frame's peers: the sort's values alone
@@ -1022,11 +1015,11 @@ class _Chain:
                 sql = f"CAST(count(*) {framed} AS DOUBLE)"
             elif op.op in ("valid", "missing"):
                 sql = f"CAST(count(*) FILTER (WHERE {_window_count(op.op, state.value)}) {framed} AS DOUBLE)"
-            elif op.op == "distinct":
-                sql = (f"CAST(count(DISTINCT {x}) {framed} + CASE WHEN count({x}) {framed} < count(*) {framed} "
-                       f"THEN 1 ELSE 0 END AS DOUBLE)")
+            elif op.op == "distinct":  # Spark has no count(DISTINCT) over a window: the frame's list, made distinct
+                distinct = f"coalesce(array_length(list_distinct({_frame_values(op.op, x)} {framed})), 0)"
+                sql = f"CAST({distinct} + CASE WHEN {_null_count(x)} {framed} > 0 THEN 1 ELSE 0 END AS DOUBLE)"
             elif op.op in QUANTILES:
-                sql, undefined = d3_quantile(f"list({x}) FILTER (WHERE NOT isnan({x})) {framed}", QUANTILES[op.op]), True
+                sql, undefined = d3_quantile(f"{_frame_values(op.op, x)} {framed}", QUANTILES[op.op]), True
             else:  # min, max: the first of equal extremes in the frame's order (-0 or 0), as Vega's measure
                 extreme = f"{op.op}({x}) FILTER (WHERE NOT isnan({x})) {framed}"
                 sql = (f"CASE WHEN {extreme} = 0 THEN arg_min({x}, {pos}) FILTER (WHERE {x} = 0) {framed} "
@@ -1040,14 +1033,16 @@ class _Chain:
         for op, column in zip(ops, columns):
             self.fields[op.as_] = FieldState(column, ("computed", column), ("probe", out, column))
 
-    def peer_columns(self, ranked: str, ops: tuple, keys: list[str], dense: str, pos: str,
+    def peer_columns(self, ranked: str, ops: tuple, frame: tuple, keys: list[str], dense: str, pos: str,
                      ordered: str) -> tuple[str, dict]:
         """The rows with what `split_frame_op` reads of each row's peers (its partition's rows of its sort
         values: `dense`, their dense rank), returned with their names by (what, op, field): for ``valid`` and
         ``missing``, the running count through the peers and before them (and the partition's); for ``min`` and
         ``max``, the peers' extreme and their first zero's place and value (-0 or 0); for ``first_value`` and
         ``last_value``, the peers' first or last in the rows' order (`ordered`: its partition and order); for
-        ``nth_value``, the value k - 1 rows after the peers' first."""
+        ``nth_value``, the value k - 1 rows after the peers' first; for ``distinct`` and the quantiles, the
+        values of the row's peers before it and after it (those the frame's ends add to its literal frame)."""
+        before, after = frame
         peers = f"PARTITION BY {', '.join([*(quote_identifier(k) for k in keys), dense])}"
         peer, in_order = f"OVER ({peers})", f"OVER ({peers} ORDER BY {pos} {_rows_frame(None, None)})"
         whole = f"OVER ({'PARTITION BY ' + ', '.join(quote_identifier(k) for k in keys) if keys else ''})"
@@ -1078,6 +1073,16 @@ class _Chain:
                 if k > 1:
                     running[name("ahead", k, op.field)] = f"lead({x}, {k - 1}) OVER ({ordered})"
                 measures[name("nth", k, op.field)] = f"first_value({ahead}) {in_order}"
+            elif op.op == "distinct" or op.op in QUANTILES:  # the values of the row's peers before it, after it
+                parts = {"distinct": (("values", _frame_values(op.op, x)), ("nulls", _null_count(x)))}.get(
+                    op.op, (("numbers", _frame_values(op.op, x)),))
+                for what, sql in parts:
+                    if before is not None:
+                        measures[name("peers before", what, op.field)] = (
+                            f"{sql} OVER ({peers} ORDER BY {pos} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)")
+                    if after is not None:
+                        measures[name("peers after", what, op.field)] = (
+                            f"{sql} OVER ({peers} ORDER BY {pos} ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)")
             elif op.op in ("min", "max"):
                 measures[name("extreme", op.op, op.field)] = f"{op.op}({x}) FILTER (WHERE NOT isnan({x})) {peer}"
                 measures[name("zero at", op.field)] = f"min({pos}) FILTER (WHERE {x} = 0) {peer}"
@@ -1124,6 +1129,19 @@ class _Chain:
             ahead = "0" if before is None else f"coalesce({at_first(peer['before', op.op, op.field])}, 0)"
             return f"CAST(({through}) - ({ahead}) AS DOUBLE)", NUM, False
         x = state.value.sql
+        if op.op == "distinct" or op.op in QUANTILES:  # the frame's values: the literal frame's and its ends' peers'
+            what, empty = ("values" if op.op == "distinct" else "numbers"), "CAST([] AS DOUBLE[])"  # for a NULL: none
+            values, nulls = f"coalesce({_frame_values(op.op, x)} {literal}, {empty})", [f"{_null_count(x)} {literal}"]
+            if before is not None:
+                values = f"list_concat(coalesce({at_first(peer['peers before', what, op.field])}, {empty}), {values})"
+            if after is not None:
+                values = f"list_concat({values}, coalesce({at_last(peer['peers after', what, op.field])}, {empty}))"
+            if op.op in QUANTILES:
+                return d3_quantile(values, QUANTILES[op.op]), NUM, True
+            nulls += [f"coalesce({at(peer[side, 'nulls', op.field])}, 0)"
+                      for at, side in ((at_first, "peers before"), (at_last, "peers after")) if at(pos) is not None]
+            return (f"CAST(array_length(list_distinct({values})) + CASE WHEN {' + '.join(nulls)} > 0 THEN 1 ELSE 0 END "
+                    f"AS DOUBLE)"), NUM, False
         if op.op == "nth_value":  # the row k - 1 after the frame's first, where it is in the frame
             k = int(op.param)
             ahead = x if k == 1 else peer["ahead", k, op.field]
@@ -1684,6 +1702,20 @@ def d3_quantile(values: str, p: float) -> str:
     return (f"list_transform([list_sort({values})], lambda v: CASE WHEN array_length(v) = 0 THEN NULL "
             f"WHEN array_length(v) < 2 THEN v[1] ELSE v[{low} + 1] + (v[{low} + 2] - v[{low} + 1]) * ({at} - floor({at})) "
             f"END)[1]")
+
+
+def _frame_values(op: str, x: str) -> str:
+    """SQL of the list a frame's ``distinct`` or quantile is computed from (before its ``OVER``): for a quantile
+    the numbers, NaN and null left out; for ``distinct`` the values but null (Spark's lists keep none; counted
+    apart: `_null_count`), -0 as 0 (Vega tells values apart by their text, ``value + ''``: NaN is one value)."""
+    if op == "distinct":
+        return f"list(CASE WHEN {x} = 0 THEN CAST(0 AS DOUBLE) ELSE {x} END) FILTER (WHERE {x} IS NOT NULL)"
+    return f"list({x}) FILTER (WHERE NOT isnan({x}))"
+
+
+def _null_count(x: str) -> str:
+    """SQL of the nulls of a frame (before its ``OVER``): one more value for ``distinct``, as Vega's ``'null'``."""
+    return f"count(*) FILTER (WHERE {x} IS NULL)"
 
 
 def _window_count(op: str, column: Column) -> str:
