@@ -1,13 +1,14 @@
-"""The data stage on Spark against DuckDB: the same six charts compiled on each engine, and each engine's scan rate.
+"""The data stage on Spark against DuckDB: the same charts compiled on each engine, and each engine's scan rate.
 
 On a generated, seeded Parquet file of 10^7 rows (``--huge``: 10^8), the one
 `bench_bigdata_peers.py` writes (10 runs of ``run``, ``step``, ``loss``, ``lr``),
 kept in a data folder between runs (``--data``; default
-``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), seven charts
+``$XDG_CACHE_HOME/chartc-benchmarks``, ``~/.cache/chartc-benchmarks``), eight charts
 (`CHARTS`: `bench_bigdata_peers.SPECS`, a 40-bin histogram, a 50x50 binned heatmap, each
 run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, and the
 same fits one facet panel per run, and the fits of a calculated value; and here the
-best loss so far by step, a window over every row),
+best loss so far by step, a window over every row, and each run's moving median and
+distinct count binned, a frame's list of values per row),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
@@ -60,8 +61,14 @@ from bench_bigdata_peers import GENERATE, M4_PIXELS, PRIME_HASH, RUNS, SPECS as 
 
 # The best loss so far over every run, by step: Vega's default window frame, to the step's 10 rows (its peers), a RANGE
 # frame in SQL (before, a frame of variable width, which Spark refuses: Vega's window then ran in Python).
+# Each run's loss as a moving median and distinct count over 10 steps before to 10 after, binned: each row's frame
+# as a list (Spark has no count(DISTINCT) over a window: before, the rows were read back into Vega's window in Python).
 CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: min, field: loss, as: best}]\n"
-                             "    sort: [{field: step}]\nwidth: 500\nmark: line\nencoding:\n  x: step\n  y: best\n"}
+                             "    sort: [{field: step}]\nwidth: 500\nmark: line\nencoding:\n  x: step\n  y: best\n",
+          "moving": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: median, field: loss, as: mid}, "
+                    "{op: distinct, field: loss, as: kinds}]\n    groupby: [run]\n    sort: [{field: step}]\n"
+                    "    frame: [-10, 10]\nmark: rect\nencoding:\n  x: {field: mid, bin: {maxbins: 40}}\n"
+                    "  y: {field: kinds, bin: {maxbins: 20}}\n  color: {aggregate: count}\n"}
 
 # The generated file is named by its size and by the generator's text: a changed generator writes a new file.
 GENERATOR = hashlib.sha256(GENERATE.encode()).hexdigest()[:8]
