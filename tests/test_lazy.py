@@ -632,6 +632,32 @@ def test_rows_with_a_timestamp_column_stay_in_the_engine(stamped, fetched, monke
         assert [row[-1] for row in got] == pytest.approx([row[-1] for row in expected], rel=1e-12)
 
 
+@pytest.fixture(scope="module")
+def texted(tmp_path_factory):
+    """The same logs with each time as ISO text, as JSON logs and many Parquet writers hold them: fractions of
+    a second, a zone's offset on some, one missing."""
+    return parquet_folder(tmp_path_factory, "logs.parquet",
+                          f"SELECT 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, 1 + 0.5 * sin(i * 1e-3) AS "
+                          f"loss, CASE WHEN i = 7 THEN NULL ELSE strftime(TIMESTAMP '2024-03-01 08:00:00' + "
+                          f"to_microseconds(i * 1234567), '%Y-%m-%dT%H:%M:%S.%f') || "
+                          f"CASE WHEN i % 5 = 0 THEN '+01:30' ELSE '' END END AS at FROM range({ROWS}) AS t(i)")
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: at, timeUnit: yearmonthdatehours}\n  y: {field: loss, aggregate: mean}\n"
+     "  color: {field: name, type: nominal}\n", 320),
+    ("transform:\n  - filter: \"datum.step < 300\"\nmark: point\nencoding:\n  x: {field: at, type: temporal}\n"
+     "  y: loss\n  tooltip: [at, name]\n", 900),
+], ids=["bars by hour", "points drawn"])
+def test_a_column_of_iso_date_text_stays_in_the_engine_as_dates(texted, fetched, monkeypatch, drawn, most):
+    """ISO date text is parsed in the engine (before, every cell was read into Python to decide that the column
+    holds dates): the chart is the one over the rows read and parsed in Python, and only what is drawn is fetched."""
+    text = "data: {path: logs.parquet}\n" + drawn
+    chart = compiled(texted, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(texted, text, monkeypatch).vega_lite
+
+
 @pytest.mark.parametrize("transform, most", [('filter: "datum.step < 0"', 0),
                                              ('calculate: "datum.name.foo.bar"\n    as: pct', ROWS)],
                          ids=["no row left", "an expression that throws"])

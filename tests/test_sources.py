@@ -23,7 +23,7 @@ import vl_convert
 
 from chartc import errors as msg
 from chartc.errors import SpecError
-from chartc.infra.table import DATE, NUMBER, read_delimited
+from chartc.infra.table import DATE, NUMBER, TEXT, read_delimited
 from chartc.ir.nodes import DataSource
 from chartc.ir.source import Source
 from chartc.errors import Location
@@ -565,10 +565,11 @@ def test_one_parquet_file_numbers_its_rows_as_the_engine_would_in_one_thread(pro
     many = pa.concat_tables([table] * 3000)  # 12,000 rows in 12 row groups, read by both threads
     pyarrow.parquet.write_table(many, project / "big.parquet", row_group_size=1000)
     read = read_rows(source(project, file="big.parquet"))
-    assert read.numbered == (None if extra else "source__rows")
+    # numbered by the file's reader, in a view parsing its column of ISO date text (`when`) as dates
+    assert read.numbered == (None if extra else "source__rows__dates")
     view = read.rows_view()
     numbered = read.connection.execute(f'SELECT * EXCLUDE (__row), __row FROM "{view}" ORDER BY __row').fetchall()
-    counted = read.connection.execute('SELECT *, row_number() OVER () - 1 FROM "source"').fetchall()
+    counted = read.connection.execute(f'SELECT *, row_number() OVER () - 1 FROM "{read.view}"').fetchall()
     assert [repr(row) for row in numbered] == [repr(row) for row in counted] and len(counted) == 12_000
     rows = [0, 4_001, 11_999]
     taken = read.take(rows).columns  # fetched by number, before any column is read whole
@@ -577,3 +578,89 @@ def test_one_parquet_file_numbers_its_rows_as_the_engine_would_in_one_thread(pro
     write_runs(project / "runs" / "a.parquet")
     write_runs(project / "runs" / "b.parquet")
     assert read_rows(source(project, file="runs/*.parquet")).numbered is None  # two files: numbered in one thread
+
+
+# ISO date text at the edges of what the reader reads (`table.parse_date`): fractions past microseconds, offsets
+# across midnight and past the years, leap days, hours, minutes and seconds out of range, trailing text.
+ISO_EDGES = ["2024-01-01", "2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "2024-04-31", "2024-13-01",
+             "2024-00-10", "0000-01-01", "0001-01-01", "9999-12-31T23:59:59.9999999", "2024-01-01T00:00",
+             "2024-01-01 23:59:59", "2024-01-01T24:00:00", "2024-01-01T23:60", "2024-01-01T10:00:60",
+             "2024-01-01T10:00:00.5", "2024-01-01T10:00:00.1234567", "2024-01-01T10:00:00.000001Z",
+             "2024-01-01T00:30+01:00", "2024-01-01T00:30-0130", "2024-12-31T23:00:00-05:99", "2024-01-01T10:00Z",
+             "0001-01-01T00:30+01:00", "9999-12-31T23:30-01:00", "2024-01-01T10:00:00.5+02:00", "2024-01-01T10",
+             "2024-01-01T10:00:00.", "2024-01-01x", "2024-01-01\n", "2024-01-01T10:00:00Z ", "1970-01-01T00:00:00",
+             "1969-12-31T23:59:59.999999", "2024-1-01", "2024-01-01T10:00:00+01"]
+
+
+def iso_dates_in_sql(connection, texts: list[str]) -> list[tuple]:
+    """Whether each text is a date to `sources.iso_date_sql`, and its microseconds since 1970 where it is."""
+    from chartc.stages.data.engine import quote_text
+    from chartc.stages.data.sources import iso_date_sql
+
+    valid, micros = iso_date_sql("t")
+    rows = " UNION ALL ".join(f"SELECT {i} AS i, {quote_text(text)} AS t" for i, text in enumerate(texts))
+    return [tuple(row) for row in connection.execute(
+        f"SELECT {valid}, CASE WHEN {valid} THEN {micros} END FROM ({rows}) ORDER BY i").fetchall()]
+
+
+def iso_dates_in_python(texts: list[str]) -> list[tuple]:
+    """The same, from the reader's own parse."""
+    from chartc.infra.table import parse_date
+
+    epoch, out = datetime.datetime(1970, 1, 1), []
+    for text in texts:
+        try:
+            stamp = parse_date(text)
+        except ValueError:
+            out.append((False, None))
+            continue
+        out.append((True, (stamp - epoch) // datetime.timedelta(microseconds=1)))
+    return out
+
+
+def test_iso_date_text_is_parsed_in_the_engine_as_the_reader_parses_it():
+    """The check and parse that keep a column of ISO date text in the engine as dates: the same verdict and
+    the same microsecond as Python's parse, at the edges of days, years, offsets and fractions."""
+    assert iso_dates_in_sql(connect(), ISO_EDGES) == iso_dates_in_python(ISO_EDGES)
+
+
+@pytest.mark.slow
+def test_generated_iso_date_text_is_parsed_in_the_engine_as_the_reader_parses_it():
+    from hypothesis import given, settings, strategies as st
+
+    digits = lambda n: st.text("0123456789", min_size=n, max_size=n)  # noqa: E731
+    date = st.tuples(digits(4), digits(2), digits(2)).map("-".join)
+    zone = st.sampled_from(["", "Z", "+", "-"]).flatmap(
+        lambda sign: st.just(sign) if sign in ("", "Z") else st.tuples(digits(2), st.sampled_from(["", ":"]), digits(2))
+        .map(lambda parts: sign + "".join(parts)))
+    time = st.tuples(st.sampled_from(["T", " "]), digits(2), digits(2), st.one_of(st.just(""), digits(2).map(
+        lambda s: ":" + s)), st.one_of(st.just(""), st.integers(1, 9).flatmap(digits).map(lambda f: "." + f)), zone)
+    texts = st.tuples(date, st.one_of(st.just(""), time.map(
+        lambda t: t[0] + t[1] + ":" + t[2] + t[3] + (t[4] if t[3] else "") + t[5]))).map("".join)
+    connection = connect()
+
+    @settings(max_examples=300, derandomize=True, deadline=None, database=None)
+    @given(st.lists(texts, min_size=1, max_size=20))
+    def check(batch):
+        assert iso_dates_in_sql(connection, batch) == iso_dates_in_python(batch)
+
+    check()
+
+
+def test_a_column_of_iso_date_text_is_dates_in_the_engine_and_no_cell_is_fetched(project, monkeypatch):
+    """A Parquet column of ISO date text (as JSON and many logs hold dates) is parsed in the engine: the table's
+    cells are the reader's dates, and deciding so reads none of them into Python. A column with one text the
+    reader cannot read (a day that does not exist) stays text."""
+    from chartc.stages.data.sources import EngineTable
+
+    pyarrow.parquet.write_table(pa.table({
+        "at": ["2024-01-01T10:00:00.25+01:00", None, "2024-02-29", "2024-03-01 23:59:59.9999999Z"],
+        "bad": ["2024-01-01", "2023-02-29", None, "2024-01-02"]}), project / "text.parquet")
+    monkeypatch.setattr(EngineTable, "fetch", lambda *_: pytest.fail("a cell was fetched"))
+    connection = connect()
+    table = EngineTable(connection, register_source(connection, source(project, file="text.parquet")))
+    assert table.kinds == {"at": DATE, "bad": TEXT}
+    monkeypatch.undo()
+    assert table["at"] == [datetime.datetime(2024, 1, 1, 9, 0, 0, 250000), None, datetime.datetime(2024, 2, 29),
+                           datetime.datetime(2024, 3, 1, 23, 59, 59, 999999)]
+    assert table["bad"] == ["2024-01-01", "2023-02-29", None, "2024-01-02"]

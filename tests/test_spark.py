@@ -623,6 +623,27 @@ def test_distinct_counts_and_quantiles_over_frames_are_duckdb_s_on_spark(spark, 
         assert len(rows) == 60 and len({row["e"] for row in rows}) > 2, frame
 
 
+def test_iso_date_text_is_parsed_on_spark_as_the_reader_parses_it(spark, tmp_path, monkeypatch):
+    """The check and parse that keep a column of ISO date text in the engine as dates, transpiled for Spark:
+    the verdict and microsecond of Python's parse at the edges of days, years, offsets and fractions; and a
+    chart over such a column is DuckDB's bytes, no cell of it fetched."""
+    from chartc.stages.data.engine import SparkSettings
+    from test_sources import ISO_EDGES, iso_dates_in_python, iso_dates_in_sql
+
+    assert iso_dates_in_sql(spark_engine.connect_spark(SparkSettings()), ISO_EDGES) == iso_dates_in_python(ISO_EDGES)
+    import duckdb
+
+    duckdb.sql(f"COPY (SELECT strftime(TIMESTAMP '2024-03-01 08:00:00' + to_microseconds(i * 1234567), "
+               f"'%Y-%m-%dT%H:%M:%S.%f') || CASE WHEN i % 5 = 0 THEN '+01:30' ELSE '' END AS at, "
+               f"sin(i / 50.0) AS loss FROM range(20000) t(i)) TO '{tmp_path / 'logs.parquet'}' (FORMAT parquet)")
+    spec = tmp_path / "hours.yaml"
+    spec.write_text("data: {path: logs.parquet}\nmark: bar\nencoding:\n  x: {field: at, timeUnit: yearmonthdatehours}\n"
+                    "  y: {field: loss, aggregate: mean}\n", encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text and len(json.loads(duckdb_text)["datasets"]) == 1
+
+
 def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs):
     """A few computed rows, drawn: the data's integers, booleans, text and dates computed in SQL, and values of
     any kind decoded there, come back from Spark as from DuckDB, in the rows' order."""

@@ -42,7 +42,7 @@ from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, DateOutOfRange,
                             Table, TableError,
-                            from_typed_columns, json_value, parse_dates, read_header, record_names, sample_key_sql)
+                            from_typed_columns, json_value, read_header, record_names, sample_key_sql)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -979,9 +979,51 @@ ROW = "__row"
 ORIGIN = "__origin"
 # Numbers the views `EngineTable.derived` makes, their names apart.
 _KEPT_VIEWS = itertools.count()
-# A date column read as text starts so (`table.ISO_DATE`); only then are its cells read to decide.
+# A date column read as text starts so (`table.ISO_DATE`); only then is it parsed (`iso_date_sql`) to decide.
 DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
 MAX_EXACT = 2**53
+# `table.ISO_DATE` for both engines' regular expressions (no backslash: Spark's literals read them as escapes).
+ISO_DATE_TEXT_SQL = ("^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)?"
+                     "(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?")
+# Python's datetimes, from 0001-01-01 to 9999-12-31 23:59:59.999999, in microseconds since 1970.
+DATETIME_MICROSECONDS = (-62_135_596_800_000_000, 253_402_300_799_999_999)
+
+
+def iso_date_sql(text: str) -> tuple[str, str]:
+    """ISO date text as the reader parses it (`table.parse_date`), in SQL both engines run alike: whether
+    it is such a date (the whole text ISO, a day that exists, a time of day, after its offset within
+    Python's years), and its time in microseconds since 1970 where it is (a zone's time as UTC).
+
+    Integer arithmetic only: the day count from the civil date (Howard Hinnant's ``days_from_civil``),
+    the fraction truncated to microseconds as the reader truncates it."""
+    def number(start: int, length: int) -> str:
+        return f"CAST(substr({text}, {start}, {length}) AS BIGINT)"
+
+    timed, seconds = f"length({text}) > 10", f"substr({text}, 17, 1) = ':'"
+    year, month, day = number(1, 4), number(6, 2), number(9, 2)
+    hour, minute = (f"CASE WHEN {timed} THEN {number(start, 2)} ELSE 0 END" for start in (12, 15))
+    second = f"CASE WHEN {timed} AND {seconds} THEN {number(18, 2)} ELSE 0 END"
+    fraction = f"regexp_extract({text}, '^.{{19}}[.]([0-9]+)', 1)"
+    micro = f"CASE WHEN {fraction} = '' THEN 0 ELSE CAST(rpad(substr({fraction}, 1, 6), 6, '0') AS BIGINT) END"
+    zone = f"CASE WHEN {timed} THEN regexp_extract({text}, '(Z|[+-][0-9]{{2}}:?[0-9]{{2}})$', 1) ELSE '' END"
+    digits = f"replace(substr({zone}, 2), ':', '')"
+    offset = (f"CASE WHEN {zone} IN ('', 'Z') THEN 0 ELSE (CASE WHEN substr({zone}, 1, 1) = '+' THEN 1 ELSE -1 END) * "
+              f"(CAST(substr({digits}, 1, 2) AS BIGINT) * 3600 + CAST(substr({digits}, 3, 2) AS BIGINT) * 60) END")
+    leap = f"({year} % 4 = 0 AND ({year} % 100 <> 0 OR {year} % 400 = 0))"
+    days_in_month = (f"CASE WHEN {month} = 2 THEN CASE WHEN {leap} THEN 29 ELSE 28 END "
+                     f"WHEN {month} IN (4, 6, 9, 11) THEN 30 ELSE 31 END")
+    shifted = f"({year} - CASE WHEN {month} <= 2 THEN 1 ELSE 0 END)"  # a year from March: the leap day last
+    era_year = f"({shifted} % 400)"  # years from 1 on: no negative division
+    day_of_year = f"((153 * ({month} + CASE WHEN {month} > 2 THEN -3 ELSE 9 END) + 2) // 5 + {day} - 1)"
+    days = (f"({shifted} // 400 * 146097 + {era_year} * 365 + {era_year} // 4 - {era_year} // 100 + {day_of_year} "
+            f"- 719468)")
+    microseconds = (f"(({days} * 86400 + {hour} * 3600 + {minute} * 60 + {second} - {offset}) * 1000000 "
+                    f"+ {micro})")
+    shaped = f"coalesce(regexp_extract({text}, {quote_text(ISO_DATE_TEXT_SQL)}, 0) = {text}, false)"
+    valid = (f"CASE WHEN {shaped} THEN {year} >= 1 AND {month} BETWEEN 1 AND 12 AND {day} BETWEEN 1 AND "
+             f"{days_in_month} AND {hour} <= 23 AND {minute} <= 59 AND {second} <= 59 AND {microseconds} "
+             f"BETWEEN {DATETIME_MICROSECONDS[0]} AND {DATETIME_MICROSECONDS[1]} ELSE false END")
+    return valid, microseconds
 
 
 # monotonically_increasing_id() holds a Spark partition's number above its lowest 33 bits.
@@ -1065,7 +1107,7 @@ class EngineTable(Table):
             row = connection.execute(f"SELECT {', '.join(measures)} FROM {quote_identifier(view)}").fetchone()
         except duckdb.Error:
             raise EngineReadError(msg.data_damaged("data")) from None
-        count, at, kinds, floats, exact, complete, cache = row[0], 1, {}, set(), set(), set(), {}
+        count, at, kinds, floats, exact, complete, cache, dated = row[0], 1, {}, set(), set(), set(), {}, []
         for name in names:
             present, at = row[at], at + 1
             if present == count:
@@ -1087,10 +1129,10 @@ class EngineTable(Table):
             else:
                 undated, at = row[at], at + 1
                 kinds[name] = TEXT if present else None
-                if present and not undated:  # perhaps dates: decided on the cells, as the reader decides
-                    cells = parse_dates(Table({name: self._fetch_into(connection, view, stored, floats, [name])[name]},
-                                              {name: TEXT}))
-                    kinds[name], cache[name] = cells.kinds[name], cells[name]
+                if present and not undated:  # perhaps dates: every cell parsed in the engine, as the reader would
+                    dated.append(name)
+        if dated:
+            view, numbered = self._parse_dates(connection, view, numbered, names, dated, stored, kinds)
         object.__setattr__(self, "kinds", kinds)
         object.__setattr__(self, "connection", connection)
         object.__setattr__(self, "view", view)
@@ -1104,6 +1146,42 @@ class EngineTable(Table):
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
         object.__setattr__(self, "ordered", False)  # whether a column is read in its rows' numbers' order (`derived`)
         object.__setattr__(self, "places", count)  # an upper bound on the rows' numbers, plus one
+
+    @staticmethod
+    def _parse_dates(connection, view: str, numbered: str | None, names: list[str], dated: list[str], stored: dict,
+                     kinds: dict) -> tuple[str, str | None]:
+        """Text columns whose every cell starts as a date: those whose every cell is an ISO date the reader
+        reads (`iso_date_sql`; else the column stays text, as `table.parse_dates` leaves it) become dates
+        in the engine, views over `view` and `numbered` holding their timestamps (no cell leaves the engine).
+        Returns the views the table reads."""
+        import duckdb
+
+        parsed = {name: iso_date_sql(quote_identifier(name)) for name in dated}
+        counts = ", ".join(f"count_if({quote_identifier(name)} IS NOT NULL AND NOT ({valid}))"
+                           for name, (valid, _) in parsed.items())
+        try:
+            failures = connection.execute(f"SELECT {counts} FROM {quote_identifier(view)}").fetchone()
+        except duckdb.Error:
+            raise EngineReadError(msg.data_damaged("data")) from None
+        dates = [name for name, failed in zip(parsed, failures) if not failed]
+        if not dates:
+            return view, numbered
+        for name in dates:
+            stored[name], kinds[name] = STORED_DATE, DATE
+
+        def cell(name: str) -> str:
+            column = quote_identifier(name)
+            return f"CAST(make_timestamp({parsed[name][1]}) AS TIMESTAMP) AS {column}" if name in dates else column
+
+        views = []
+        for base, extra in ((view, []), (numbered, [ROW])):
+            if base is not None:
+                name = f"{base}__dates"
+                selects = ", ".join([*map(cell, names), *map(quote_identifier, extra)])
+                connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {selects} "
+                                   f"FROM {quote_identifier(base)}")
+            views.append(None if base is None else name)
+        return views[0], views[1]
 
     @property
     def columns(self) -> dict[str, list]:  # every cell: what a stage reading rows in Python needs
