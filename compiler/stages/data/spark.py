@@ -265,6 +265,12 @@ def _rewrite(tree):
             return exp.Transform(this=exp.Anonymous(this="array_sort", expressions=[collected]),
                                  expression=exp.Lambda(this=exp.column("v", table="e"),
                                                        expressions=[exp.to_identifier("e")]))
+        # count(DISTINCT x) over a window: Spark has none; the size of the frame's values (no nulls) made distinct.
+        if (isinstance(node, exp.Window) and isinstance(node.this, exp.Count)
+                and isinstance(node.this.this, exp.Distinct)):
+            window = node.copy()  # (the node itself stays where it is until it is replaced)
+            window.set("this", exp.Anonymous(this="collect_list", expressions=window.this.this.expressions))
+            return exp.Anonymous(this="size", expressions=[exp.Anonymous(this="array_distinct", expressions=[window])])
         # fsum, DuckDB's compensated sum: Spark has only the plain one (see docs/spark.md on the fits' last bits).
         if isinstance(node, exp.Anonymous) and node.name.lower() == "fsum":
             return exp.Sum(this=node.expressions[0])

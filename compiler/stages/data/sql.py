@@ -1015,8 +1015,8 @@ class _Chain:
                 sql = f"CAST(count(*) {framed} AS DOUBLE)"
             elif op.op in ("valid", "missing"):
                 sql = f"CAST(count(*) FILTER (WHERE {_window_count(op.op, state.value)}) {framed} AS DOUBLE)"
-            elif op.op == "distinct":  # Spark has no count(DISTINCT) over a window: the frame's list, made distinct
-                distinct = f"coalesce(array_length(list_distinct({_frame_values(op.op, x)} {framed})), 0)"
+            elif op.op == "distinct":  # on Spark, which has none over a window, the frame's list made distinct
+                distinct = f"count(DISTINCT CASE WHEN {x} = 0 THEN CAST(0 AS DOUBLE) ELSE {x} END) {framed}"
                 sql = f"CAST({distinct} + CASE WHEN {_null_count(x)} {framed} > 0 THEN 1 ELSE 0 END AS DOUBLE)"
             elif op.op in QUANTILES:
                 sql, undefined = d3_quantile(f"{_frame_values(op.op, x)} {framed}", QUANTILES[op.op]), True
