@@ -531,6 +531,68 @@ def test_a_fold_of_a_computed_field_is_kept_where_it_is_folded(metrics, fetched,
     assert chart.vega_lite == eager(metrics, text, monkeypatch).vega_lite
 
 
+@pytest.fixture(scope="module")
+def counted(tmp_path_factory):
+    """Per step a float loss and an integer count with a gap (read as floats)."""
+    return parquet_folder(tmp_path_factory, "counts.parquet",
+                          f"SELECT i // {RUNS} AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i % 50000 = 7 "
+                          f"THEN NULL ELSE i % 97 END AS seen FROM range({ROWS}) AS t(i)")
+
+
+@pytest.mark.parametrize("folded", ["loss, seen", "seen, loss"])
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+     "  color: {field: key, type: nominal}\n", 60),
+    ("transform:\n  - filter: \"datum.step < 100 || datum.step > 99900\"\nmark: point\nencoding:\n  x: step\n"
+     "  y: value\n  color: key\n", 2 * 600),
+], ids=["histogram", "points drawn"])
+def test_a_fold_of_columns_stored_apart_but_read_alike_is_kept_where_it_is_folded(counted, fetched, monkeypatch,
+                                                                                 folded, drawn, most):
+    """A float column folded with an integer column beside a gap, both read as floats: the folded rows stay in
+    the engine (before, the fold's cells were taken for Python's mix of kinds and every row was read), and
+    each cell drawn is the one read."""
+    text = f"data: {{path: counts.parquet}}\ntransform:\n  - fold: [{folded}]\n" + drawn.replace("transform:\n", "")
+    chart = compiled(counted, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(counted, text, monkeypatch).vega_lite
+    if "point" in drawn:
+        rows = data_rows(chart.vega_lite)
+        assert len(rows) == 2 * 597 and {type(row["value"]) for row in rows} == {float, type(None)}
+
+
+@pytest.fixture(scope="module")
+def identified(tmp_path_factory):
+    """Logs with a 64-bit id per row (hashes, snowflake ids): most past 2^53, a few under it, one missing."""
+    return parquet_folder(tmp_path_factory, "ids.parquet",
+                          f"SELECT i // {RUNS} AS step, 'run ' || (i % {RUNS}) AS name, 2.0 + 0.2 * sin(i * 1e-4) "
+                          f"AS loss, CASE WHEN i = 5 THEN NULL WHEN i % 1000 = 1 THEN i - 500 "
+                          f"ELSE 9007199254740993 + i * 30000000007 END AS id FROM range({ROWS}) AS t(i)")
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30),
+    ("transform:\n  - filter: \"datum.loss > 2.1\"\nencoding:\n  x: step\n  y: loss\n"
+     "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: linear, by: name}\n", RUNS),
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - calculate: \"datum.id + 1\"\n    as: next\n"
+     "mark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id, next, name]\n", 600),
+    ("transform:\n  - filter: \"datum.step < 2000\"\nmark: bar\nencoding:\n  x: {field: id, type: nominal}\n"
+     "  y: {aggregate: count}\n", 6000),
+], ids=["histogram", "fit after a filter", "ids drawn and computed", "ids as categories"])
+def test_a_column_of_integers_past_2_53_keeps_the_rows_in_the_engine(identified, fetched, monkeypatch, drawn, most):
+    """A column of integers past what a double holds exactly (JavaScript reads those as their decimal text) no
+    longer sends every column of every row to Python: the engine holds its JavaScript values beside the
+    integers, and the chart is the one over the rows read (an id past 2^53 plus 1 is text joined to '1')."""
+    text = "data: {path: ids.parquet}\n" + drawn
+    chart = compiled(identified, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(identified, text, monkeypatch).vega_lite
+    if "next" in drawn:
+        rows = data_rows(chart.vega_lite)
+        big = [2 ** 53 + 1, 2 ** 53 + 1 + 2 * 30000000007]  # written as their text, as JavaScript holds them
+        assert [(row["id"], row["next"]) for row in rows[:3] + rows[5:6]] == [
+            (str(big[0]), f"{big[0]}1"), (-499, -498), (str(big[1]), f"{big[1]}1"), (None, 1)]
+
+
 def test_rows_computed_in_the_engine_and_drawn_are_the_cells_the_rows_read_would_give(metrics, fetched,
                                                                                       monkeypatch):
     """A few of the computed rows drawn one by one: the data's integers stay integers, a missing value stays

@@ -644,6 +644,42 @@ def test_iso_date_text_is_parsed_on_spark_as_the_reader_parses_it(spark, tmp_pat
     assert spark_text == duckdb_text and len(json.loads(duckdb_text)["datasets"]) == 1
 
 
+def test_a_fold_of_a_float_column_and_an_integer_column_beside_a_gap_stays_on_spark(spark, tmp_path, monkeypatch):
+    """Both columns read as floats: the folded rows stay in the engine, binned there, DuckDB's bytes."""
+    import duckdb
+
+    duckdb.sql(f"COPY (SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i % 5000 = 7 THEN NULL "
+               f"ELSE i % 97 END AS seen FROM range(30000) t(i)) TO '{tmp_path / 'counts.parquet'}' (FORMAT parquet)")
+    spec = tmp_path / "folded.yaml"
+    spec.write_text("data: {path: counts.parquet}\ntransform:\n  - fold: [loss, seen]\nmark: bar\nencoding:\n"
+                    "  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n  color: {field: key, type: nominal}\n",
+                    encoding="utf-8")
+    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
+@pytest.mark.parametrize("drawn", [
+    "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+    "transform:\n  - filter: \"datum.step < 200\"\n  - calculate: \"datum.id + 1\"\n    as: next\n"
+    "mark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id, next]\n",
+], ids=["histogram", "ids drawn and computed"])
+def test_a_column_of_integers_past_2_53_keeps_the_rows_on_spark(spark, tmp_path, drawn):
+    """64-bit ids (JavaScript reads those past 2^53 as their decimal text) held as JavaScript values beside the
+    integers in Spark too: DuckDB's bytes, and no column of every row fetched but those drawn."""
+    import duckdb
+
+    duckdb.sql(f"COPY (SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i = 5 THEN NULL "
+               f"WHEN i % 1000 = 1 THEN i - 500 ELSE 9007199254740993 + i * 30000000007 END AS id "
+               f"FROM range(30000) t(i)) TO '{tmp_path / 'ids.parquet'}' (FORMAT parquet)")
+    spec = tmp_path / "ids.yaml"
+    spec.write_text("data: {path: ids.parquet}\n" + drawn, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+        duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+
+
 def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs):
     """A few computed rows, drawn: the data's integers, booleans, text and dates computed in SQL, and values of
     any kind decoded there, come back from Spark as from DuckDB, in the rows' order."""

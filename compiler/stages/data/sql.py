@@ -337,14 +337,15 @@ class _Chain:
             kind = registered_kind(self.table, name)
             read = _source_value(quote_identifier(name), self.table.kinds[name], kind)
             if name in self.dates:  # Vega's parse of its text, from the dates themselves (the text's whole seconds)
-                kind, read = NUM, _milliseconds(f"date_trunc('second', {quote_identifier(_date_cells(self.table, name))})")
+                kind, read = NUM, _milliseconds(f"date_trunc('second', {quote_identifier(_own_cells(self.table, name))})")
             column = Column(self.fresh(), kind)
             parts.append(f"{read} AS {column.sql}")
             self.fields[name] = FieldState(column, ("source", name, ROW), self.table.kinds[name])
         if self.raw is not None:  # each cell as read, beside its JavaScript value: `EngineTable.derived`'s columns
             for name in names:
                 self.raw[name] = self.fresh("r")
-                read = _date_cells(self.table, name) if stored_date(self.table, name) else name
+                own = stored_date(self.table, name) or wide_integers(self.table, name)
+                read = _own_cells(self.table, name) if own else name
                 parts.append(f"{quote_identifier(read)} AS {quote_identifier(self.raw[name])}")
             self.extra = [*self.extra, *self.raw.values()]
         self.add(f"SELECT {', '.join(parts)} FROM {quote_identifier(self.view)}")
@@ -2159,8 +2160,23 @@ def registered_in_place(connection, table: Table) -> bool:
     a missing cell still missing, NaN still NaN; a date its ISO text), not a copy of its cells as JavaScript
     has them."""
     return isinstance(table, EngineTable) and table.connection is connection and all(
-        kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT or stored_date(table, column))
+        (kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT or stored_date(table, column)))
+        or wide_integers(table, column)
         for column, kind in ((column, registered_kind(table, column)) for column in table.names))
+
+
+def wide_integers(table: Table, name: str) -> bool:
+    """Whether a column left in the engine holds integers some of which a double does not hold exactly: Python
+    reads them as integers, JavaScript as numbers to 2^53 and as their decimal text past it (`vega.js_cell`)."""
+    return (isinstance(table, EngineTable) and table.kinds.get(name) == NUMBER and name not in table.cache
+            and not _exact_in_engine(table, name))
+
+
+def _wide_integer_cells(sql: str) -> str:
+    """A wide integer column's cells as `Codec` text: a number to 2^53 (whose shortest text in Python is its
+    digits and ``.0``, under 10^16), its decimal text past it, null."""
+    return (f"CASE WHEN {sql} IS NULL THEN 'l' WHEN {sql} BETWEEN -{vega.MAX_EXACT} AND {vega.MAX_EXACT} "
+            f"THEN 'n' || CAST({sql} AS VARCHAR) || '.0' ELSE 's' || CAST({sql} AS VARCHAR) END")
 
 
 def stored_date(table: EngineTable, name: str) -> bool:
@@ -2168,8 +2184,9 @@ def stored_date(table: EngineTable, name: str) -> bool:
     return table.kinds[name] == DATE and table.stored[name] == STORED_DATE
 
 
-def _date_cells(table: Table, name: str) -> str:
-    """The column of a view registered in place (`register_table`) holding a date column's own cells."""
+def _own_cells(table: Table, name: str) -> str:
+    """The column of a view registered in place (`register_table`) holding a column's own cells where the view
+    holds JavaScript's values of them: a date column's, a wide integer column's."""
     return f"{ROW}_date{table.names.index(name)}"
 
 
@@ -2192,7 +2209,9 @@ def register_table(connection, table: Table, name: str) -> str:
         for column in table.names:
             cell = quote_identifier(column)
             if stored_date(table, column):  # its text as JavaScript's value, and beside it the date itself
-                selects += [f"{_js_date(cell)} AS {cell}", f"{cell} AS {quote_identifier(_date_cells(table, column))}"]
+                selects += [f"{_js_date(cell)} AS {cell}", f"{cell} AS {quote_identifier(_own_cells(table, column))}"]
+            elif wide_integers(table, column):  # its Codec text, and beside it the integers themselves
+                selects += [f"{_wide_integer_cells(cell)} AS {cell}", f"{cell} AS {quote_identifier(_own_cells(table, column))}"]
             else:
                 selects.append(f"CAST({cell} AS {SQL_TYPES[registered_kind(table, column)]}) AS {cell}")
         connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
@@ -2511,11 +2530,21 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str,
             sql, alike = folded
         else:
             return None
-        if len(alike) > 1:  # a fold of an integer and a float column, say: its cells are Python's mix
+        alike = _read_alike(alike)
+        if len(alike) > 1:  # a fold of a float column and a complete integer column: its cells are Python's mix
             return None
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
         columns[name] = (sql, (stored, kind, floats, exact))
     return columns
+
+
+def _read_alike(specs: set) -> set:
+    """How a fold's value cells are stored where its columns are stored differently but all read as floats in
+    Python (a float column's, an integer column's beside a gap): as doubles. Else the specs as they are."""
+    if len(specs) > 1 and all(stored == STORED_FLOAT or (stored == STORED_INTEGER and floats)
+                              for stored, floats, _ in specs):
+        return {(STORED_FLOAT, False, False)}
+    return specs
 
 
 def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set] | None:
