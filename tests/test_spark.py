@@ -623,7 +623,22 @@ def test_distinct_counts_and_quantiles_over_frames_are_duckdb_s_on_spark(spark, 
         assert len(rows) == 60 and len({row["e"] for row in rows}) > 2, frame
 
 
-def test_iso_date_text_is_parsed_on_spark_as_the_reader_parses_it(spark, tmp_path, monkeypatch):
+def same_bytes_over_a_query(tmp_path, select: str, file: str, drawn: str) -> str:
+    """The Vega-Lite of a chart (`drawn`) over a DuckDB query's rows written as a Parquet file: Spark's is the
+    same bytes, and neither engine fetches a column of every row."""
+    import duckdb
+
+    duckdb.sql(f"COPY ({select}) TO '{tmp_path / file}' (FORMAT parquet)")
+    spec = tmp_path / f"{file.split('.')[0]}.yaml"
+    spec.write_text(f"data: {{path: {file}}}\n" + drawn, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+        duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
+    assert spark_text == duckdb_text
+    return duckdb_text
+
+
+def test_iso_date_text_is_parsed_on_spark_as_the_reader_parses_it(spark, tmp_path):
     """The check and parse that keep a column of ISO date text in the engine as dates, transpiled for Spark:
     the verdict and microsecond of Python's parse at the edges of days, years, offsets and fractions; and a
     chart over such a column is DuckDB's bytes, no cell of it fetched."""
@@ -631,32 +646,21 @@ def test_iso_date_text_is_parsed_on_spark_as_the_reader_parses_it(spark, tmp_pat
     from test_sources import ISO_EDGES, iso_dates_in_python, iso_dates_in_sql
 
     assert iso_dates_in_sql(spark_engine.connect_spark(SparkSettings()), ISO_EDGES) == iso_dates_in_python(ISO_EDGES)
-    import duckdb
-
-    duckdb.sql(f"COPY (SELECT strftime(TIMESTAMP '2024-03-01 08:00:00' + to_microseconds(i * 1234567), "
-               f"'%Y-%m-%dT%H:%M:%S.%f') || CASE WHEN i % 5 = 0 THEN '+01:30' ELSE '' END AS at, "
-               f"sin(i / 50.0) AS loss FROM range(20000) t(i)) TO '{tmp_path / 'logs.parquet'}' (FORMAT parquet)")
-    spec = tmp_path / "hours.yaml"
-    spec.write_text("data: {path: logs.parquet}\nmark: bar\nencoding:\n  x: {field: at, timeUnit: yearmonthdatehours}\n"
-                    "  y: {field: loss, aggregate: mean}\n", encoding="utf-8")
-    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
-    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
-    assert spark_text == duckdb_text and len(json.loads(duckdb_text)["datasets"]) == 1
+    text = same_bytes_over_a_query(
+        tmp_path, "SELECT strftime(TIMESTAMP '2024-03-01 08:00:00' + to_microseconds(i * 1234567), "
+        "'%Y-%m-%dT%H:%M:%S.%f') || CASE WHEN i % 5 = 0 THEN '+01:30' ELSE '' END AS at, sin(i / 50.0) AS loss "
+        "FROM range(20000) t(i)", "logs.parquet",
+        "mark: bar\nencoding:\n  x: {field: at, timeUnit: yearmonthdatehours}\n  y: {field: loss, aggregate: mean}\n")
+    assert len(json.loads(text)["datasets"]) == 1
 
 
-def test_a_fold_of_a_float_column_and_an_integer_column_beside_a_gap_stays_on_spark(spark, tmp_path, monkeypatch):
+def test_a_fold_of_a_float_column_and_an_integer_column_beside_a_gap_stays_on_spark(spark, tmp_path):
     """Both columns read as floats: the folded rows stay in the engine, binned there, DuckDB's bytes."""
-    import duckdb
-
-    duckdb.sql(f"COPY (SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i % 5000 = 7 THEN NULL "
-               f"ELSE i % 97 END AS seen FROM range(30000) t(i)) TO '{tmp_path / 'counts.parquet'}' (FORMAT parquet)")
-    spec = tmp_path / "folded.yaml"
-    spec.write_text("data: {path: counts.parquet}\ntransform:\n  - fold: [loss, seen]\nmark: bar\nencoding:\n"
-                    "  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n  color: {field: key, type: nominal}\n",
-                    encoding="utf-8")
-    monkeypatch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
-    duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
-    assert spark_text == duckdb_text
+    same_bytes_over_a_query(
+        tmp_path, "SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i % 5000 = 7 THEN NULL "
+        "ELSE i % 97 END AS seen FROM range(30000) t(i)", "counts.parquet",
+        "transform:\n  - fold: [loss, seen]\nmark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n"
+        "  y: {aggregate: count}\n  color: {field: key, type: nominal}\n")
 
 
 @pytest.mark.parametrize("drawn", [
@@ -667,17 +671,10 @@ def test_a_fold_of_a_float_column_and_an_integer_column_beside_a_gap_stays_on_sp
 def test_a_column_of_integers_past_2_53_keeps_the_rows_on_spark(spark, tmp_path, drawn):
     """64-bit ids (JavaScript reads those past 2^53 as their decimal text) held as JavaScript values beside the
     integers in Spark too: DuckDB's bytes, and no column of every row fetched but those drawn."""
-    import duckdb
-
-    duckdb.sql(f"COPY (SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i = 5 THEN NULL "
-               f"WHEN i % 1000 = 1 THEN i - 500 ELSE 9007199254740993 + i * 30000000007 END AS id "
-               f"FROM range(30000) t(i)) TO '{tmp_path / 'ids.parquet'}' (FORMAT parquet)")
-    spec = tmp_path / "ids.yaml"
-    spec.write_text("data: {path: ids.parquet}\n" + drawn, encoding="utf-8")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
-        duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
-    assert spark_text == duckdb_text
+    same_bytes_over_a_query(
+        tmp_path, "SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i = 5 THEN NULL "
+        "WHEN i % 1000 = 1 THEN i - 500 ELSE 9007199254740993 + i * 30000000007 END AS id FROM range(30000) t(i)",
+        "ids.parquet", drawn)
 
 
 def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs):
