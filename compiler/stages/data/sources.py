@@ -1173,15 +1173,13 @@ class EngineTable(Table):
             column = quote_identifier(name)
             return f"CAST(make_timestamp({parsed[name][1]}) AS TIMESTAMP) AS {column}" if name in dates else column
 
-        views = []
-        for base, extra in ((view, []), (numbered, [ROW])):
-            if base is not None:
-                name = f"{base}__dates"
-                selects = ", ".join([*map(cell, names), *map(quote_identifier, extra)])
-                connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {selects} "
-                                   f"FROM {quote_identifier(base)}")
-            views.append(None if base is None else name)
-        return views[0], views[1]
+        def parsed_view(base: str, extra: list[str]) -> str:
+            selects = ", ".join([*map(cell, names), *map(quote_identifier, extra)])
+            connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(base + '__dates')} AS "
+                               f"SELECT {selects} FROM {quote_identifier(base)}")
+            return base + "__dates"
+
+        return parsed_view(view, []), None if numbered is None else parsed_view(numbered, [ROW])
 
     @property
     def columns(self) -> dict[str, list]:  # every cell: what a stage reading rows in Python needs

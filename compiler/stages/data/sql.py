@@ -1108,7 +1108,9 @@ class _Chain:
         through the last end's peers less the one before the first end's; ``min``, ``max``: the extreme of
         the three, a zero the first in the rows' order; ``first_value``: the first end's peers' first (the
         partition's first where the end is past it), ``last_value`` alike; ``nth_value``: the value k - 1
-        rows after the first end's peers' first, where that row is before the last end."""
+        rows after the first end's peers' first, where that row is before the last end; ``distinct`` and the
+        quantiles: over the literal frame's values joined to those of the first end's peers before it and the
+        last end's peers after it (and the nulls of the three, for ``distinct``)."""
         pos, n, start, end = places
         before, after = frame
         over, literal = f"OVER ({ordered})", f"OVER ({ordered} {_rows_frame(before, after)})"
