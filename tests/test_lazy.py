@@ -104,6 +104,19 @@ def refused_as_read(folder, text: str, monkeypatch, fetched: list, most: int) ->
     return raised.value.errors[0].message
 
 
+# A histogram of the loss, and the rows it fetches at most (its bins).
+LOSS_HISTOGRAM = ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30)
+
+
+def kept_as_read(folder, text: str, monkeypatch, fetched: list, most: int):
+    """The chart over rows left in the engine, having fetched at most `most` rows at a time, which is the chart
+    over the rows read into Python, byte for byte."""
+    chart = compiled(folder, text)
+    assert max(fetched, default=0) <= most
+    assert chart.vega_lite == eager(folder, text, monkeypatch).vega_lite
+    return chart
+
+
 def data_rows(vega_lite: dict) -> list[dict]:
     """Every row the Vega-Lite carries (its named data sets and inline values)."""
     rows = [row for values in vega_lite.get("datasets", {}).values() for row in values]
@@ -414,7 +427,7 @@ FILTERED = "data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.step >= 
 
 
 @pytest.mark.parametrize("drawn, most", [
-    ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30),
+    LOSS_HISTOGRAM,
     ("width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: {field: name, type: nominal}\n", 0),
     ("width: 200\nmark: line\nencoding:\n  x: loss\n  y: step\n  color: {field: name, type: nominal}\n", 3 * 4 * 200),
     ("transform:\n  - filter: \"datum.loss > -1000\"\nmark: point\nencoding:\n  x: step\n  y: loss\n", None),
@@ -552,9 +565,7 @@ def test_a_fold_of_columns_stored_apart_but_read_alike_is_kept_where_it_is_folde
     the engine (before, the fold's cells were taken for Python's mix of kinds and every row was read), and
     each cell drawn is the one read."""
     text = f"data: {{path: counts.parquet}}\ntransform:\n  - fold: [{folded}]\n" + drawn.replace("transform:\n", "")
-    chart = compiled(counted, text)
-    assert max(fetched, default=0) <= most
-    assert chart.vega_lite == eager(counted, text, monkeypatch).vega_lite
+    chart = kept_as_read(counted, text, monkeypatch, fetched, most)
     if "point" in drawn:
         rows = data_rows(chart.vega_lite)
         assert len(rows) == 2 * 597 and {type(row["value"]) for row in rows} == {float, type(None)}
@@ -570,7 +581,7 @@ def identified(tmp_path_factory):
 
 
 @pytest.mark.parametrize("drawn, most", [
-    ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30),
+    LOSS_HISTOGRAM,
     ("transform:\n  - filter: \"datum.loss > 2.1\"\nencoding:\n  x: step\n  y: loss\n"
      "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: linear, by: name}\n", RUNS),
     ("transform:\n  - filter: \"datum.step < 200\"\n  - calculate: \"datum.id + 1\"\n    as: next\n"
@@ -583,9 +594,7 @@ def test_a_column_of_integers_past_2_53_keeps_the_rows_in_the_engine(identified,
     longer sends every column of every row to Python: the engine holds its JavaScript values beside the
     integers, and the chart is the one over the rows read (an id past 2^53 plus 1 is text joined to '1')."""
     text = "data: {path: ids.parquet}\n" + drawn
-    chart = compiled(identified, text)
-    assert max(fetched, default=0) <= most
-    assert chart.vega_lite == eager(identified, text, monkeypatch).vega_lite
+    chart = kept_as_read(identified, text, monkeypatch, fetched, most)
     if "next" in drawn:
         rows = data_rows(chart.vega_lite)
         big = [2 ** 53 + 1, 2 ** 53 + 1 + 2 * 30000000007]  # written as their text, as JavaScript holds them
@@ -658,7 +667,7 @@ def stamped(tmp_path_factory):
 
 
 @pytest.mark.parametrize("drawn, most", [
-    ("mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", 30),
+    LOSS_HISTOGRAM,
     ("transform:\n  - filter: \"datum.step > 10\"\nencoding:\n  x: {field: at, type: temporal}\n  y: loss\n"
      "  color: {field: name, type: nominal}\nlayers:\n  - trend: {method: quad, by: name}\n", RUNS),
     ("transform:\n  - filter: \"datum.step < 300\"\n  - calculate: \"datum.loss * 2\"\n    as: double\n"
@@ -715,9 +724,26 @@ def test_a_column_of_iso_date_text_stays_in_the_engine_as_dates(texted, fetched,
     """ISO date text is parsed in the engine (before, every cell was read into Python to decide that the column
     holds dates): the chart is the one over the rows read and parsed in Python, and only what is drawn is fetched."""
     text = "data: {path: logs.parquet}\n" + drawn
-    chart = compiled(texted, text)
-    assert max(fetched, default=0) <= most
-    assert chart.vega_lite == eager(texted, text, monkeypatch).vega_lite
+    kept_as_read(texted, text, monkeypatch, fetched, most)
+
+
+@pytest.fixture(scope="module")
+def us_dated(tmp_path_factory):
+    """Daily logs with each day as US text (month first, 1,000 days), and one written day first near the end."""
+    return parquet_folder(tmp_path_factory, "days.parquet",
+                          f"SELECT CASE WHEN i = {ROWS - 1000} THEN '31/12/2020' ELSE strftime(DATE '2020-01-01' + "
+                          f"CAST(i % 1000 AS INTEGER), '%m/%d/%Y') END AS day, 1 + 0.5 * sin(i * 1e-3) AS loss "
+                          f"FROM range({ROWS}) AS t(i)")
+
+
+def test_date_text_written_day_first_is_found_in_the_engine(us_dated, fetched, monkeypatch):
+    """A temporal channel over date text: the row written day first (which the renderer would drop, reading the
+    rest month first) is found by the engine, not by reading the column whole: only that cell is fetched, and
+    the diagnostic, naming the cell and its row, is the one the rows read into Python give."""
+    text = ("data: {path: days.parquet}\nmark: bar\nencoding:\n  x: {field: day, type: temporal}\n"
+            "  y: {field: loss, aggregate: mean}\n")
+    message = refused_as_read(us_dated, text, monkeypatch, fetched, 1)
+    assert "31/12/2020" in message and f"{ROWS - 1000 + 1}" in message
 
 
 @pytest.mark.parametrize("transform, most", [('filter: "datum.step < 0"', 0),

@@ -664,3 +664,26 @@ def test_a_column_of_iso_date_text_is_dates_in_the_engine_and_no_cell_is_fetched
     assert table["at"] == [datetime.datetime(2024, 1, 1, 9, 0, 0, 250000), None, datetime.datetime(2024, 2, 29),
                            datetime.datetime(2024, 3, 1, 23, 59, 59, 999999)]
     assert table["bad"] == ["2024-01-01", "2023-02-29", None, "2024-01-02"]
+
+
+# Numeric date text around what `check.day_first` tells apart: separators alike or not, years of 2, 3, 4 and 5
+# digits, leading spaces of every ASCII kind, trailing text, days and months at 12 and 13.
+DAY_FIRST_EDGES = ["31/12/2020", "12/31/2020", "13/01/20", "13/01/200", "13/01/20201", "13-01-2020", "13.01.2020",
+                   "13/01-2020", "13/1/2020x", "13/1/2020 10:00", "  13/1/2020", "\t\n\r\f\v13/1/2020", "x13/1/2020",
+                   "7/13/2020", "99/99/99", "123/4/2020", "13//2020", "13/01/2020\n", "1/2/3", "", "2020-13-01"]
+
+
+def day_first_in_sql(connection, texts: list[str]) -> list[bool]:
+    """Whether the check's engine predicate (`check.day_first_sql`) finds each text written day first."""
+    from chartc.stages.check import day_first_sql
+    from chartc.stages.data.engine import quote_text
+
+    rows = " UNION ALL ".join(f"SELECT {i} AS i, {quote_text(text)} AS t" for i, text in enumerate(texts))
+    return [found for found, in connection.execute(f"SELECT {day_first_sql('t')} FROM ({rows}) ORDER BY i").fetchall()]
+
+
+def test_day_first_date_text_is_found_in_the_engine_as_the_check_finds_it():
+    from chartc.stages.check import day_first
+
+    assert day_first_in_sql(connect(), DAY_FIRST_EDGES) == [day_first(text) for text in DAY_FIRST_EDGES]
+    assert sum(day_first(text) for text in DAY_FIRST_EDGES) >= 8  # both answers are checked

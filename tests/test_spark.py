@@ -654,6 +654,16 @@ def test_iso_date_text_is_parsed_on_spark_as_the_reader_parses_it(spark, tmp_pat
     assert len(json.loads(text)["datasets"]) == 1
 
 
+def test_day_first_date_text_is_found_on_spark_as_the_check_finds_it(spark):
+    """The temporal check's engine predicate, transpiled for Spark (Java's regular expressions): Python's answer."""
+    from chartc.stages.check import day_first
+    from chartc.stages.data.engine import SparkSettings
+    from test_sources import DAY_FIRST_EDGES, day_first_in_sql
+
+    found = day_first_in_sql(spark_engine.connect_spark(SparkSettings()), DAY_FIRST_EDGES)
+    assert found == [day_first(text) for text in DAY_FIRST_EDGES]
+
+
 def test_a_fold_of_a_float_column_and_an_integer_column_beside_a_gap_stays_on_spark(spark, tmp_path):
     """Both columns read as floats: the folded rows stay in the engine, binned there, DuckDB's bytes."""
     same_bytes_over_a_query(

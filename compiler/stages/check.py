@@ -30,6 +30,8 @@ from ..ir.nodes import Channel, Chart, DataSource, Layer, Markers
 from ..ir.source import Node
 from ..ir.transforms import Density
 from .data import DataFlow, FieldFlow, Rows, row_place
+from .data.engine import quote_text
+from .data.sources import EngineTable
 from .markers import category_key, data_categories
 
 STAGE = "check"
@@ -165,12 +167,12 @@ def _check_dates(rows: Rows, channel: Channel, source: DataSource) -> list[SpecE
     field = channel.field
     if table.kinds.get(field) not in (TEXT, None):  # numbers are timestamps; dates are parsed
         return []
-    values = table[field]
-    first = next((index for index, value in enumerate(values) if isinstance(value, str) and day_first(value)), None)
-    if first is not None:  # the renderer drops these, and reads the rest month first
+    found = _first_day_first(table, field)
+    if found is not None:  # the renderer drops these, and reads the rest month first
+        first, value = found
         row = rows.source_row(first)
         where = row_place(source, row) if row is not None else msg.data_row_number(first)
-        return [channel.error(msg.day_first_dates(field, values[first], where), "type", stage=STAGE,
+        return [channel.error(msg.day_first_dates(field, value, where), "type", stage=STAGE,
                               hint=msg.day_first_dates_hint())]
     bad = [value for value in table.unique(field) if isinstance(value, str) and not readable_date(value)]
     if bad:
@@ -180,6 +182,26 @@ def _check_dates(rows: Rows, channel: Channel, source: DataSource) -> list[SpecE
 
 # A date written with numbers, day or month first: 31/12/2020, 12.31.20, 1-2-2020.
 NUMERIC_DATE = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(?:\d{4}|\d{2})(?!\d)", re.ASCII)
+# The same for the engines' regular expressions (RE2's and Java's): one per separator (no back-reference),
+# the year's end a non-digit or the end (no look-ahead), Python's ASCII spaces written out (no backslash).
+NUMERIC_DATE_SQL = tuple(f"^[ \t\n\r\f\v]*([0-9]{{1,2}}){sep}[0-9]{{1,2}}{sep}([0-9]{{4}}|[0-9]{{2}})([^0-9]|$)"
+                         for sep in ("/", "[.]", "-"))
+
+
+def day_first_sql(column: str) -> str:
+    """SQL of whether a text column's cell is a date written day first (`day_first`): its first number past 12."""
+    return " OR ".join(f"coalesce(CAST(nullif(regexp_extract({column}, {quote_text(pattern)}, 1), '') AS INTEGER) "
+                       f"> 12, false)" for pattern in NUMERIC_DATE_SQL)
+
+
+def _first_day_first(table: Table, field: str) -> tuple[int, str] | None:
+    """The first row whose date text is written day first (`day_first`), and that text; None where none is.
+    Rows left in the engine are searched there (`NUMERIC_DATE_SQL`): the column is not read whole."""
+    if isinstance(table, EngineTable) and table.kinds.get(field) == TEXT and field not in table.cache:
+        return table.first_where(field, day_first_sql)
+    values = table[field]
+    first = next((index for index, value in enumerate(values) if isinstance(value, str) and day_first(value)), None)
+    return None if first is None else (first, values[first])
 
 
 def day_first(text: str) -> bool:

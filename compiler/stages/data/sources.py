@@ -1338,6 +1338,17 @@ class EngineTable(Table):
                                             f"FROM {quote_identifier(self.view)}").fetchall()
         return count
 
+    def first_where(self, name: str, predicate) -> tuple[int, object] | None:
+        """The first row whose cell of `name` meets an SQL predicate (`predicate(column)`): its place among the
+        rows, in their order, and that cell; None where no row does. Two small queries: no column read whole."""
+        numbered, row = quote_identifier(self.rows_view()), quote_identifier(ROW)
+        (first,), = self.connection.execute(
+            f"SELECT min({row}) FROM {numbered} WHERE {predicate(quote_identifier(name))}").fetchall()
+        if first is None:
+            return None
+        (place,), = self.connection.execute(f"SELECT count(*) FROM {numbered} WHERE {row} < {first}").fetchall()
+        return place, self.cells(name, [first])[0]
+
     def unsafe_text(self, name: str, pattern: str) -> bool:
         """Whether any cell of a text column matches an RE2 pattern (renderer-unsafe characters)."""
         (found,), = self.connection.execute(
