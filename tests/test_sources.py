@@ -656,7 +656,7 @@ def test_a_column_of_iso_date_text_is_dates_in_the_engine_and_no_cell_is_fetched
     pyarrow.parquet.write_table(pa.table({
         "at": ["2024-01-01T10:00:00.25+01:00", None, "2024-02-29", "2024-03-01 23:59:59.9999999Z"],
         "bad": ["2024-01-01", "2023-02-29", None, "2024-01-02"]}), project / "text.parquet")
-    monkeypatch.setattr(EngineTable, "fetch", lambda *_: pytest.fail("a cell was fetched"))
+    monkeypatch.setattr(EngineTable, "_fetch_into", staticmethod(lambda *_, **__: pytest.fail("a cell was fetched")))
     connection = connect()
     table = EngineTable(connection, register_source(connection, source(project, file="text.parquet")))
     assert table.kinds == {"at": DATE, "bad": TEXT}
