@@ -747,6 +747,47 @@ def test_a_save_within_one_timestamp_tick_is_seen(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+def test_a_save_that_truncates_then_pauses_before_writing_builds_only_what_it_wrote(tmp_path, monkeypatch):
+    # Python's write_text, most editors and shell redirections truncate the file,
+    # then write it: on a busy machine the writer can be paused in between for
+    # longer than a settle. The empty file is not a save to build.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+    with watching(tmp_path / "out", monkeypatch, {}) as (state, url, builds, lines):
+        wait_quiet(state, quiet=0.2)
+        with open(spec, "w") as stream:
+            time.sleep(10 * serve_module.SETTLE_SECONDS)  # empty meanwhile: several polls and settles see it
+            stream.write(BARS.replace("title: Bars", "title: Bars, written after a pause"))
+        wait_quiet(state, above=1, quiet=0.5)
+        assert "Bars, written after a pause" in fetch(url + "bars.html")
+        assert builds == [1, 2] and state.failures == {}
+        assert not any("E113" in line for line in lines)
+
+
+@pytest.mark.slow
+def test_a_spec_read_half_saved_by_a_build_shows_no_failure_and_is_built_again(tmp_path, monkeypatch):
+    # The save truncated the spec and the build read it empty; the save writes
+    # its text once the build ran. What the build found is not the user's error.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    spec = tmp_path / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+    published = []
+    publish = ServeState.publish
+    monkeypatch.setattr(ServeState, "publish", lambda state: (published.append(sorted(state.failures)), publish(state)))
+    during = {2: lambda: spec.write_text(BARS.replace("title: Bars", "title: Bars, the rest of the save"))}
+    with watching(tmp_path / "out", monkeypatch, during) as (state, url, builds, lines):
+        wait_quiet(state, quiet=0.2)
+        spec.write_text("")  # empty for longer than every settle: the build reads it so
+        wait_quiet(state, above=2, quiet=0.5)
+        assert "Bars, the rest of the save" in fetch(url + "bars.html")
+        assert builds == [1, 2, 3] and len(published) >= 3 and all(failures == [] for failures in published)
+        assert not any("E113" in line for line in lines)
+
+
+@pytest.mark.slow
 def test_a_data_file_the_first_build_meets_and_saved_during_it_is_built_again(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     specs = tmp_path / "specs"

@@ -22,7 +22,9 @@ It always converges to the last save: before each build the watcher records
 every watched file as it is (stat, and a content hash while a timestamp could
 still hide a second save); a file that differs from that record afterwards,
 or that the build met for the first time and that may have changed while it
-ran, starts another build.
+ran, starts another build. A save under way is not shown as the user's error:
+a spec found empty (truncated, not yet written) is waited for, and the failure
+of a spec that changed while the build read it is not published.
 
 Listening on 127.0.0.1 does not keep other web sites out: through DNS
 rebinding a page in the user's browser can reach it under its own host name.
@@ -72,7 +74,10 @@ HOST = "127.0.0.1"
 # at 15 ms, 1.5% at 25 ms, 3.3% at 10 ms (benchmarks/bench_editor.py measures it).
 POLL_SECONDS = 0.015
 # A changed file is built once its stat stayed the same for this long (a file
-# still being written keeps changing), or after SETTLE_MAX_SECONDS at most.
+# still being written keeps changing) and it is not empty (a save truncates the
+# file before it writes: an editor or a script paused between the two would
+# otherwise have an empty spec built and its diagnostics shown), or after
+# SETTLE_MAX_SECONDS at most.
 SETTLE_SECONDS = 0.02
 SETTLE_MAX_SECONDS = 0.5
 # Seconds the build after a save waits for an open page to draw the save's preview:
@@ -336,6 +341,17 @@ def look_stat(path: str | Path) -> tuple | None:
         return None
 
 
+def emptied(names: list[str]) -> bool:
+    """Whether any of these files is empty: one a save truncated and has not written yet."""
+    for name in names:
+        try:
+            if os.stat(name).st_size == 0:
+                return True
+        except OSError:  # gone: not being written
+            pass
+    return False
+
+
 def differs(before: Seen, now: Seen) -> bool:
     """Whether the file changed between two looks."""
     if before.stat != now.stat:
@@ -399,7 +415,7 @@ class Watcher(threading.Thread):
         first, started = self.stats(changed), time.monotonic()
         show = not self.waiting  # another build holds the folder: nothing is shown until it is ours
         previews = self.previews(changed) if show else {}
-        if time.monotonic() - started < SETTLE_SECONDS or self.stats(changed) != first:
+        if time.monotonic() - started < SETTLE_SECONDS or self.stats(changed) != first or emptied(changed):
             self.settle(changed)
             if show and self.stats(changed) != first:
                 previews = self.previews(changed)
@@ -452,20 +468,29 @@ class Watcher(threading.Thread):
         return previews
 
     def settle(self, changed: list[str]) -> None:
-        """Wait until the changed files' stats stayed the same for SETTLE_SECONDS (SETTLE_MAX_SECONDS at most).
+        """Wait until the changed files' stats stayed the same for SETTLE_SECONDS, none of them empty (SETTLE_MAX_SECONDS at most).
 
         A file still being written (an editor writing in several calls, a
-        copy under way) changes its size or mtime between two looks.
+        copy under way) changes its size or mtime between two looks; one
+        truncated and not yet written again is empty.
         """
-        def stats() -> list:
-            return [look_stat(name) for name in changed]
         deadline = time.monotonic() + SETTLE_MAX_SECONDS
-        last = stats()
+        last = self.stats(changed)
         while time.monotonic() < deadline and not self.stop.wait(SETTLE_SECONDS):
-            now = stats()
-            if now == last:
+            now = self.stats(changed)
+            if now == last and not emptied(changed):
                 return
             last = now
+
+    def truncated(self, name: str) -> bool:
+        """Whether `name` is empty and was not when last recorded: a save that truncated it and has not written yet."""
+        stat = look_stat(name)
+        return stat is not None and emptied([name]) and stat != self.seen.get(name, GONE).stat
+
+    @staticmethod
+    def resaved(name: str, before: dict[str, Seen]) -> bool:
+        """Whether `name` differs from its record `before` the build."""
+        return name in before and differs(before[name], look(name, before[name], time.time_ns()))
 
     def watched(self) -> list[str]:
         """`watched_files` of `find_specs` (their names, sorted), listed again only when a watched path or the manifest changed.
@@ -506,7 +531,13 @@ class Watcher(threading.Thread):
         state.building = True
         try:
             specs = find_specs(self.paths)
+            names = {gallery.output_stem(spec): os.path.abspath(spec) for spec in specs}  # as `watched_files` names them
+            truncated = [name for name in names.values() if self.truncated(name)]
+            if truncated:  # a save began after the check settled (the preview was being drawn): let it write
+                self.settle(truncated)
+                started_ns = time.time_ns()
             before = {str(path): look(path, None, started_ns) for path in watched_files(specs, state.out)}
+            kept_previews: dict[str, str] = {}
             try:
                 report = gallery.build_gallery(specs, state.out)
             except Exception as error:  # keep serving the last good gallery whatever a build does
@@ -519,12 +550,20 @@ class Watcher(threading.Thread):
                     self.waiting, self.seen = True, {}
                     return
                 self.waiting = False
+                # A spec saved while the build ran may have been read half
+                # written: its failure is not shown (it keeps what it showed
+                # before, its preview included); the next poll builds it again.
+                unsure = {stem for stem in report.failures if stem in names and self.resaved(names[stem], before)}
+                failures = {stem: error for stem, error in report.failures.items() if stem not in unsure}
+                hidden = {problem.diagnostic() for stem in unsure for problem in report.failures[stem].errors}
                 for line in report.problems:
-                    self.log(line, file=sys.stderr)
+                    if line not in hidden:
+                        self.log(line, file=sys.stderr)
                 tied = {problem.diagnostic() for error in report.failures.values() for problem in error.errors}
-                state.failures = dict(report.failures)
+                state.failures = {**failures, **{stem: state.failures[stem] for stem in unsure if stem in state.failures}}
                 state.spec_of = {gallery.output_stem(spec): str(spec) for spec in specs}
                 state.problems = [line for line in report.problems if line not in tied and ": warning: " not in line]
+                kept_previews = {stem: page for stem, page in state.previews.items() if stem in unsure}
             # Data files the build met for the first time join the record. One
             # that had not settled when the build started may have been read
             # before or after its last save: UNSURE, so the next poll builds again.
@@ -535,7 +574,7 @@ class Watcher(threading.Thread):
                     met[str(path)] = UNSURE if now.digest is not None else now
             self.seen = {**met, **before}
             self.listed = None  # the build may have written a new manifest within one timestamp tick
-            state.previews = {}
+            state.previews = kept_previews
             state.publish()
         finally:
             state.building = False
