@@ -696,12 +696,18 @@ def fetch(url: str) -> str:
         return response.read().decode("utf-8")
 
 
+def bars_in_specs(root: Path, monkeypatch) -> Path:
+    """root/specs/bars.yaml holding BARS, root the working folder (as `watching` expects)."""
+    monkeypatch.chdir(root)
+    (root / "specs").mkdir()
+    spec = root / "specs" / "bars.yaml"
+    spec.write_text(BARS)
+    return spec
+
+
 @pytest.mark.slow
 def test_a_spec_saved_during_a_build_is_built_next_and_served(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "specs").mkdir()
-    spec = tmp_path / "specs" / "bars.yaml"
-    spec.write_text(BARS)
+    spec = bars_in_specs(tmp_path, monkeypatch)
     during = {1: lambda: write_later(spec, BARS.replace("title: Bars", "title: Bars, saved during the build"))}
     with watching(tmp_path / "out", monkeypatch, during) as (state, url, builds, lines):
         wait_quiet(state)
@@ -713,10 +719,7 @@ def test_a_spec_saved_during_a_build_is_built_next_and_served(tmp_path, monkeypa
 @pytest.mark.slow
 def test_a_save_that_keeps_mtime_and_size_is_seen(tmp_path, monkeypatch):
     # cp -p, tar and rsync -t put the old mtime back; same-length text keeps the size
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "specs").mkdir()
-    spec = tmp_path / "specs" / "bars.yaml"
-    spec.write_text(BARS)
+    spec = bars_in_specs(tmp_path, monkeypatch)
 
     def same_stamp():
         before = spec.stat()
@@ -735,10 +738,7 @@ def test_a_save_within_one_timestamp_tick_is_seen(tmp_path, monkeypatch):
     # On FAT (2 s), HFS+ and some network file systems (1 s) a second save can
     # keep every timestamp: with a stat that never moves, only the content tells.
     monkeypatch.setattr(serve_module, "stat_key", lambda stat: (stat.st_size, stat.st_ino))
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "specs").mkdir()
-    spec = tmp_path / "specs" / "bars.yaml"
-    spec.write_text(BARS)
+    spec = bars_in_specs(tmp_path, monkeypatch)
     during = {1: lambda: spec.write_text(BARS.replace("title: Bars", "title: Rabs"))}
     with watching(tmp_path / "out", monkeypatch, during) as (state, url, builds, _):
         wait_quiet(state)
@@ -751,10 +751,7 @@ def test_a_save_that_truncates_then_pauses_before_writing_builds_only_what_it_wr
     # Python's write_text, most editors and shell redirections truncate the file,
     # then write it: on a busy machine the writer can be paused in between for
     # longer than a settle. The empty file is not a save to build.
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "specs").mkdir()
-    spec = tmp_path / "specs" / "bars.yaml"
-    spec.write_text(BARS)
+    spec = bars_in_specs(tmp_path, monkeypatch)
     with watching(tmp_path / "out", monkeypatch, {}) as (state, url, builds, lines):
         wait_quiet(state, quiet=0.2)
         with open(spec, "w") as stream:
@@ -770,10 +767,7 @@ def test_a_save_that_truncates_then_pauses_before_writing_builds_only_what_it_wr
 def test_a_spec_read_half_saved_by_a_build_shows_no_failure_and_is_built_again(tmp_path, monkeypatch):
     # The save truncated the spec and the build read it empty; the save writes
     # its text once the build ran. What the build found is not the user's error.
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "specs").mkdir()
-    spec = tmp_path / "specs" / "bars.yaml"
-    spec.write_text(BARS)
+    spec = bars_in_specs(tmp_path, monkeypatch)
     published = []
     publish = ServeState.publish
     monkeypatch.setattr(ServeState, "publish", lambda state: (published.append(sorted(state.failures)), publish(state)))
@@ -803,10 +797,7 @@ def test_a_data_file_the_first_build_meets_and_saved_during_it_is_built_again(tm
 
 @pytest.mark.slow
 def test_the_watcher_survives_a_failing_poll_and_reports_it_once(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "specs").mkdir()
-    spec = tmp_path / "specs" / "bars.yaml"
-    spec.write_text(BARS)
+    spec = bars_in_specs(tmp_path, monkeypatch)
     error = PermissionError(13, "Permission denied", "specs")
     broken = threading.Event()
     real = serve_module.watched_files
