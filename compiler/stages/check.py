@@ -31,7 +31,7 @@ from ..ir.source import Node
 from ..ir.transforms import Density
 from .data import DataFlow, FieldFlow, Rows, row_place
 from .data.engine import quote_text
-from .data.sources import EngineTable
+from .data.sources import in_engine
 from .markers import category_key, data_categories
 
 STAGE = "check"
@@ -197,7 +197,7 @@ def day_first_sql(column: str) -> str:
 def _first_day_first(table: Table, field: str) -> tuple[int, str] | None:
     """The first row whose date text is written day first (`day_first`), and that text; None where none is.
     Rows left in the engine are searched there (`NUMERIC_DATE_SQL`): the column is not read whole."""
-    if isinstance(table, EngineTable) and table.kinds.get(field) == TEXT and field not in table.cache:
+    if table.kinds.get(field) == TEXT and in_engine(table, field):
         return table.first_where(field, day_first_sql)
     values = table[field]
     first = next((index for index, value in enumerate(values) if isinstance(value, str) and day_first(value)), None)

@@ -38,7 +38,7 @@ from .engine import connect
 from .sql import evaluate_layers
 from .sql import pivot_columns as engine_pivot_columns
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
-from .sources import SOURCE, EngineTable, is_table, materialise, register_frame, write_rows
+from .sources import SOURCE, EngineTable, in_engine, is_table, materialise, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [
@@ -55,7 +55,7 @@ __all__ = [
 
 def present_values(table: Table, name: str) -> set:
     """A column's values other than None (a colour's categories): asked of the engine for rows left there."""
-    if isinstance(table, EngineTable) and name not in table.cache:
+    if in_engine(table, name):
         return table.present(name)
     return {value for value in table[name] if value is not None}
 

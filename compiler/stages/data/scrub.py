@@ -20,7 +20,7 @@ from ...errors import SpecWarning
 from ...infra.table import TEXT, Table
 from ...ir.nodes import DataSource
 from .read import STAGE
-from .sources import EngineTable
+from .sources import in_engine
 
 REPLACEMENT = "\ufffd"
 # Integers past 2⁵³ are not exact in JavaScript, and past 2⁶⁴ the renderer
@@ -107,7 +107,7 @@ def scrub_table(table: Table, data: DataSource) -> tuple[Table, list[SpecWarning
             warn(msg.data_column_scrubbed(name, clean_name, in_name), msg.data_scrubbed_hint())
         if table.kinds[column] not in (TEXT, None):  # numbers, booleans and dates hold no text
             continue
-        if (table.kinds[column] == TEXT and isinstance(table, EngineTable) and column not in table.cache
+        if (table.kinds[column] == TEXT and in_engine(table, column)
                 and not table.unsafe_text(column, RENDERER_UNSAFE_SQL)):
             continue  # the engine scans its rows: none is read unless one has such a character
         if table.kinds[column] == TEXT and not RENDERER_UNSAFE.search("\n".join(v for v in table[column] if v)):

@@ -1386,3 +1386,9 @@ class EngineTable(Table):
                 values = [None if v is None else float(v) for v in values]
             out[name] = values
         return out
+
+
+def in_engine(table: Table, name: str) -> bool:
+    """Whether a column's cells are left in the engine (an `EngineTable`'s, not read into Python yet): a question
+    about them is then asked of the engine, not answered by reading the column whole."""
+    return isinstance(table, EngineTable) and name not in table.cache

@@ -72,7 +72,7 @@ from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
-from .sources import ORIGIN, EngineTable, KeptOrigin, register_arrays
+from .sources import ORIGIN, EngineTable, KeptOrigin, in_engine, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
@@ -1017,7 +1017,7 @@ class _Chain:
             elif op.op in ("valid", "missing"):
                 sql = f"CAST(count(*) FILTER (WHERE {_window_count(op.op, state.value)}) {framed} AS DOUBLE)"
             elif op.op == "distinct":  # on Spark, which has none over a window, the frame's list made distinct
-                distinct = f"count(DISTINCT CASE WHEN {x} = 0 THEN CAST(0 AS DOUBLE) ELSE {x} END) {framed}"
+                distinct = f"count(DISTINCT {_distinct_value(x)}) {framed}"
                 sql = f"CAST({distinct} + CASE WHEN {_null_count(x)} {framed} > 0 THEN 1 ELSE 0 END AS DOUBLE)"
             elif op.op in QUANTILES:
                 sql, undefined = d3_quantile(f"{_frame_values(op.op, x)} {framed}", QUANTILES[op.op]), True
@@ -1712,8 +1712,13 @@ def _frame_values(op: str, x: str) -> str:
     the numbers, NaN and null left out; for ``distinct`` the values but null (Spark's lists keep none; counted
     apart: `_null_count`), -0 as 0 (Vega tells values apart by their text, ``value + ''``: NaN is one value)."""
     if op == "distinct":
-        return f"list(CASE WHEN {x} = 0 THEN CAST(0 AS DOUBLE) ELSE {x} END) FILTER (WHERE {x} IS NOT NULL)"
+        return f"list({_distinct_value(x)}) FILTER (WHERE {x} IS NOT NULL)"
     return f"list({x}) FILTER (WHERE NOT isnan({x}))"
+
+
+def _distinct_value(x: str) -> str:
+    """SQL of a value as ``distinct`` tells values apart (by their text, ``value + ''``): -0 as 0."""
+    return f"CASE WHEN {x} = 0 THEN CAST(0 AS DOUBLE) ELSE {x} END"
 
 
 def _null_count(x: str) -> str:
@@ -1764,7 +1769,7 @@ def _renamed_cell(cell: tuple, names: dict) -> tuple:
 def registered_kind(table: Table, name: str) -> str:
     """The kind of a data column's JavaScript values (`vega.js_cell` of its cells)."""
     kind = table.kinds.get(name)
-    if kind == NUMBER and isinstance(table, EngineTable) and name not in table.cache:
+    if kind == NUMBER and in_engine(table, name):
         return NUM if _exact_in_engine(table, name) else ANY
     if kind == NUMBER and all(type(value) is not int or abs(value) <= vega.MAX_EXACT for value in table[name]):
         return NUM
@@ -2170,8 +2175,7 @@ def registered_in_place(connection, table: Table) -> bool:
 def wide_integers(table: Table, name: str) -> bool:
     """Whether a column left in the engine holds integers some of which a double does not hold exactly: Python
     reads them as integers, JavaScript as numbers to 2^53 and as their decimal text past it (`vega.js_cell`)."""
-    return (isinstance(table, EngineTable) and table.kinds.get(name) == NUMBER and name not in table.cache
-            and not _exact_in_engine(table, name))
+    return table.kinds.get(name) == NUMBER and in_engine(table, name) and not _exact_in_engine(table, name)
 
 
 def _wide_integer_cells(sql: str) -> str:
@@ -2189,7 +2193,7 @@ def stored_date(table: EngineTable, name: str) -> bool:
 def _own_cells(table: Table, name: str) -> str:
     """The column of a view registered in place (`register_table`) holding a column's own cells where the view
     holds JavaScript's values of them: a date column's, a wide integer column's."""
-    return f"{ROW}_date{table.names.index(name)}"
+    return f"{ROW}_own{table.names.index(name)}"
 
 
 def _js_date(sql: str) -> str:
