@@ -1019,7 +1019,8 @@ def iso_date_sql(text: str) -> tuple[str, str]:
             f"- 719468)")
     microseconds = (f"(({days} * 86400 + {hour} * 3600 + {minute} * 60 + {second} - {offset}) * 1000000 "
                     f"+ {micro})")
-    shaped = f"coalesce(regexp_extract({text}, {quote_text(ISO_DATE_TEXT_SQL)}, 0) = {text}, false)"
+    # (A pattern not found extracts '': the empty text is no date.)
+    shaped = f"coalesce({text} <> '' AND regexp_extract({text}, {quote_text(ISO_DATE_TEXT_SQL)}, 0) = {text}, false)"
     valid = (f"CASE WHEN {shaped} THEN {year} >= 1 AND {month} BETWEEN 1 AND 12 AND {day} BETWEEN 1 AND "
              f"{days_in_month} AND {hour} <= 23 AND {minute} <= 59 AND {second} <= 59 AND {microseconds} "
              f"BETWEEN {DATETIME_MICROSECONDS[0]} AND {DATETIME_MICROSECONDS[1]} ELSE false END")
