@@ -746,6 +746,30 @@ def test_date_text_written_day_first_is_found_in_the_engine(us_dated, fetched, m
     assert "31/12/2020" in message and f"{ROWS - 1000 + 1}" in message
 
 
+@pytest.fixture(scope="module")
+def us_stamped(tmp_path_factory):
+    """Logs with each time as US text to the second (month first: a text of its own on each row, which only the
+    loose reading reads), and five cells near the end that are no dates, of four texts, each with a loss of 5."""
+    bad = {ROWS - 900: "soon", ROWS - 700: "later", ROWS - 500: "n/a", ROWS - 300: "02/30/2024 10:00:00",
+           ROWS - 50: "soon"}
+    cases = " ".join(f"WHEN i = {row} THEN '{text}'" for row, text in bad.items())
+    rows = ", ".join(map(str, bad))
+    return parquet_folder(tmp_path_factory, "stamps.parquet",
+                          f"SELECT CASE {cases} ELSE strftime(TIMESTAMP '2024-03-01 08:00:00' + to_seconds(i), "
+                          f"'%m/%d/%Y %H:%M:%S') END AS at, CASE WHEN i IN ({rows}) THEN 5 ELSE 1 + 0.5 * "
+                          f"sin(i * 1e-3) END AS loss FROM range({ROWS}) AS t(i)")
+
+
+def test_date_text_no_renderer_reads_is_found_in_the_engine(us_stamped, fetched, monkeypatch):
+    """A temporal channel over date text with a time of its own on each row: the texts that are no dates are
+    found by the engine (the loose reading run there once per distinct text), not by reading the texts whole:
+    the diagnostic is the one the rows read into Python give, counting every such text."""
+    text = ("data: {path: stamps.parquet}\nmark: bar\nencoding:\n  x: {field: at, type: temporal, "
+            "timeUnit: yearmonthdatehours}\n  y: {field: loss, aggregate: mean}\n")
+    message = refused_as_read(us_stamped, text, monkeypatch, fetched, 0)
+    assert message == "'at' is temporal, but 4 values are not dates: 'soon', 'later', 'n/a', ... (1 more)"
+
+
 @pytest.mark.parametrize("transform, most", [('filter: "datum.step < 0"', 0),
                                              ('calculate: "datum.name.foo.bar"\n    as: pct', ROWS)],
                          ids=["no row left", "an expression that throws"])

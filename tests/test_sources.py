@@ -666,6 +666,43 @@ def test_a_column_of_iso_date_text_is_dates_in_the_engine_and_no_cell_is_fetched
     assert table["bad"] == ["2024-01-01", "2023-02-29", None, "2024-01-02"]
 
 
+# Date text for the temporal check (`check.readable_date`): ISO and not, loose forms the renderer reads, days that
+# do not exist, words, blanks; repeated, and more than the message shows.
+DATE_TEXTS = ["2024-01-31", "soon", "01/02/2020 10:00:05", "2023-02-29", "Jan 1 2000", "soon", "02/30/2024", None,
+              "", "   ", "31/12/2020", "2024-01-31T25:00", "later", "1 March 2021 4pm", "n/a", "2024-13-01", "2024"]
+
+
+def rejected_dates(connection, folder, texts: list, limit: int) -> tuple[int, list]:
+    """The texts of a Parquet column left in the engine that the check finds are no dates, found there."""
+    from chartc.stages.check import readable_date
+    from chartc.stages.data.sources import EngineTable, iso_date_sql
+
+    pyarrow.parquet.write_table(pa.table({"at": pa.array(texts, pa.string())}), folder / "texts.parquet")
+    table = EngineTable(connection, register_source(connection, source(folder, file="texts.parquet")))
+    assert table.kinds == {"at": TEXT}
+    return table.rejected("at", readable_date, lambda text: iso_date_sql(text)[0], limit=limit)
+
+
+def rejected_in_python(texts: list, limit: int) -> tuple[int, list]:
+    """The same, from the texts in Python: each distinct one the check cannot read, in their order."""
+    from chartc.stages.check import readable_date
+
+    bad = list(dict.fromkeys(text for text in texts if text is not None and not readable_date(text)))
+    return len(bad), bad[:limit]
+
+
+@pytest.mark.parametrize("limit", [3, 100])
+def test_date_text_the_check_cannot_read_is_found_in_the_engine(project, monkeypatch, limit):
+    """The temporal check's test of date text, run where the rows are (the loose reading once per distinct text
+    that is not ISO): the same texts as the check over the texts in Python, in their order, and no cell fetched."""
+    from chartc.stages.data.sources import EngineTable
+
+    monkeypatch.setattr(EngineTable, "_fetch_into", staticmethod(lambda *_, **__: pytest.fail("a cell was fetched")))
+    found = rejected_dates(connect(), project, DATE_TEXTS, limit)
+    assert found == rejected_in_python(DATE_TEXTS, limit)
+    assert found[0] >= 8 and (limit > found[0] or len(found[1]) == limit)  # both "more" and "all" are checked
+
+
 # Numeric date text around what `check.day_first` tells apart: separators alike or not, years of 2, 3, 4 and 5
 # digits, leading spaces of every ASCII kind, trailing text, days and months at 12 and 13.
 DAY_FIRST_EDGES = ["31/12/2020", "12/31/2020", "13/01/20", "13/01/200", "13/01/20201", "13-01-2020", "13.01.2020",

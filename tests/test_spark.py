@@ -709,3 +709,14 @@ def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs)
     start = datetime.datetime(1969, 12, 31, 23, 30)
     assert [row["at"] for row in rows] == [
         None if row["step"] % 7 == 0 else (start + datetime.timedelta(seconds=row["step"])).isoformat() for row in rows]
+
+
+def test_date_text_the_check_cannot_read_is_found_on_spark(spark, tmp_path):
+    """The temporal check's test of date text, run by Spark's Python workers once per distinct text: the texts
+    the check over the texts in Python finds, in their order."""
+    from chartc.stages.data.engine import SparkSettings
+    from test_sources import DATE_TEXTS, rejected_dates, rejected_in_python
+
+    connection = spark_engine.connect_spark(SparkSettings())
+    for limit in (3, 100):
+        assert rejected_dates(connection, tmp_path, DATE_TEXTS, limit) == rejected_in_python(DATE_TEXTS, limit)

@@ -163,14 +163,15 @@ def field_dropped_hint(available: Sequence[str]) -> str:
 
 
 @code("E455")
-def not_dates(field: str, values: Sequence[object]) -> str:
+def not_dates(field: str, values: Sequence[object], count: int | None = None) -> str:
     """Values that are not dates on a temporal channel.
 
     A temporal channel's values do not read as dates. Write dates in ISO form (2020-01-31,
     2020-01-31T12:00), or change the channel's type.
     """
-    noun = "value is not a date" if len(values) == 1 else "values are not dates"
-    return f"{field!r} is temporal, but {len(values)} {noun}: {quoted_list(values, limit=3)}"
+    count = len(values) if count is None else count  # (of which `values` may be the first few)
+    noun = "value is not a date" if count == 1 else "values are not dates"
+    return f"{field!r} is temporal, but {count} {noun}: {quoted_list(values, limit=3, total=count)}"
 
 
 def not_dates_hint() -> str:

@@ -97,11 +97,12 @@ KEY_SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def quoted_list(values: Iterable[object], limit: int = 12) -> str:
-    """``'a', 'b', 'c'`` with an ellipsis past `limit` items."""
+def quoted_list(values: Iterable[object], limit: int = 12, total: int | None = None) -> str:
+    """``'a', 'b', 'c'`` with an ellipsis past `limit` items (of `total`, where `values` are only the first)."""
     values = [str(v) for v in values]
+    total = len(values) if total is None else total
     text = ", ".join(repr(v) for v in values[:limit])
-    return text + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
+    return text + (f", ... ({total - limit} more)" if total > limit else "")
 
 
 def or_list(values: Sequence[object]) -> str:

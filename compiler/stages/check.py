@@ -31,7 +31,7 @@ from ..ir.source import Node
 from ..ir.transforms import Density
 from .data import DataFlow, FieldFlow, Rows, row_place
 from .data.engine import quote_text
-from .data.sources import in_engine
+from .data.sources import in_engine, iso_date_sql
 from .markers import category_key, data_categories
 
 STAGE = "check"
@@ -174,10 +174,20 @@ def _check_dates(rows: Rows, channel: Channel, source: DataSource) -> list[SpecE
         where = row_place(source, row) if row is not None else msg.data_row_number(first)
         return [channel.error(msg.day_first_dates(field, value, where), "type", stage=STAGE,
                               hint=msg.day_first_dates_hint())]
-    bad = [value for value in table.unique(field) if isinstance(value, str) and not readable_date(value)]
+    count, bad = _unreadable_dates(table, field)
     if bad:
-        return [channel.error(msg.not_dates(field, bad), "type", stage=STAGE, hint=msg.not_dates_hint())]
+        return [channel.error(msg.not_dates(field, bad, count), "type", stage=STAGE, hint=msg.not_dates_hint())]
     return []
+
+
+def _unreadable_dates(table: Table, field: str) -> tuple[int, list]:
+    """How many distinct texts of a column are no date the renderer reads (`readable_date`), and the first
+    three. Rows left in the engine are tested there, ISO dates in SQL, the rest once per distinct text: only
+    the three come back, not the column's texts (unbounded where each row has its own time)."""
+    if table.kinds.get(field) == TEXT and in_engine(table, field):
+        return table.rejected(field, readable_date, lambda text: iso_date_sql(text)[0], limit=3)
+    bad = [value for value in table.unique(field) if isinstance(value, str) and not readable_date(value)]
+    return len(bad), bad[:3]
 
 
 # A date written with numbers, day or month first: 31/12/2020, 12.31.20, 1-2-2020.

@@ -979,6 +979,8 @@ ROW = "__row"
 ORIGIN = "__origin"
 # Numbers the views `EngineTable.derived` makes, their names apart.
 _KEPT_VIEWS = itertools.count()
+# Numbers the Python tests `EngineTable.rejected` registers, their names apart.
+_TESTS = itertools.count()
 # A date column read as text starts so (`table.ISO_DATE`); only then is it parsed (`iso_date_sql`) to decide.
 DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
 MAX_EXACT = 2**53
@@ -1349,6 +1351,36 @@ class EngineTable(Table):
             return None
         (place,), = self.connection.execute(f"SELECT count(*) FROM {numbered} WHERE {row} < {first}").fetchall()
         return place, self.cells(name, [first])[0]
+
+    def rejected(self, name: str, accepts, accepted_sql=None, limit: int = 3) -> tuple[int, list]:
+        """The distinct texts of a text column that a Python test rejects, tested where the rows are: how many,
+        and the first `limit` of them in the rows' order (only those come back).
+
+        Args:
+            name: the column.
+            accepts: the test, a function of one text (run by Spark's Python workers on Spark).
+            accepted_sql: SQL of texts the test surely accepts (`accepted_sql(column)`), passed untested.
+            limit: how many rejected texts to bring back.
+        """
+        function = f"chartc_test_{next(_TESTS)}"
+
+        def test(text):  # (no type hints: Spark would take them for a pandas function's)
+            return accepts(text)
+
+        column, numbered, row = quote_identifier(name), quote_identifier(self.rows_view()), quote_identifier(ROW)
+        passed = f" WHERE NOT ({accepted_sql('v')})" if accepted_sql is not None else ""
+        # The test is called once per distinct text, after the grouping: a function with side effects is not
+        # moved below it (to be called once per row) by either engine's optimiser.
+        self.connection.create_function(function, test, ["VARCHAR"], "BOOLEAN", null_handling="special",
+                                        side_effects=True)
+        try:
+            found = self.connection.execute(
+                f"WITH d AS (SELECT {column} AS v, min({row}) AS first FROM {numbered} WHERE {column} IS NOT NULL "
+                f"GROUP BY {column}), t AS (SELECT v, first, {function}(v) AS ok FROM d{passed}) "
+                f"SELECT v, count(*) OVER () FROM t WHERE NOT ok ORDER BY first LIMIT {int(limit)}").fetchall()
+        finally:
+            self.connection.remove_function(function)
+        return (found[0][1] if found else 0), [text for text, _ in found]
 
     def unsafe_text(self, name: str, pattern: str) -> bool:
         """Whether any cell of a text column matches an RE2 pattern (renderer-unsafe characters)."""

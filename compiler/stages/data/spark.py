@@ -557,12 +557,13 @@ class SparkConnection:
         return sorted(set(names))
 
     # functions
-    def create_function(self, name: str, function, params, returns, **_) -> None:
-        """A Python function the query calls (run by Spark's Python workers)."""
+    def create_function(self, name: str, function, params, returns, side_effects: bool = False, **_) -> None:
+        """A Python function the query calls (run by Spark's Python workers). One with side effects is
+        nondeterministic to Spark, which then calls it where the query does (not below a grouping, say)."""
         from pyspark.sql.functions import udf
 
-        returned = udf_type(str(returns))
-        self.session.udf.register(name, udf(function, returned))
+        called = udf(function, udf_type(str(returns)))
+        self.session.udf.register(name, called.asNondeterministic() if side_effects else called)
 
     def remove_function(self, name: str) -> None:
         pass  # a session's functions go with it; each name is used once (`sql._Chain.function`)
