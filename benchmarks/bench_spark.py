@@ -7,8 +7,8 @@ kept in a data folder between runs (``--data``; default
 (`CHARTS`: `bench_bigdata_peers.SPECS`, a 40-bin histogram, a 50x50 binned heatmap, each
 run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, and the
 same fits one facet panel per run, and the fits of a calculated value; and here the
-best loss so far by step, a window over every row, and each run's moving median and
-distinct count binned, a frame's list of values per row),
+best loss so far by step, a window over every row, each run's moving median and
+distinct count binned, a frame's list of values per row, and the loss and step folded and binned),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
@@ -63,12 +63,16 @@ from bench_bigdata_peers import GENERATE, M4_PIXELS, PRIME_HASH, RUNS, SPECS as 
 # frame in SQL (before, a frame of variable width, which Spark refuses: Vega's window then ran in Python).
 # Each run's loss as a moving median and distinct count over 10 steps before to 10 after, binned: each row's frame
 # as a list (Spark has no count(DISTINCT) over a window: before, the rows were read back into Vega's window in Python).
+# The loss (floats) and the step (a complete integer column) folded, binned: Python holds the fold's cells as a mix of
+# integers and floats (before, the rows were read back whole; now each kept row marks whether its cell is an integer).
 CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: min, field: loss, as: best}]\n"
                              "    sort: [{field: step}]\nwidth: 500\nmark: line\nencoding:\n  x: step\n  y: best\n",
           "moving": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: median, field: loss, as: mid}, "
                     "{op: distinct, field: loss, as: kinds}]\n    groupby: [run]\n    sort: [{field: step}]\n"
                     "    frame: [-10, 10]\nmark: rect\nencoding:\n  x: {field: mid, bin: {maxbins: 40}}\n"
-                    "  y: {field: kinds, bin: {maxbins: 20}}\n  color: {aggregate: count}\n"}
+                    "  y: {field: kinds, bin: {maxbins: 20}}\n  color: {aggregate: count}\n",
+          "folded": "data: {path: runs.parquet}\ntransform:\n  - fold: [loss, step]\nmark: bar\nencoding:\n"
+                    "  x: {field: value, bin: {maxbins: 40}}\n  y: {aggregate: count}\n  color: {field: key}\n"}
 
 # The generated file is named by its size and by the generator's text: a changed generator writes a new file.
 GENERATOR = hashlib.sha256(GENERATE.encode()).hexdigest()[:8]

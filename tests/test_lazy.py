@@ -572,6 +572,38 @@ def test_a_fold_of_columns_stored_apart_but_read_alike_is_kept_where_it_is_folde
 
 
 @pytest.fixture(scope="module")
+def tallied(tmp_path_factory):
+    """Per step a float loss and a complete integer count: Python reads the count's cells as integers."""
+    return parquet_folder(tmp_path_factory, "tallies.parquet",
+                          f"SELECT i // {RUNS} AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, i % 97 AS seen "
+                          f"FROM range({ROWS}) AS t(i)")
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+     "  color: {field: key, type: nominal}\n", 60),
+    ("transform:\n  - filter: \"datum.step < 100 || datum.step > 99900\"\nmark: point\nencoding:\n  x: step\n"
+     "  y: value\n  color: key\n  tooltip: [value]\n", 2 * 600),
+    ("transform:\n  - filter: \"datum.step < 300\"\nmark: bar\nencoding:\n  x: {field: value, type: nominal}\n"
+     "  y: {aggregate: count}\n", 2 * 900),
+    # M4 keeps at most 4 rows per pixel column and line, at the PNG's scale (2): fetched, not read from M4's pass.
+    ("width: 300\nmark: line\nencoding:\n  x: step\n  y: value\n  color: key\n", 2 * 4 * 300 * 2),
+], ids=["histogram", "points drawn", "values as categories", "lines reduced"])
+def test_a_fold_of_a_float_column_and_an_integer_column_is_kept_where_it_is_folded(tallied, fetched, monkeypatch,
+                                                                                  drawn, most):
+    """A float column folded with a complete integer column: Python holds the fold's cells as a mix, integers
+    from the count and floats from the loss (written 3 and 3.0). The rows stay in the engine, which keeps
+    beside each cell whether it is an integer (before, every row was read), and each cell drawn is the one
+    read."""
+    text = "data: {path: tallies.parquet}\ntransform:\n  - fold: [loss, seen]\n" + drawn.replace("transform:\n", "")
+    chart = kept_as_read(tallied, text, monkeypatch, fetched, most)
+    if "point" in drawn:
+        rows = data_rows(chart.vega_lite)
+        assert len(rows) == 2 * 597 and {(row["key"], type(row["value"])) for row in rows} == {
+            ("loss", float), ("seen", int)}
+
+
+@pytest.fixture(scope="module")
 def identified(tmp_path_factory):
     """Logs with a 64-bit id per row (hashes, snowflake ids): most past 2^53, a few under it, one missing."""
     return parquet_folder(tmp_path_factory, "ids.parquet",

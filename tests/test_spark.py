@@ -623,16 +623,18 @@ def test_distinct_counts_and_quantiles_over_frames_are_duckdb_s_on_spark(spark, 
         assert len(rows) == 60 and len({row["e"] for row in rows}) > 2, frame
 
 
-def same_bytes_over_a_query(tmp_path, select: str, file: str, drawn: str) -> str:
+def same_bytes_over_a_query(tmp_path, select: str, file: str, drawn: str, most: int = 0) -> str:
     """The Vega-Lite of a chart (`drawn`) over a DuckDB query's rows written as a Parquet file: Spark's is the
-    same bytes, and neither engine fetches a column of every row."""
+    same bytes, and neither engine fetches a whole column of more than `most` rows (those a layer draws)."""
     import duckdb
 
     duckdb.sql(f"COPY ({select}) TO '{tmp_path / file}' (FORMAT parquet)")
     spec = tmp_path / f"{file.split('.')[0]}.yaml"
     spec.write_text(f"data: {{path: {file}}}\n" + drawn, encoding="utf-8")
+    whole = EngineTable.__getitem__
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EngineTable, "__getitem__", lambda table, name: pytest.fail(f"fetched all of {name}"))
+        patch.setattr(EngineTable, "__getitem__", lambda table, name: whole(table, name) if len(table) <= most
+                      else pytest.fail(f"fetched all of {name}"))
         duckdb_text, spark_text = both_engines(lambda engine: chartc.load(spec, full=False, engine=engine))
     assert spark_text == duckdb_text
     return duckdb_text
@@ -671,6 +673,24 @@ def test_a_fold_of_a_float_column_and_an_integer_column_beside_a_gap_stays_on_sp
         "ELSE i % 97 END AS seen FROM range(30000) t(i)", "counts.parquet",
         "transform:\n  - fold: [loss, seen]\nmark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n"
         "  y: {aggregate: count}\n  color: {field: key, type: nominal}\n")
+
+
+@pytest.mark.parametrize("drawn", [
+    "transform:\n  - filter: \"datum.step < 100\"\nmark: point\nencoding:\n  x: step\n  y: value\n  color: key\n"
+    "  tooltip: [value]\n",
+    "transform:\n  - filter: \"datum.step < 300\"\nmark: bar\nencoding:\n  x: {field: value, type: nominal}\n"
+    "  y: {aggregate: count}\n",
+], ids=["points drawn", "values as categories"])
+def test_a_fold_of_a_float_column_and_a_complete_integer_column_stays_on_spark(spark, tmp_path, drawn):
+    """Python's mix of integers and floats, each row's kind marked beside its double in Spark too: DuckDB's
+    bytes, with the count's integers written as integers."""
+    text = same_bytes_over_a_query(
+        tmp_path, "SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, i % 97 AS seen FROM range(30000) t(i)",
+        "tallies.parquet", "transform:\n  - fold: [loss, seen]\n" + drawn.replace("transform:\n", ""), most=600)
+    if "point" in drawn:
+        rows = next(iter(json.loads(text)["datasets"].values()))
+        assert len(rows) == 600 and {(row["key"], type(row["value"])) for row in rows} == {("loss", float),
+                                                                                           ("seen", int)}
 
 
 @pytest.mark.parametrize("drawn", [

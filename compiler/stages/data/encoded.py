@@ -546,8 +546,9 @@ def reduce_line(connection, chart: Chart, layer: Layer, table: Table, types: dic
         if raw and fields[0] not in table.cache:  # its values, as M4's pass found them, are its categories
             table.uniques.setdefault(fields[0], _as_fetched(table, fields[0], named))
         found = {x: 1, y: 2, **({fields[0]: 0} if raw else {})}  # where each is among the cells M4's pass found
-        # In place, the view holds each cell as a fetch gives it (integers as doubles a double holds exactly).
-        if cells is not None and in_place and set(names) <= set(found):
+        # In place, the view holds each cell as a fetch gives it (integers as doubles a double holds exactly),
+        # but for a mix of integers and floats (a fold's), whose marks only a fetch reads.
+        if cells is not None and in_place and set(names) <= set(found) and not set(names) & set(table.integers):
             return Encoded(Table({name: _as_fetched(table, name, [cells[row][found[name]] for row in kept])
                                   for name in names}, {name: table.kinds[name] for name in names}), {}, {})
         return Encoded(table.take(kept, names), {}, {})

@@ -1149,6 +1149,7 @@ class EngineTable(Table):
         object.__setattr__(self, "uniques", {})  # column -> its categories, asked by several stages: one scan
         object.__setattr__(self, "ordered", False)  # whether a column is read in its rows' numbers' order (`derived`)
         object.__setattr__(self, "places", count)  # an upper bound on the rows' numbers, plus one
+        object.__setattr__(self, "integers", {})  # a column of Python's mix of integers and floats (`derived`)
 
     @staticmethod
     def _parse_dates(connection, view: str, numbered: str | None, names: list[str], dated: list[str], stored: dict,
@@ -1202,7 +1203,7 @@ class EngineTable(Table):
         if name not in self.cache:
             if name not in self.kinds:
                 raise KeyError(name)
-            column = quote_identifier(name)
+            column = self.selected([name])
             # A query's rows (`derived`) come in no order of their own (Spark's joins, windows): it is asked for.
             self.cache[name] = self.fetch(
                 f"SELECT {column} FROM {quote_identifier(self.numbered)} ORDER BY {quote_identifier(ROW)}"
@@ -1228,7 +1229,8 @@ class EngineTable(Table):
             object.__setattr__(self, "numbered", name)
         return self.numbered
 
-    def derived(self, sql: str, columns: dict[str, tuple], held: bool = False) -> "EngineTable":
+    def derived(self, sql: str, columns: dict[str, tuple], held: bool = False,
+                integers: dict[str, str] | None = None) -> "EngineTable":
         """Rows a query over this table makes (a layer's transforms, run in the engine), left there.
 
         Args:
@@ -1237,6 +1239,8 @@ class EngineTable(Table):
             columns: each column's name -> (its stored type, its table kind, whether its integers are read as
                 floats, whether a double holds them exactly): what the rows read in Python would have.
             held: computed once and held by the engine (a temporary table), not run again by each query.
+            integers: a column of doubles whose cells Python holds as a mix of integers and floats (a fold's)
+                -> the query's column saying whether each row's cell is an integer (`fetch` makes it one).
 
         Returns:
             A table over the query, numbered as it numbers its rows: nothing is fetched but the rows'
@@ -1261,7 +1265,7 @@ class EngineTable(Table):
                 ("floats", {column for column, spec in columns.items() if spec[2]}),
                 ("exact", {column for column, spec in columns.items() if spec[3]}),
                 ("complete", {column for column, cells in zip(names, present) if cells == count}),
-                ("cache", {}), ("uniques", {}), ("ordered", True)):
+                ("integers", dict(integers or {})), ("cache", {}), ("uniques", {}), ("ordered", True)):
             object.__setattr__(table, attribute, value)
         return table
 
@@ -1285,8 +1289,7 @@ class EngineTable(Table):
         columns = {}
         if fetched and rows:
             numbered = quote_identifier(self.rows_view())
-            chosen = ", ".join(quote_identifier(name) for name in fetched)
-            columns = self.fetch(f"SELECT {chosen} FROM {numbered} WHERE {quote_identifier(ROW)} IN "
+            columns = self.fetch(f"SELECT {self.selected(fetched)} FROM {numbered} WHERE {quote_identifier(ROW)} IN "
                                  f"(SELECT unnest($1::BIGINT[])) ORDER BY {quote_identifier(ROW)}", fetched, [rows])
         for name in names:
             if name in columns:
@@ -1317,10 +1320,14 @@ class EngineTable(Table):
         if name in self.cache or self.kinds.get(name) is None:
             return Table({name: self[name]}, {name: self.kinds[name]}).unique(name)
         if name not in self.uniques:
-            column, numbered = quote_identifier(name), quote_identifier(self.rows_view())
-            self.uniques[name] = self.fetch(
-                f"SELECT {column} FROM (SELECT {column}, min({quote_identifier(ROW)}) AS first FROM {numbered} "
-                f"WHERE {self.key_sql(name)} IS NOT NULL GROUP BY {column}) ORDER BY first", [name])[name]
+            column, numbered, row = quote_identifier(name), quote_identifier(self.rows_view()), quote_identifier(ROW)
+            firsts = (f"SELECT {column}, min({row}) AS first FROM {numbered} WHERE {self.key_sql(name)} IS NOT NULL "
+                      f"GROUP BY {column}")
+            if name in self.integers:  # each value as its first row holds it (an integer, or a float)
+                firsts = (f"SELECT u.{column}, n.{quote_identifier(self.integers[name])}, u.first FROM ({firsts}) AS u "
+                          f"JOIN {numbered} AS n ON n.{row} = u.first")
+            self.uniques[name] = self.fetch(f"SELECT {self.selected([name])} FROM ({firsts}) ORDER BY first",
+                                            [name])[name]
         return list(self.uniques[name])
 
     def present(self, name: str) -> set:
@@ -1394,9 +1401,23 @@ class EngineTable(Table):
         column = quote_identifier(name)
         return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column
 
+    def selected(self, names: list[str]) -> str:
+        """The select list `fetch` reads these columns from: each, then the integer marks of those that have them."""
+        return ", ".join(quote_identifier(name) for name in [*names, *(self.integers[name] for name in names
+                                                                        if name in self.integers)])
+
     def fetch(self, sql: str, names: list[str], parameters=None) -> dict[str, list]:
-        """The cells of a query over the view, typed as the whole view's columns are (`materialise`'s rules)."""
-        return self._fetch_into(self.connection, sql, self.stored, self.floats, names, parameters, query=True)
+        """The cells of a query over the view (selecting `selected(names)`), typed as the whole view's columns
+        are (`materialise`'s rules; a mixed column's cells integers where its mark says so)."""
+        marks = [self.integers[name] for name in names if name in self.integers]
+        stored = {**self.stored, **dict.fromkeys(marks, STORED_BOOLEAN)}
+        cells = self._fetch_into(self.connection, sql, stored, self.floats, [*names, *marks], parameters, query=True)
+        for name in names:
+            if name in self.integers:
+                marked = cells.pop(self.integers[name])
+                cells[name] = [int(value) if integer and value is not None else value
+                               for value, integer in zip(cells[name], marked)]
+        return cells
 
     @staticmethod
     def _fetch_into(connection, sql: str, stored: dict, floats: set, names: list[str], parameters=None,

@@ -2490,14 +2490,18 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
                 found, = connection.execute(f"{query.steps}SELECT {query.measures}").fetchall()
                 measured = {key: _kind_of_tags(found[2 * index], set(found[2 * index + 1] or ()))
                             for index, key in enumerate(query.probes)}
-            columns = _kept_columns(query, table, measured)
-            if columns is None:
+            kept = _kept_columns(query, table, measured)
+            if kept is None:
                 return None
+            columns, integers = kept
             row = quote_identifier(ROW)
+            marks = {name: integers_column(index) for index, name in enumerate(columns) if name in integers}
             selects = ", ".join([f"r.{SEQ} AS {row}", f"r.{row} AS {quote_identifier(ORIGIN)}",
-                                 *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items())])
+                                 *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items()),
+                                 *(f"{integers[name]} AS {quote_identifier(mark)}" for name, mark in marks.items())])
             return table.derived(f"{query.steps}SELECT {selects} FROM {query.last} AS r",
-                                 {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions))
+                                 {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions),
+                                 integers=marks)
     except (duckdb.Error, ex.Unsupported, ex.EvaluationError, RecursionError):
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
 
@@ -2518,9 +2522,10 @@ def _kept_shape(cell: tuple) -> str | None:
     return None
 
 
-def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str, tuple] | None:
-    """Each field's SQL over the query's last step, and its column's (stored type, kind, floats, exact)."""
-    columns = {}
+def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dict, dict] | None:
+    """Each field's SQL over the query's last step, and its column's (stored type, kind, floats, exact); and for
+    a column of numbers Python holds as a mix of integers and floats, SQL of whether a row's cell is an integer."""
+    columns, integers = {}, {}
     for name, state in query.fields.items():
         cell, kind, shape = state.cell, _resolve(state.kind, measured), _kept_shape(state.cell)
         if shape == "source":
@@ -2533,15 +2538,32 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> dict[str,
         elif shape == "decoded" and kind in DECODED:
             sql, alike = DECODED[kind][1](f"r.{cell[1].sql}"), {(DECODED[kind][0], False, False)}
         elif shape == "fold" and (folded := _folded_cells(query, table, cell, state.kind, measured)) is not None:
-            sql, alike = folded
+            sql, alike, keys = folded
+            if _integers_among_floats(alike):  # a float column and a complete integer column: Python's mix
+                integers[name] = f"coalesce(r.{cell[1].sql} IN ({', '.join(map(quote_text, keys))}), false)"
+                sql, alike = f"CAST({sql} AS DOUBLE)", {(STORED_FLOAT, False, False)}
         else:
             return None
         alike = _read_alike(alike)
-        if len(alike) > 1:  # a fold of a float column and a complete integer column: its cells are Python's mix
+        if len(alike) > 1:  # cells of other kinds, or integers a double does not hold: only Python holds them
             return None
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
         columns[name] = (sql, (stored, kind, floats, exact))
-    return columns
+    return columns, integers
+
+
+def integers_column(index: int) -> str:
+    """The column beside a kept table's `index`th, holding whether each row's cell is an integer in Python
+    (`EngineTable.derived`'s `integers`)."""
+    return f"{ROW}_int{index}"
+
+
+def _integers_among_floats(specs: set) -> bool:
+    """Whether a fold's value cells are Python's mix of floats (a float column's, an integer column's beside a
+    gap) and integers a double holds exactly (a complete integer column's): each kept as a double."""
+    floats = {spec for spec in specs if spec[0] == STORED_FLOAT or (spec[0] == STORED_INTEGER and spec[1])}
+    return bool(floats) and specs - floats != set() and all(
+        stored == STORED_INTEGER and exact for stored, _, exact in specs - floats)
 
 
 def _read_alike(specs: set) -> set:
@@ -2553,12 +2575,13 @@ def _read_alike(specs: set) -> set:
     return specs
 
 
-def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set] | None:
+def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, list] | None:
     """A fold's value cells, each folded field's own by the row's key: a data cell as read, a computed one
-    decoded from its text (by the kind its probe measured), none for a missing field; and how each is stored."""
+    decoded from its text (by the kind its probe measured), none for a missing field; how each is stored; and
+    the keys whose cells are integers in Python."""
     mapping = cell[4]
     kinds = kind[1] if isinstance(kind, tuple) and kind[0] == "union" and len(kind[1]) == len(mapping) else None
-    branches, alike = [], set()
+    branches, alike, integers = [], set(), []
     for index, (folded, how) in enumerate(mapping.items()):
         decoded = _resolve(kinds[index], measured) if how == "computed" and kinds is not None else None
         if how == "source":
@@ -2571,7 +2594,9 @@ def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured:
             return None
         branches.append(f" WHEN {quote_text(folded)} THEN {sql}")
         alike.add(spec)
-    return (f"CASE r.{cell[1].sql}{''.join(branches)} END" if branches else "CAST(NULL AS DOUBLE)"), alike
+        if spec[0] == STORED_INTEGER and not spec[1]:
+            integers.append(folded)
+    return (f"CASE r.{cell[1].sql}{''.join(branches)} END" if branches else "CAST(NULL AS DOUBLE)"), alike, integers
 
 
 def _stored_as(table: EngineTable, name: str) -> tuple:
