@@ -740,3 +740,23 @@ def test_date_text_the_check_cannot_read_is_found_on_spark(spark, tmp_path):
     connection = spark_engine.connect_spark(SparkSettings())
     for limit in (3, 100):
         assert rejected_dates(connection, tmp_path, DATE_TEXTS, limit) == rejected_in_python(DATE_TEXTS, limit)
+
+
+def test_a_million_rows_taken_on_spark_are_the_cells_duckdb_takes(spark, tmp_path):
+    """`EngineTable.take` of 10^6 rows (of a layer read whole: a value of mixed kinds, say): their numbers enter
+    Spark as a relation. Written into the query as a list, Spark refused them at this size, and the chart was
+    an internal error where DuckDB drew it or said why not."""
+    import duckdb
+    from chartc.stages.data import register_source
+    from chartc.stages.data.engine import SparkSettings
+    from test_sources import source
+
+    duckdb.sql(f"COPY (SELECT i AS step, sin(i) AS loss FROM range(2000000) t(i)) TO '{tmp_path / 't.parquet'}' "
+               "(FORMAT parquet)")
+    wanted = list(range(1, 2000000, 2))
+    taken = {}
+    for name, connection in (("duckdb", duckdb.connect()), ("spark", spark_engine.connect_spark(SparkSettings()))):
+        table = EngineTable(connection, register_source(connection, source(tmp_path, file="t.parquet")))
+        taken[name] = table.take(wanted).columns
+    assert taken["spark"]["step"] == wanted
+    assert taken["spark"] == taken["duckdb"]

@@ -42,7 +42,7 @@ from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, DateOutOfRange,
                             Table, TableError,
-                            from_typed_columns, json_value, read_header, record_names, sample_key_sql)
+                            from_typed_columns, json_value, read_header, record_names, sample_key_sql, scannable)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -979,6 +979,8 @@ ROW = "__row"
 ORIGIN = "__origin"
 # Numbers the views `EngineTable.derived` makes, their names apart.
 _KEPT_VIEWS = itertools.count()
+# The most row numbers `EngineTable.take` writes into its query as a list; more enter the engine as a relation.
+TAKEN_AS_LIST = 10_000
 # Numbers the Python tests `EngineTable.rejected` registers, their names apart.
 _TESTS = itertools.count()
 # A date column read as text starts so (`table.ISO_DATE`); only then is it parsed (`iso_date_sql`) to decide.
@@ -1288,9 +1290,15 @@ class EngineTable(Table):
         fetched = [name for name in names if name not in self.cache or self.ordered]
         columns = {}
         if fetched and rows:
-            numbered = quote_identifier(self.rows_view())
-            columns = self.fetch(f"SELECT {self.selected(fetched)} FROM {numbered} WHERE {quote_identifier(ROW)} IN "
-                                 f"(SELECT unnest($1::BIGINT[])) ORDER BY {quote_identifier(ROW)}", fetched, [rows])
+            numbered, row = quote_identifier(self.rows_view()), quote_identifier(ROW)
+            if len(rows) <= TAKEN_AS_LIST:
+                wanted, parameters = "SELECT unnest($1::BIGINT[])", [rows]
+            else:  # a relation, not a list: Spark's SQL text would carry each number, and refuse a million
+                numbers = scannable({"r": rows}, {"r"})["r"].astype("int64")
+                taken = register_arrays(self.connection, f"{self.view}__taken", {"r": numbers})
+                wanted, parameters = f"SELECT r FROM {quote_identifier(taken)}", None
+            columns = self.fetch(f"SELECT {self.selected(fetched)} FROM {numbered} WHERE {row} IN ({wanted}) "
+                                 f"ORDER BY {row}", fetched, parameters)
         for name in names:
             if name in columns:
                 continue
@@ -1429,6 +1437,8 @@ class EngineTable(Table):
         try:
             rows = connection.execute(sql, parameters).fetchall() if parameters else connection.execute(sql).fetchall()
         except duckdb.Error:
+            if is_spark(connection):
+                raise  # Spark's own reason (`spark.SparkQueryError`), at the data: not a damaged file
             raise EngineReadError(msg.data_damaged("data")) from None
         cells = list(zip(*rows)) if rows else [()] * len(names)
         out = {}
