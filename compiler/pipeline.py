@@ -37,6 +37,8 @@ from .stages.check import check_chart
 from .stages.data import (OpenFields, bind_table, flow_data, follow_fields, lookup_identities, lookup_warnings,
                           project_root, read_columns, read_rows, start_identity, scrub_table)
 from .stages.data.engine import DEFAULT_MASTER, ENGINES, EngineUnavailable, SparkSettings, use_engine
+from .stages.data.read import rows_unreadable
+from .stages.data.sources import EngineReadError
 from .stages.limits import apply_mark_limits, check_polar_channels
 from .stages.load import Document, read_spec
 from .stages.parse import parse_chart
@@ -255,9 +257,12 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
 def _dates_held(chart: Chart, compile_chart: Callable[[], Compiled]) -> Compiled:
     """The compile, a date past Python's years met in the engine's rows refused: at the `calculate` that makes
     its field, else at the spec's data (a column's date, or a group's). One an expression makes in memory is
-    refused at the expression by the check stage."""
+    refused at the expression by the check stage. The engine failing on rows it opened (a file changed
+    meanwhile) is refused at the data, as had it failed first."""
     try:
         return compile_chart()
+    except EngineReadError as error:
+        raise rows_unreadable(chart.data, error) from None
     except DateOutOfRange as error:
         steps = (*chart.transform, *(step for layer in chart.layers for step in layer.transform))
         made = next((step.expression for step in steps if isinstance(step, Calculate) and step.as_ == error.column),

@@ -499,3 +499,27 @@ def test_a_smoother_draws_subnormal_x_values(tmp_path):
     compiled = compile_spec(trend_chart(tmp_path, [5e-324, 1e-310, 2e-310, 3e-310], "{method: loess}"))
     [line] = compiled.fits[("layers", 1)]
     assert (line.x[0], line.x[-1]) == (5e-324, 3e-310)
+
+
+def test_a_parquet_file_damaged_while_the_chart_compiles_is_refused_at_its_path(tmp_path, monkeypatch):
+    """The engine opens a Parquet file when the chart's data is read and reads it again for the layer's rows: a
+    file overwritten in between (a writer that failed) is refused at the data's path, as when it fails first,
+    not as an internal error."""
+    import pyarrow as pa
+    import pyarrow.parquet
+    import chartc.pipeline as pipeline
+
+    (tmp_path / ".git").mkdir()
+    pyarrow.parquet.write_table(pa.table({"a": list(range(1000)), "b": [i * 0.5 for i in range(1000)]}),
+                                tmp_path / "rows.parquet")
+    spec = write_spec(tmp_path, "data: {path: rows.parquet}\nmark: point\nencoding: {x: a, y: b}\n")
+    flow = pipeline.flow_data
+
+    def damaged_first(chart, table, drawn):
+        (tmp_path / "rows.parquet").write_bytes(b"PAR1" + b"\0" * 100)
+        return flow(chart, table, drawn)
+
+    monkeypatch.setattr(pipeline, "flow_data", damaged_first)
+    [problem] = compile_problems(spec)
+    assert problem == SpecError(msg.data_unreadable("rows.parquet", msg.data_damaged("data")), ("data", "path"),
+                                location=Location(str(spec), 1, 14), hint=msg.data_changed_while_read_hint()).diagnostic()

@@ -472,5 +472,7 @@ __all__ += [
     "lookup_duplicate_key_hint", "lookup_field_not_found", "lookup_key_not_found", "lookup_source",
 ]
 from .data import engine_query_failed, engine_unavailable, engine_unavailable_hint  # noqa: E402  (the data engine)
+from .data import data_changed_while_read_hint  # noqa: E402  (rows failing after they were opened)
 from .validate import unknown_engine  # noqa: E402  (the project file's engine)
 __all__ += ["engine_query_failed", "engine_unavailable", "engine_unavailable_hint", "unknown_engine"]
+__all__ += ["data_changed_while_read_hint"]

@@ -165,6 +165,11 @@ def data_unreadable(path: str, reason: str) -> str:
     return f"cannot read data file {path!r}: {reason}"
 
 
+def data_changed_while_read_hint() -> str:
+    return ("the file was read when the chart began, then failed: was it changed or replaced meanwhile? "
+            "Compile again once it is written")
+
+
 def data_row_too_long(line: int | None, count: int, width: int) -> str:
     """A row with more fields than the header (a reason of `data_unreadable`, from either reader)."""
     if line is None:

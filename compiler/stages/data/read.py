@@ -405,6 +405,18 @@ def _register_catalog(connection: duckdb.DuckDBPyConnection, data: DataSource) -
         raise _catalog_unreadable(data, error) from None
 
 
+def rows_unreadable(data: DataSource, error: EngineReadError) -> SpecError:
+    """The engine failing on the data's rows once they were opened (a file truncated or replaced while the
+    chart compiled): at the data's path, frame or table, as the failure would be had it come first."""
+    reason = error.args[0] if error.args else type(error).__name__
+    if data.frame is not None:
+        return data.error(msg.table_unreadable(data.frame, str(reason)), "frame", stage=STAGE, hint=error.hint)
+    if data.catalog is not None:
+        return _catalog_unreadable(data, error)
+    return data.error(msg.data_unreadable(data.file or "data", reason), *(("path",) if data.file else ()),
+                      stage=STAGE, hint=error.hint or msg.data_changed_while_read_hint())
+
+
 def _catalog_unreadable(data: DataSource, error: EngineReadError) -> SpecError:
     reason = error.args[0] if error.args else type(error).__name__
     return data.error(msg.catalog_table_unreadable(data.catalog, reason), "table", stage=STAGE, hint=error.hint)
