@@ -19,14 +19,13 @@ distinct text was read into Python and tested there).
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 from _common import arguments, chartc, child_env, measure, megabytes, print_machine, python, repeats, seconds, table
-from bench_spark import CLI, measure_tree, spark_mode
+from bench_spark import CLI, DATA_FOLDER, measure_tree, spark_mode, spark_settings
 
 # The rows: each a time to the second as US text, the five cells that are no dates at fixed places near the end.
 GENERATE = """\
@@ -44,9 +43,7 @@ SPEC = ("data: {path: FILE}\nmark: bar\nencoding:\n  x: {field: at, type: tempor
 
 def options(parser) -> None:
     parser.add_argument("--huge", action="store_true", help="10^7 rows instead of 10^6")
-    parser.add_argument("--data", type=Path,
-                        default=Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks",
-                        help="where the generated Parquet files are kept between runs")
+    parser.add_argument("--data", type=Path, default=DATA_FOLDER, help="where the generated Parquet files are kept between runs")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
 
 
@@ -74,8 +71,7 @@ def main(argv=None) -> int:
     spec = folder / f"datecheck-{n}.yaml"
     spec.write_text(SPEC.replace("FILE", path.name), encoding="utf-8")
     settings = folder / "chartc.toml"
-    settings.write_text('[spark]\nmaster = "local[2]"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n',
-                        encoding="utf-8")
+    settings.write_text(spark_settings("local[2]"), encoding="utf-8")
     results: dict = {engine: [] for engine in engines}
     with tempfile.TemporaryDirectory(prefix="chartc-datecheck-") as tmp:
         env = {**env, "XDG_CACHE_HOME": str(Path(tmp) / "cache")}

@@ -74,6 +74,15 @@ CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - 
           "folded": "data: {path: runs.parquet}\ntransform:\n  - fold: [loss, step]\nmark: bar\nencoding:\n"
                     "  x: {field: value, bin: {maxbins: 40}}\n  y: {aggregate: count}\n  color: {field: key}\n"}
 
+# Where generated data files are kept between runs (`--data`).
+DATA_FOLDER = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks"
+
+
+def spark_settings(master: str) -> str:
+    """The project file beside the specs that runs them on Spark: the master, no Spark UI."""
+    return f'[spark]\nmaster = "{master}"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n'
+
+
 # The generated file is named by its size and by the generator's text: a changed generator writes a new file.
 GENERATOR = hashlib.sha256(GENERATE.encode()).hexdigest()[:8]
 
@@ -384,9 +393,7 @@ def options(parser) -> None:
     parser.add_argument("--charts", nargs="+", default=list(CHARTS), choices=list(CHARTS),
                         help="only these charts (default: all four)")
     parser.add_argument("--master", default="local[2]", help="Spark's master URL (default: local[2])")
-    parser.add_argument("--data", type=Path,
-                        default=Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks",
-                        help="where the generated Parquet files are kept between runs")
+    parser.add_argument("--data", type=Path, default=DATA_FOLDER, help="where the generated Parquet files are kept between runs")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--scan", action="store_true",
                         help="measure each engine's per-core scan rate instead of compiling the charts")
@@ -411,8 +418,7 @@ def main(argv=None) -> int:
         settings = path.parent / "chartc.toml"
         settings.unlink(missing_ok=True)
         if mode == CLI:
-            settings.write_text(f'[spark]\nmaster = "{args.master}"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n',
-                                encoding="utf-8")
+            settings.write_text(spark_settings(args.master), encoding="utf-8")
         specs = {}
         for chart in args.charts:
             spec = path.parent / f"spark-{chart}-{n}.yaml"

@@ -241,12 +241,12 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
         chart = bind_table(chart, tables)
     settings = data_engine(document, engine)
     if settings is None:
-        return _dates_held(chart, lambda: _compile_chart(chart, document, source, full=full, draft=draft))
+        return _engine_failures_placed(chart, lambda: _compile_chart(chart, document, source, full=full, draft=draft))
     from .stages.data.spark import SparkQueryError, first_line
 
     try:
         with use_engine(settings):
-            return _dates_held(chart, lambda: _compile_chart(chart, document, source, full=full, draft=draft))
+            return _engine_failures_placed(chart, lambda: _compile_chart(chart, document, source, full=full, draft=draft))
     except EngineUnavailable as error:
         raise _engine_error(chart, settings, msg.engine_unavailable("spark", str(error))) from None
     except SparkQueryError as error:  # a query no caller could explain: Spark's first line, at the data
@@ -254,7 +254,7 @@ def compile_document(document: Document, source: bytes, *, tables=None, chart: C
                                hint=msg.engine_unavailable_hint()) from None
 
 
-def _dates_held(chart: Chart, compile_chart: Callable[[], Compiled]) -> Compiled:
+def _engine_failures_placed(chart: Chart, compile_chart: Callable[[], Compiled]) -> Compiled:
     """The compile, a date past Python's years met in the engine's rows refused: at the `calculate` that makes
     its field, else at the spec's data (a column's date, or a group's). One an expression makes in memory is
     refused at the expression by the check stage. The engine failing on rows it opened (a file changed

@@ -848,6 +848,13 @@ def milliseconds(value: datetime.datetime) -> float:
     return ((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds) / 1000  # one rounding
 
 
+def integer_array(values):
+    """Integers (row numbers) as a numpy int64 array a connection scans in place, no float on the way."""
+    import numpy as np  # only a compile whose rows go through the engine calls this
+
+    return np.fromiter(values, dtype=np.int64, count=len(values))
+
+
 def scannable(columns: dict[str, list], numbers: set[str]):
     """Columns as numpy arrays a DuckDB connection scans in place (`stages.data.sql.register_table`).
 

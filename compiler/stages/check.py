@@ -184,7 +184,7 @@ def _unreadable_dates(table: Table, field: str) -> tuple[int, list]:
     """How many distinct texts of a column are no date the renderer reads (`readable_date`), and the first
     three. Rows left in the engine are tested there, ISO dates in SQL, the rest once per distinct text: only
     the three come back, not the column's texts (unbounded where each row has its own time)."""
-    if table.kinds.get(field) == TEXT and in_engine(table, field):
+    if _text_in_engine(table, field):
         return table.rejected(field, readable_date, lambda text: iso_date_sql(text)[0], limit=3)
     bad = [value for value in table.unique(field) if isinstance(value, str) and not readable_date(value)]
     return len(bad), bad[:3]
@@ -207,11 +207,16 @@ def day_first_sql(column: str) -> str:
 def _first_day_first(table: Table, field: str) -> tuple[int, str] | None:
     """The first row whose date text is written day first (`day_first`), and that text; None where none is.
     Rows left in the engine are searched there (`NUMERIC_DATE_SQL`): the column is not read whole."""
-    if table.kinds.get(field) == TEXT and in_engine(table, field):
+    if _text_in_engine(table, field):
         return table.first_where(field, day_first_sql)
     values = table[field]
     first = next((index for index, value in enumerate(values) if isinstance(value, str) and day_first(value)), None)
     return None if first is None else (first, values[first])
+
+
+def _text_in_engine(table: Table, field: str) -> bool:
+    """Whether a column is text left in the engine: the checks of its dates then run there."""
+    return table.kinds.get(field) == TEXT and in_engine(table, field)
 
 
 def day_first(text: str) -> bool:

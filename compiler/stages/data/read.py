@@ -331,12 +331,21 @@ def read_table(data: DataSource) -> EngineTable:
                 raise frame_failure(bound.value, cause) from None
         except EngineReadError as error:
             connection.close()
-            reason = error.args[0] if error.args else str(error)
-            if getattr(reason, "code", None):  # chartc's own words, with their own code (a stream already read)
-                raise data.error(reason, "frame", stage=STAGE, hint=error.hint) from None
-            raise data.error(msg.table_unreadable(data.frame, str(error)), "frame", stage=STAGE,
-                             hint=error.hint) from None
+            raise _frame_unreadable(data, error) from None
     return bound.rows
+
+
+def _frame_unreadable(data: DataSource, error: EngineReadError) -> SpecError:
+    """A table passed from Python that the engine cannot read, at the spec's ``frame``."""
+    reason = _reason(error)
+    if getattr(reason, "code", None):  # chartc's own words, with their own code (a stream already read)
+        return data.error(reason, "frame", stage=STAGE, hint=error.hint)
+    return data.error(msg.table_unreadable(data.frame, str(error)), "frame", stage=STAGE, hint=error.hint)
+
+
+def _reason(error: EngineReadError):
+    """Why the engine could not read the rows: the error's message (chartc's own words)."""
+    return error.args[0] if error.args else str(error) or type(error).__name__
 
 
 # ----------------------------------------------------------------- tables of the engine's catalog
@@ -408,18 +417,18 @@ def _register_catalog(connection: duckdb.DuckDBPyConnection, data: DataSource) -
 def rows_unreadable(data: DataSource, error: EngineReadError) -> SpecError:
     """The engine failing on the data's rows once they were opened (a file truncated or replaced while the
     chart compiled): at the data's path, frame or table, as the failure would be had it come first."""
-    reason = error.args[0] if error.args else type(error).__name__
     if data.frame is not None:
-        return data.error(msg.table_unreadable(data.frame, str(reason)), "frame", stage=STAGE, hint=error.hint)
+        return _frame_unreadable(data, error)
     if data.catalog is not None:
         return _catalog_unreadable(data, error)
-    return data.error(msg.data_unreadable(data.file or "data", reason), *(("path",) if data.file else ()),
-                      stage=STAGE, hint=error.hint or msg.data_changed_while_read_hint())
+    if data.file is not None:
+        return _file_unreadable(data, _reason(error), error.hint or msg.data_changed_while_read_hint())
+    return data.error(msg.data_unreadable("data", _reason(error)), stage=STAGE, hint=error.hint)
 
 
 def _catalog_unreadable(data: DataSource, error: EngineReadError) -> SpecError:
-    reason = error.args[0] if error.args else type(error).__name__
-    return data.error(msg.catalog_table_unreadable(data.catalog, reason), "table", stage=STAGE, hint=error.hint)
+    return data.error(msg.catalog_table_unreadable(data.catalog, _reason(error)), "table", stage=STAGE,
+                      hint=error.hint)
 
 
 def _no_catalog(data: DataSource) -> SpecError:
@@ -455,25 +464,27 @@ def spec_file(data: DataSource) -> Path:
     return Path(data.source.file if data.source is not None else ".")
 
 
+def _file_unreadable(data: DataSource, reason: str, hint: str | None = None) -> SpecError:
+    """A data file that cannot be read as rows, at ``data.path``."""
+    return data.error(msg.data_unreadable(data.file, reason), "path", stage=STAGE, hint=hint)
+
+
 def _read_data_file(data: DataSource, read):
     """`read(resolved paths, suffix)` of the spec's data files, every failure a `SpecError` at `data.path`.
 
     `read_rows` and `read_columns` both read through here, so a file one
     of them refuses the other refuses with the same words.
     """
-    def fail(reason: str, hint=None):
-        return data.error(msg.data_unreadable(data.file, reason), "path", stage=STAGE, hint=hint)
-
     try:
         resolved, suffix = data_files(data)
         return read(resolved, suffix)
     except TextReadError as exc:  # the engine's parse failure, in words that already name the file and line
         raise data.error(exc.message, "path", stage=STAGE, hint=exc.hint) from None
     except (OSError, RuntimeError) as exc:  # a name too long, a symlink loop, no permission
-        raise fail(getattr(exc, "strerror", None) or str(exc)) from None
+        raise _file_unreadable(data, getattr(exc, "strerror", None) or str(exc)) from None
     except ValueError as exc:  # TableError, or JSON that is not a list of records
-        raise fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
-                   getattr(exc, "hint", None)) from None
+        raise _file_unreadable(data, str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+                               getattr(exc, "hint", None)) from None
 
 
 def _read_values(data: DataSource, read):

@@ -42,7 +42,7 @@ from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, DateOutOfRange,
                             Table, TableError,
-                            from_typed_columns, json_value, read_header, record_names, sample_key_sql, scannable)
+                            from_typed_columns, integer_array, json_value, read_header, record_names, sample_key_sql)
 from .engine import quote_identifier, quote_text
 
 if TYPE_CHECKING:
@@ -1294,8 +1294,7 @@ class EngineTable(Table):
             if len(rows) <= TAKEN_AS_LIST:
                 wanted, parameters = "SELECT unnest($1::BIGINT[])", [rows]
             else:  # a relation, not a list: Spark's SQL text would carry each number, and refuse a million
-                numbers = scannable({"r": rows}, {"r"})["r"].astype("int64")
-                taken = register_arrays(self.connection, f"{self.view}__taken", {"r": numbers})
+                taken = register_arrays(self.connection, f"{self.view}__taken", {"r": integer_array(rows)})
                 wanted, parameters = f"SELECT r FROM {quote_identifier(taken)}", None
             columns = self.fetch(f"SELECT {self.selected(fetched)} FROM {numbered} WHERE {row} IN ({wanted}) "
                                  f"ORDER BY {row}", fetched, parameters)

@@ -62,7 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT,
-                            TEXT, DateOutOfRange, Table, scannable)
+                            TEXT, DateOutOfRange, Table, integer_array, scannable)
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, AggregateOp, Calculate, Density,
@@ -2232,7 +2232,7 @@ def register_table(connection, table: Table, name: str) -> str:
             numbers.add(scanned)
         selects.append(f"CAST({scanned} AS {sql_type}) AS {quote_identifier(column)}")
     arrays = scannable(columns, numbers)
-    arrays[ROW] = scannable({ROW: list(range(len(table)))}, {ROW})[ROW].astype("int64")
+    arrays[ROW] = integer_array(range(len(table)))
     scan = register_arrays(connection, f"{name}_scan", arrays)
     connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
                        f"FROM {quote_identifier(scan)}")
@@ -2495,7 +2495,7 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
                 return None
             columns, integers = kept
             row = quote_identifier(ROW)
-            marks = {name: integers_column(index) for index, name in enumerate(columns) if name in integers}
+            marks = {name: _integers_column(index) for index, name in enumerate(columns) if name in integers}
             selects = ", ".join([f"r.{SEQ} AS {row}", f"r.{row} AS {quote_identifier(ORIGIN)}",
                                  *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items()),
                                  *(f"{integers[name]} AS {quote_identifier(mark)}" for name, mark in marks.items())])
@@ -2539,12 +2539,12 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
             sql, alike = DECODED[kind][1](f"r.{cell[1].sql}"), {(DECODED[kind][0], False, False)}
         elif shape == "fold" and (folded := _folded_cells(query, table, cell, state.kind, measured)) is not None:
             sql, alike, keys = folded
-            if _integers_among_floats(alike):  # a float column and a complete integer column: Python's mix
+            alike, mixed = _fold_stored(alike)
+            if mixed:  # a float column and a complete integer column: Python's mix, each row's kind marked
                 integers[name] = f"coalesce(r.{cell[1].sql} IN ({', '.join(map(quote_text, keys))}), false)"
-                sql, alike = f"CAST({sql} AS DOUBLE)", {(STORED_FLOAT, False, False)}
+                sql = f"CAST({sql} AS DOUBLE)"
         else:
             return None
-        alike = _read_alike(alike)
         if len(alike) > 1:  # cells of other kinds, or integers a double does not hold: only Python holds them
             return None
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
@@ -2552,27 +2552,22 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
     return columns, integers
 
 
-def integers_column(index: int) -> str:
+def _integers_column(index: int) -> str:
     """The column beside a kept table's `index`th, holding whether each row's cell is an integer in Python
     (`EngineTable.derived`'s `integers`)."""
     return f"{ROW}_int{index}"
 
 
-def _integers_among_floats(specs: set) -> bool:
-    """Whether a fold's value cells are Python's mix of floats (a float column's, an integer column's beside a
-    gap) and integers a double holds exactly (a complete integer column's): each kept as a double."""
+def _fold_stored(specs: set) -> tuple[set, bool]:
+    """How a fold's value cells are kept where its columns are stored differently, and whether each row must
+    mark its cell an integer: as doubles where all read as floats in Python (a float column's, an integer
+    column's beside a gap), and where the others are integers a double holds (a complete integer column's:
+    Python's mix, marked). Else the specs as they are (several: only Python holds them)."""
     floats = {spec for spec in specs if spec[0] == STORED_FLOAT or (spec[0] == STORED_INTEGER and spec[1])}
-    return bool(floats) and specs - floats != set() and all(
-        stored == STORED_INTEGER and exact for stored, _, exact in specs - floats)
-
-
-def _read_alike(specs: set) -> set:
-    """How a fold's value cells are stored where its columns are stored differently but all read as floats in
-    Python (a float column's, an integer column's beside a gap): as doubles. Else the specs as they are."""
-    if len(specs) > 1 and all(stored == STORED_FLOAT or (stored == STORED_INTEGER and floats)
-                              for stored, floats, _ in specs):
-        return {(STORED_FLOAT, False, False)}
-    return specs
+    integers = specs - floats
+    if len(specs) < 2 or not floats or not all(stored == STORED_INTEGER and exact for stored, _, exact in integers):
+        return specs, False
+    return {(STORED_FLOAT, False, False)}, bool(integers)
 
 
 def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, list] | None:
