@@ -8,7 +8,8 @@ kept in a data folder between runs (``--data``; default
 run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, and the
 same fits one facet panel per run, and the fits of a calculated value; and here the
 best loss so far by step, a window over every row, each run's moving median and
-distinct count binned, a frame's list of values per row, and the loss and step folded and binned),
+distinct count binned, a frame's list of values per row, the loss and step folded and binned, and each
+run's line with a gap imputed),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
@@ -65,6 +66,8 @@ from bench_bigdata_peers import GENERATE, M4_PIXELS, PRIME_HASH, RUNS, SPECS as 
 # as a list (Spark has no count(DISTINCT) over a window: before, the rows were read back into Vega's window in Python).
 # The loss (floats) and the step (a complete integer column) folded, binned: Python holds the fold's cells as a mix of
 # integers and floats (before, the rows were read back whole; now each kept row marks whether its cell is an integer).
+# One run's every tenth step left out, then imputed (each step a run lacks, filled with 0), each run's line reduced by
+# M4: before, the impute's rows were read back whole (and the line, past the mark limit, refused).
 CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: min, field: loss, as: best}]\n"
                              "    sort: [{field: step}]\nwidth: 500\nmark: line\nencoding:\n  x: step\n  y: best\n",
           "moving": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: median, field: loss, as: mid}, "
@@ -72,7 +75,10 @@ CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - 
                     "    frame: [-10, 10]\nmark: rect\nencoding:\n  x: {field: mid, bin: {maxbins: 40}}\n"
                     "  y: {field: kinds, bin: {maxbins: 20}}\n  color: {aggregate: count}\n",
           "folded": "data: {path: runs.parquet}\ntransform:\n  - fold: [loss, step]\nmark: bar\nencoding:\n"
-                    "  x: {field: value, bin: {maxbins: 40}}\n  y: {aggregate: count}\n  color: {field: key}\n"}
+                    "  x: {field: value, bin: {maxbins: 40}}\n  y: {aggregate: count}\n  color: {field: key}\n",
+          "imputed": "data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.run != 3 || datum.step % 10 != 4\"\n"
+                     "  - {impute: loss, key: step, groupby: [run], value: 0}\nwidth: 500\nmark: line\nencoding:\n"
+                     "  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"}
 
 # Where generated data files are kept between runs (`--data`).
 DATA_FOLDER = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks"

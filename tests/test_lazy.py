@@ -812,3 +812,42 @@ def test_a_layer_kept_in_the_engine_is_refused_as_over_the_rows_read(folder, fet
     text = (f"data: {{path: runs.parquet}}\ntransform:\n  - {transform}\nencoding:\n  x: step\n"
             f"  y: {'pct' if 'pct' in transform else 'loss'}\nlayers:\n  - trend: {{method: linear}}\n")
     refused_as_read(folder, text, monkeypatch, fetched, most)
+
+
+@pytest.fixture(scope="module")
+def gapped(tmp_path_factory):
+    """Three runs' losses, run 1 missing every tenth step and one loss, with a complete integer count: a line
+    per run is drawn with the gaps imputed."""
+    return parquet_folder(tmp_path_factory, "gaps.parquet",
+                          f"SELECT i // {RUNS} AS step, 'run ' || (i % {RUNS}) AS name, CASE WHEN i = 40 THEN NULL "
+                          f"ELSE 3.0 - 2e-6 * (i // {RUNS}) + 0.1 * (i % {RUNS}) END AS loss, i % 97 AS seen "
+                          f"FROM range({ROWS}) AS t(i) WHERE NOT (i % {RUNS} = 1 AND (i // {RUNS}) % 10 = 4)")
+
+
+@pytest.mark.parametrize("before, impute, drawn, most", [
+    ("", "value: 0", "width: 300\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", RUNS * 4 * 300 * 2),
+    ("", "method: max", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+     "  color: name\n", 3 * 30),
+    ('filter: "datum.step < 30"', "value: -1", "mark: point\nencoding:\n  x: step\n  y: loss\n  color: name\n"
+     "  tooltip: [seen]\n", 90),
+    ("", "method: mean, frame: [-2, 2]", "encoding:\n  x: step\n  y: loss\n  color: {field: name, type: nominal}\n"
+     "layers:\n  - trend: {method: linear, by: name}\n", RUNS),
+    ('filter: "datum.step > 99960"', "value: 0", "mark: bar\nencoding:\n  x: {field: step, type: nominal}\n"
+     "  y: {field: seen, type: quantitative}\n  color: name\n", 120),
+], ids=["lines reduced", "histogram of the group's max", "points drawn", "fit of a framed mean", "steps as categories"])
+def test_an_imputed_layer_is_computed_where_the_gaps_are_filled(gapped, fetched, monkeypatch, before, impute, drawn,
+                                                                most):
+    """An impute (a row per step a run lacks, after every row read) keeps its rows in the engine: each field's
+    cells are the rows' own, and the fill (or Vega's measure over the group) for the rows it adds; a kind is
+    measured there. Before, every row was read, and a line of 300,000 imputed points was refused (E501)."""
+    text = (f"data: {{path: gaps.parquet}}\ntransform:\n{f'  - {before}' + chr(10) if before else ''}"
+            f"  - {{impute: loss, key: step, groupby: [name], {impute}}}\n{drawn}")
+    chart = kept_as_read(gapped, text, monkeypatch, fetched, most)
+    rows = data_rows(chart.vega_lite)
+    if "tooltip" in drawn:  # the steps read are integers; those the impute adds are its key's JavaScript numbers
+        added = [row for row in rows if row["name"] == "run 1" and row["step"] % 10 == 4]
+        assert len(rows) == 90 and len(added) == 3 and all(row["loss"] == -1.0 for row in added)
+        assert {type(row["step"]) for row in added} == {float} and added[0]["seen"] is None
+        assert {type(row["step"]) for row in rows if row not in added} == {int}
+    if "mark: line" in drawn:  # the imputed zeros are drawn: M4 keeps each column's least value
+        assert min(row["loss"] for row in rows if row["name"] == "run 1" and row["loss"] is not None) == 0.0

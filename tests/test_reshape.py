@@ -119,6 +119,31 @@ def test_impute_adds_each_missing_key_after_the_rows_read_with_the_groups_mean()
     assert rows.table["y"][1] == means["a"]  # a null read is filled too
 
 
+def test_an_imputes_integer_columns_stay_numbers_as_read():
+    """After an impute a column of the data's integers, now beside the floats the impute adds (its key's
+    JavaScript numbers), is a number, as the column read was, and as a fold of integers and floats is: M4
+    reduces a line over it (before, it had no kind)."""
+    from chartc.infra.table import NUMBER
+    from chartc.stages.data import flow_data, read_rows, scrub_table
+
+    values = [{"step": step, "g": g, "y": 0.5} for step, g in zip([1, 2, 3], "aab")]
+    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point",
+                               "transform": [{"impute": "y", "key": "step", "groupby": ["g"]}]}), "g.json",
+                   format="json")
+    table, _ = scrub_table(read_rows(chart.data), chart.data)
+    [rows] = flow_data(chart, table).layers
+    assert rows.table["step"] == [1, 2, 3, 3.0, 1.0, 2.0]
+    assert [type(cell) for cell in rows.table["step"]] == [int] * 3 + [float] * 3
+    assert table.kinds["step"] == rows.table.kinds["step"] == NUMBER
+
+
+def test_a_column_of_integers_past_64_bits_has_no_kind_after_an_impute_as_read():
+    from chartc.stages.data.vega import column_kind
+
+    assert column_kind([1, 2.0, None]) == column_kind([1.5, float("nan")]) == "number"
+    assert column_kind([2 ** 64, 1.0]) is None and column_kind([True, 1]) is None
+
+
 # ------------------------------------------------------------------ generated pivots and imputes, in the engine
 
 KEYS = [1, 2, 2.5, -0.0, 0, None, "a", "b", "1", "null", True, False, "2024-01-05"]

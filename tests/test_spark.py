@@ -693,6 +693,30 @@ def test_a_fold_of_a_float_column_and_a_complete_integer_column_stays_on_spark(s
                                                                                            ("seen", int)}
 
 
+@pytest.mark.parametrize("impute, drawn, most", [
+    ("value: 0", "width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", 3 * 4 * 200 * 2),
+    ("method: mean, frame: [-2, 2]", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"
+     "  y: {aggregate: count}\n  color: name\n", 90),
+], ids=["lines reduced", "histogram of a framed mean"])
+def test_an_imputed_layer_stays_on_spark(spark, tmp_path, impute, drawn, most):
+    """An impute's rows (the steps a run lacks added, filled with a value or Vega's measure over a frame) kept
+    in Spark, each field's kind measured there: DuckDB's bytes, and no query fetching more rows than drawn."""
+    fetch, fetched = EngineTable.fetch, []
+
+    def counted(table, sql, names, parameters=None):
+        cells = fetch(table, sql, names, parameters)
+        fetched.append(len(next(iter(cells.values()), [])))
+        return cells
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EngineTable, "fetch", counted)
+        same_bytes_over_a_query(
+            tmp_path, "SELECT i // 3 AS step, 'run ' || (i % 3) AS name, 3.0 - 2e-5 * (i // 3) + 0.1 * (i % 3) AS loss, "
+            "i % 97 AS seen FROM range(30000) t(i) WHERE NOT (i % 3 = 1 AND (i // 3) % 10 = 4)", "gaps.parquet",
+            f"transform:\n  - {{impute: loss, key: step, groupby: [name], {impute}}}\n{drawn}", most)
+    assert fetched and max(fetched) <= most
+
+
 @pytest.mark.parametrize("drawn", [
     "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
     "transform:\n  - filter: \"datum.step < 200\"\n  - calculate: \"datum.id + 1\"\n    as: next\n"

@@ -979,6 +979,8 @@ ROW = "__row"
 ORIGIN = "__origin"
 # Numbers the views `EngineTable.derived` makes, their names apart.
 _KEPT_VIEWS = itertools.count()
+# A derived column's kind known only from its cells (`vega.column_kind`: after an impute), measured by `derived`.
+KIND_MEASURED = "measured"
 # The most row numbers `EngineTable.take` writes into its query as a list; more enter the engine as a relation.
 TAKEN_AS_LIST = 10_000
 # Numbers the Python tests `EngineTable.rejected` registers, their names apart.
@@ -1070,6 +1072,19 @@ class KeptOrigin:
             f"ORDER BY {quote_identifier(ROW)} LIMIT 1 OFFSET {int(index)}"
         ).fetchall()
         return found
+
+
+def _cells_kind(spec: tuple, count: int, present: int, extent: tuple | None) -> str | None:
+    """`vega.column_kind` of a derived column's cells (`derived`'s spec of it), from counts: how many rows, how
+    many cells are not null (NaN is), and for a column of integers its extent."""
+    stored = spec[0]
+    if not present:
+        return None
+    if stored == STORED_INTEGER and not spec[2]:
+        return NUMBER if INTEGER_RANGE[0] <= extent[0] and extent[1] <= INTEGER_RANGE[1] else None
+    if stored == STORED_BOOLEAN:
+        return BOOLEAN if present == count else None
+    return {STORED_FLOAT: NUMBER, STORED_INTEGER: NUMBER, STORED_TEXT: TEXT, STORED_DATE: DATE}[stored]
 
 
 class EngineTable(Table):
@@ -1256,13 +1271,21 @@ class EngineTable(Table):
         self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {listed} "
                                 f"FROM {quote_identifier(numbered)}")
         counts = "".join(f", count({quote_identifier(column)})" for column in names)
+        measured = [column for column, spec in columns.items() if spec[1] == KIND_MEASURED
+                    and spec[0] == STORED_INTEGER and not spec[2]]
+        for column in measured:  # Python's integers: numbers within 64 bits
+            counts += f", min({quote_identifier(column)}), max({quote_identifier(column)})"
         (count, last, *present), = self.connection.execute(
             f"SELECT count(*), max({quote_identifier(ROW)}){counts} FROM {quote_identifier(numbered)}").fetchall()
+        present, extents = present[:len(names)], dict(zip(measured, zip(present[len(names)::2],
+                                                                         present[len(names) + 1::2])))
+        kinds = {column: _cells_kind(spec, count, cells, extents.get(column)) if spec[1] == KIND_MEASURED else spec[1]
+                 for (column, spec), cells in zip(columns.items(), present)}
         # A copy, so that an attribute this class gains is carried; what differs is set below.
         table = copy.copy(self)
         for attribute, value in (
                 ("view", name), ("numbered", numbered), ("count", count), ("places", 0 if last is None else last + 1),
-                ("kinds", {column: spec[1] for column, spec in columns.items()}),
+                ("kinds", kinds),
                 ("stored", {column: spec[0] for column, spec in columns.items()}),
                 ("floats", {column for column, spec in columns.items() if spec[2]}),
                 ("exact", {column for column, spec in columns.items() if spec[3]}),

@@ -72,7 +72,7 @@ from . import vega, window
 from .engine import quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
-from .sources import ORIGIN, EngineTable, KeptOrigin, in_engine, register_arrays
+from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, in_engine, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
@@ -201,8 +201,12 @@ class FieldState:
     `cell` is ``("source", data field, row column)``, ``("computed", Column)``
     (the cell is `python_cell` of that column's value), ``("fold", key column,
     cell column, row column, {folded field: "source" | "computed" |
-    "missing"})`` or ``("missing",)``. `kind` is the table kind of its cells,
-    or ``("probe", cte, Column)`` to be measured on the rows of that step.
+    "missing"})``, ``("added", cell, Column, flag column, set by the impute)``
+    (a field after an impute: `cell` for the rows read, `python_cell` of the
+    column's value for the rows it added) or ``("missing",)``. `kind` is the
+    table kind of its cells, ``("probe", cte, Column)`` to be measured on the
+    rows of that step, or ``("cells", kind before the impute)``: `column_kind`
+    of the cells once they are made.
     """
 
     value: Column
@@ -1440,7 +1444,9 @@ class _Chain:
             state = self.fields.get(name)
             inner = state.cell if state is not None else ("missing",)
             value = fresh.get(name, state.value if state is not None else None)
-            fields[name] = FieldState(value, ("added", inner, value, flag), ("cells",),
+            # The kind is the cells' (measured once they are), after those before the impute (`inner`'s).
+            fields[name] = FieldState(value, ("added", inner, value, flag, name in fresh),
+                                      ("cells", state.kind if state is not None else None),
                                       state.hidden if state is not None else False)
         # 2. each row's group, the key's identity and its slot among the keyvals
         key = fresh[step.key]
@@ -1506,9 +1512,10 @@ class _Chain:
             null = quote_text(self.codec.encode(None))
             sql = (f"CASE WHEN {_convert(value, ANY, self)} = {null} THEN {_convert(derived, ANY, self)} "
                    f"ELSE {_convert(value, ANY, self)} END")
-        self.add(f"SELECT {self.carried()}, {sql} AS {out.sql} FROM {quote_identifier(self.current)}")
-        self.fields[step.impute] = FieldState(out, ("computed", out), ("cells",))
-        self.fields[step.derived] = FieldState(derived, ("computed", derived), ("cells",))
+        filled = self.add(f"SELECT {self.carried()}, {sql} AS {out.sql} FROM {quote_identifier(self.current)}")
+        # Computed values: their kinds measured on these rows (no step after them changes the rows).
+        self.fields[step.impute] = FieldState(out, ("computed", out), ("probe", filled, out))
+        self.fields[step.derived] = FieldState(derived, ("computed", derived), ("probe", filled, derived))
 
     def literal(self, value, kind: str) -> str:
         """A JavaScript value as SQL of a column of this kind (`_holding` made sure it has one)."""
@@ -1613,7 +1620,7 @@ def _probes_of(kind) -> list:
     if kind[0] == "probe":
         return [(kind[1], kind[2])]
     if kind[0] == "cells":
-        return []
+        return _probes_of(kind[1]) if len(kind) > 1 else []
     return [probe for part in kind[1] for probe in _probes_of(part)]
 
 
@@ -1760,7 +1767,8 @@ def _renamed_cell(cell: tuple, names: dict) -> tuple:
     if cell[0] == "fold":
         return ("fold", _renamed(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]), cell[4])
     if cell[0] == "added":
-        return ("added", _renamed_cell(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]))
+        return ("added", _renamed_cell(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]),
+                cell[4])
     return cell
 
 
@@ -2296,9 +2304,14 @@ def run_query(connection, query: Query, table: Table):
         except DateOutOfRange as error:  # a date past Python's years, a column's or computed: named by its field
             raise DateOutOfRange(error.year, name) from None
         # A field an impute made: the kind of its cells (no step after it changes the rows).
-        kinds[name] = vega.column_kind(columns[name]) if state.kind == ("cells",) else _resolve(state.kind, measured)
+        kinds[name] = vega.column_kind(columns[name]) if _of_cells(state.kind) else _resolve(state.kind, measured)
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
     return Table(columns, kinds), origin
+
+
+def _of_cells(kind) -> bool:
+    """Whether a field's kind is its cells' once they are made (an impute's fields, and those after it)."""
+    return isinstance(kind, tuple) and kind[0] == "cells"
 
 
 def _resolve(kind, measured: dict) -> str | None:
@@ -2451,8 +2464,9 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
     return tuple(result)
 
 
-# The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, or one of a fold.
-KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup)
+# The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, one of a fold, or one
+# an impute added.
+KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup, Impute)
 # A computed value's SQL kind -> how its cells are stored (a number's cell is its double, NaN kept).
 KEPT_STORED = {NUM: STORED_FLOAT, BOOL: STORED_BOOLEAN, STR: STORED_TEXT}
 # A value of any kind (`Codec`'s text) whose cells are all of one kind -> how they are stored, and decoded.
@@ -2472,9 +2486,10 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
     """A layer's rows left in the engine (`EngineTable.derived`), or None where Python must hold them.
 
     Each field's cells must be SQL's own: a data cell (carried as read: `Query.raw`), a computed number,
-    boolean, text or date (a value of any kind whose cells are all of one of these, decoded in SQL), or a fold's
-    value over data columns stored alike. Each column's kind is the one the rows read would have:
-    the query's probes, measured first. Where the query calls Python functions, its rows are computed once
+    boolean, text or date (a value of any kind whose cells are all of one of these, decoded in SQL), a fold's
+    value over data columns stored alike, or an impute's field (one of these for the rows read, what it set for
+    the rows it adds). Each column's kind is the one the rows read would have: the query's probes, measured
+    first, or after an impute its cells' (`EngineTable.derived` measures it). Where the query calls Python functions, its rows are computed once
     and held by the engine (a temporary table), not computed again by each query over them.
     """
     import duckdb
@@ -2508,7 +2523,8 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
 
 def _kept_shape(cell: tuple) -> str | None:
     """What a field's cell is to `_kept_columns`, from its shape alone (before any kind is measured): a data
-    cell, a computed value SQL holds, one of any kind (decoded if its cells are of one), a fold's; else None."""
+    cell, a computed value SQL holds, one of any kind (decoded if its cells are of one), a fold's, an impute's
+    (of a kept cell, and a value SQL holds for the rows it adds); else None."""
     if cell[0] == "source" and cell[2] == ROW:
         return "source"
     if cell[0] == "computed" and cell[1].kind in KEPT_STORED:
@@ -2519,37 +2535,79 @@ def _kept_shape(cell: tuple) -> str | None:
         return "date"
     if cell[0] == "fold" and cell[3] == ROW and set(cell[4].values()) <= {"source", "computed", "missing"}:
         return "fold"
+    if cell[0] == "added" and (cell[1][0] == "missing" or _kept_shape(cell[1]) is not None) \
+            and not (cell[4] and cell[2].kind == ANY):
+        return "added"
     return None
 
 
 def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dict, dict] | None:
     """Each field's SQL over the query's last step, and its column's (stored type, kind, floats, exact); and for
-    a column of numbers Python holds as a mix of integers and floats, SQL of whether a row's cell is an integer."""
+    a column of numbers Python holds as a mix of integers and floats, SQL of whether a row's cell is an integer.
+    A kind known only from the cells (after an impute) is `KIND_MEASURED`: `EngineTable.derived` measures it."""
     columns, integers = {}, {}
     for name, state in query.fields.items():
-        cell, kind, shape = state.cell, _resolve(state.kind, measured), _kept_shape(state.cell)
-        if shape == "source":
-            sql, alike = _raw_cell(query, table, cell[1]), {_stored_as(table, cell[1])}
-        elif shape == "computed":
-            sql, alike = f"r.{cell[1].sql}", {(KEPT_STORED[cell[1].kind], False, False)}
-        elif shape == "date":  # held as the timestamp its time is (a cell reads it as Python's datetime)
-            sql = f"CASE WHEN {_finite(f'r.{cell[1].sql}')} THEN {_timestamp(f'r.{cell[1].sql}')} END"
-            alike = {(STORED_DATE, False, False)}
-        elif shape == "decoded" and kind in DECODED:
-            sql, alike = DECODED[kind][1](f"r.{cell[1].sql}"), {(DECODED[kind][0], False, False)}
-        elif shape == "fold" and (folded := _folded_cells(query, table, cell, state.kind, measured)) is not None:
-            sql, alike, keys = folded
-            alike, mixed = _fold_stored(alike)
-            if mixed:  # a float column and a complete integer column: Python's mix, each row's kind marked
-                integers[name] = f"coalesce(r.{cell[1].sql} IN ({', '.join(map(quote_text, keys))}), false)"
-                sql = f"CAST({sql} AS DOUBLE)"
-        else:
+        cells = _of_cells(state.kind)
+        kept = _kept_cell(query, table, state.cell, state.kind[1] if cells and len(state.kind) > 1
+                          else None if cells else state.kind, measured)
+        if kept is None:
             return None
+        sql, alike, integer = kept
+        alike, mixed = _fold_stored(alike)
+        if mixed:  # a float column and a complete integer column: Python's mix, each row's kind marked
+            integers[name], sql = integer, f"CAST({sql} AS DOUBLE)"
         if len(alike) > 1:  # cells of other kinds, or integers a double does not hold: only Python holds them
             return None
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
+        kind = KIND_MEASURED if cells else _resolve(state.kind, measured)
         columns[name] = (sql, (stored, kind, floats, exact))
     return columns, integers
+
+
+def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, str] | None:
+    """A kept cell's SQL over the query's last step, how each of its cells may be stored (`_stored_as`), and SQL
+    of whether a row's cell is one of a complete integer column's (an integer in Python); None where SQL does not
+    hold it. `kind` is the field's kind before any impute (a data cell of any kind is decoded by it)."""
+    shape = _kept_shape(cell)
+    if shape == "source":
+        spec = _stored_as(table, cell[1])
+        return _raw_cell(query, table, cell[1]), {spec}, "true" if _integral(spec) else "false"
+    if shape == "computed":
+        return f"r.{cell[1].sql}", {(KEPT_STORED[cell[1].kind], False, False)}, "false"
+    if shape == "date":  # held as the timestamp its time is (a cell reads it as Python's datetime)
+        sql = f"CASE WHEN {_finite(f'r.{cell[1].sql}')} THEN {_timestamp(f'r.{cell[1].sql}')} END"
+        return sql, {(STORED_DATE, False, False)}, "false"
+    if shape == "decoded" and not _of_cells(kind) and (decoded := _resolve(kind, measured)) in DECODED:
+        return DECODED[decoded][1](f"r.{cell[1].sql}"), {(DECODED[decoded][0], False, False)}, "false"
+    if shape == "fold" and (folded := _folded_cells(query, table, cell, kind, measured)) is not None:
+        sql, alike, keys = folded
+        return sql, alike, f"coalesce(r.{cell[1].sql} IN ({', '.join(map(quote_text, keys)) or 'NULL'}), false)"
+    if shape == "added":
+        # The rows read: the cell before the impute. The rows it adds: a value the impute set (its key, its
+        # fill, its groups), Python's cell of it (a number's is a float), or nothing (every other field).
+        inner = ("NULL", set(), "false") if cell[1][0] == "missing" else _kept_cell(query, table, cell[1], kind,
+                                                                                    measured)
+        if inner is None:
+            return None
+        added, spec = _set_cell(cell[2]) if cell[4] else ("NULL", None)
+        flag = f"r.{quote_identifier(cell[3])}"
+        return (f"CASE WHEN {flag} THEN {added} ELSE {inner[0]} END", inner[1] | ({spec} if spec else set()),
+                f"(NOT {flag} AND {inner[2]})")
+    return None
+
+
+def _set_cell(column: Column) -> tuple[str, tuple]:
+    """A value an impute set, as Python's cell of it: its SQL over the query's last step, and how it is stored."""
+    sql = f"r.{column.sql}"
+    if column.kind == DATE_KIND:
+        return f"CASE WHEN {_finite(sql)} THEN {_timestamp(sql)} END", (STORED_DATE, False, False)
+    return sql, (KEPT_STORED[column.kind], False, False)
+
+
+def _integral(spec: tuple) -> bool:
+    """Whether cells so stored are Python's integers a double holds (a complete integer column's)."""
+    stored, floats, exact = spec
+    return stored == STORED_INTEGER and not floats and exact
 
 
 def _integers_column(index: int) -> str:

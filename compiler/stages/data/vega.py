@@ -34,7 +34,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from ... import errors as msg
-from ...infra.table import BOOLEAN, DATE, NUMBER, TEXT, DateOutOfRange, json_value
+from ...infra.table import BOOLEAN, DATE, INTEGER_RANGE, NUMBER, TEXT, DateOutOfRange, json_value
 from ...ir import expressions as ex
 from ...ir.expressions.dates import year_of
 from ...ir.nodes import Chart, Layer
@@ -398,12 +398,14 @@ def python_cell(value):
 
 
 def column_kind(values: list) -> str | None:
-    """The table kind of a column of cells made by a transform."""
+    """The table kind of a column of cells made by a transform (after an impute, a data column's integers among
+    them: numbers, as a column read holds them, unless past 64 bits)."""
     present = [value for value in values if value is not None and not (type(value) is float and value != value)]
     if not present:
         return NUMBER if values and any(type(value) is float for value in values) else None
     kinds = {type(value) for value in present}
-    if kinds == {float}:
+    if kinds <= {float, int} and all(INTEGER_RANGE[0] <= value <= INTEGER_RANGE[1]
+                                     for value in present if type(value) is int):
         return NUMBER
     if kinds == {bool}:
         return BOOLEAN if len(present) == len(values) else None
