@@ -30,6 +30,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # renderer (`chartc daemon`) runs: tests/test_daemon.py gives the daemon its own folder.
 os.environ["CHARTC_WARM"] = "0"
 
+
+def _pin_blas_core() -> None:
+    """Load OpenBLAS (with numpy, later) with the kernels the command names (`cli.BLAS_CORE`): a fit compiled in
+    this process is then the bytes of one compiled by `chartc`, on any CPU."""
+    from chartc.commands.cli import BLAS_CORE, blas_core, cpu_flags
+
+    if blas_core(cpu_flags()) is not None:
+        os.environ.setdefault(*BLAS_CORE)
+
+
+_pin_blas_core()
+
 SPECS = ROOT / "specs"
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")

@@ -258,3 +258,37 @@ def test_a_killed_build_leaves_every_previous_output_intact(committed, tmp_path,
     assert {p.name for p in gallery.iterdir()} == set(before)  # no lock file, no staging folder
     assert "Changed" in rebuilt["clock.svg"].decode()
     assert not check_gallery(specs, gallery).failed
+
+
+def test_the_command_names_the_blas_kernels_every_cpu_with_avx2_runs():
+    """OpenBLAS picks its kernels by CPU, and its AVX-512 and AVX2 ones round a fit's solve differently: the
+    command names one set where the CPU runs them (AVX2 and FMA), none elsewhere."""
+    from chartc.commands.cli import blas_core
+
+    assert blas_core({"sse2", "avx", "avx2", "fma", "avx512f"}) == blas_core({"avx2", "fma"}) == "Haswell"
+    assert blas_core({"sse2", "avx", "fma"}) is None and blas_core(set()) is None
+
+
+def test_a_fit_compiled_by_the_command_runs_the_named_kernels_whatever_the_cpu(tmp_path):
+    """`chartc compile` of a polynomial fit loads OpenBLAS with the kernels `blas_core` names (OpenBLAS says which
+    it loaded), so its bytes are those of any machine with AVX2: those of a compile with the kernels named by
+    the user. A core the user names is kept."""
+    from chartc.commands.cli import blas_core, cpu_flags
+
+    core = blas_core(cpu_flags())
+    if core is None:
+        pytest.skip("OpenBLAS picks its own kernels on a CPU without AVX2 and FMA")
+    spec = ROOT / "specs" / "trend_poly.yaml"
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_CORETYPE"}
+
+    def compiled(out: Path, **extra) -> str:
+        run = subprocess.run([sys.executable, "-m", "chartc", "compile", str(spec), "-o", str(out)],
+                             env={**env, "OPENBLAS_VERBOSE": "2", **extra}, capture_output=True, text=True,
+                             timeout=120)
+        assert run.returncode == 0, run.stderr
+        return next(line for line in run.stderr.splitlines() if line.startswith("Core: "))
+
+    assert compiled(tmp_path / "own.vl.json") == f"Core: {core}"
+    assert compiled(tmp_path / "named.vl.json", OPENBLAS_CORETYPE=core) == f"Core: {core}"
+    assert (tmp_path / "own.vl.json").read_bytes() == (tmp_path / "named.vl.json").read_bytes()
+    assert compiled(tmp_path / "other.vl.json", OPENBLAS_CORETYPE="Sandybridge") == "Core: Sandybridge"

@@ -35,6 +35,10 @@ PRESET_NAMES = tuple(PRESETS)
 # BLAS threads cost more than they save: OpenBLAS starts one per core when numpy is imported, ~25 ms
 # of a cold compile's CPU (benchmarks/bench_compile.py), and a build's workers already fill the cores.
 BLAS_THREADS = ("OPENBLAS_NUM_THREADS",)  # numpy's wheels bring OpenBLAS; OMP_NUM_THREADS would also narrow Arrow's pool
+# A fit's last bits depend on the kernels OpenBLAS picks for the CPU: its AVX-512 ones (SkylakeX) and its AVX2 ones
+# (Haswell, which AMD's Zen run too) round a least-squares solve differently, so the same chart had other bytes on
+# another machine. Every x86-64 CPU with AVX2 and FMA runs the Haswell kernels; a core the user names is kept.
+BLAS_CORE, BLAS_CORE_FLAGS = ("OPENBLAS_CORETYPE", "Haswell"), frozenset({"avx2", "fma"})
 
 # A cold compile makes ~0.5 M objects that live as long as the process (the classes and schemas of Altair,
 # jsonschema and the chart model): at Python's default (a pass every 700 new objects) the cyclic collector
@@ -70,12 +74,15 @@ def run() -> None:
     every file chartc writes is written, closed and renamed before `main`
     returns. (mypy ends its runs the same way.)
 
-    BLAS runs one thread unless the user says otherwise (`BLAS_THREADS`),
-    and the cyclic garbage collector less often (`GC_THRESHOLD`).
+    BLAS runs one thread and, on x86-64 with AVX2, one CPU's kernels unless
+    the user says otherwise (`BLAS_THREADS`, `BLAS_CORE`), and the cyclic
+    garbage collector less often (`GC_THRESHOLD`).
     """
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
+    if blas_core(cpu_flags()) is not None:
+        os.environ.setdefault(*BLAS_CORE)
     status = run_warm(sys.argv[1:])  # the warm renderer, when one runs (`chartc daemon`)
     if status is None:
         status = main()
@@ -88,6 +95,23 @@ def run() -> None:
         except (OSError, ValueError):  # a closed pipe (`chartc compile s.yaml -o - | head`)
             pass
     os._exit(status)
+
+
+def blas_core(flags: set[str]) -> str | None:
+    """The OpenBLAS kernels every CPU with these flags runs alike (`BLAS_CORE`), or None: its own."""
+    return BLAS_CORE[1] if BLAS_CORE_FLAGS <= flags else None
+
+
+def cpu_flags() -> set[str]:
+    """The CPU's feature flags, as Linux lists them (none elsewhere: OpenBLAS then picks its own kernels)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return set(line.partition(":")[2].split())
+    except OSError:
+        pass
+    return set()
 
 
 def internal_error(error: BaseException, where: object = None) -> str:
