@@ -16,7 +16,7 @@ number). What the query computes is what Vega computes, value for value:
 - An expression compiles from its tree to SQL where SQL says exactly what
   JavaScript says for those kinds (comparisons with null as 0 and NaN
   false, truthiness, ``inrange``, ``indexof``, ``isValid``, arithmetic on
-  numbers); anything else runs as a DuckDB Python function calling chartc's
+  numbers, ``%`` as JavaScript's remainder); anything else runs as a DuckDB Python function calling chartc's
   own evaluator (`ir.expressions`) on the row's values: slower, never
   different. A field predicate is the expression Vega-Lite compiles it to
   (`vega.filter_expression`).
@@ -2032,6 +2032,12 @@ class _Expressions:
             return (test if operator in ("===", "==") else f"(NOT {test})"), BOOL
         if operator in ARITHMETIC and left_kind == NUM and right_kind == NUM:
             return f"(coalesce({left}, 0.0) {ARITHMETIC[operator]} coalesce({right}, 0.0))", NUM
+        if operator == "%" and left_kind == NUM and right_kind == NUM:
+            # JavaScript's remainder (an exact fmod, the dividend's sign, as both engines' `%` on doubles) where
+            # it is one; NaN for an infinite dividend or a zero or NaN divisor; the dividend for an infinite one.
+            a, b = f"coalesce({left}, 0.0)", f"coalesce({right}, 0.0)"
+            return (f"(CASE WHEN {_finite(a)} AND {b} <> 0 AND NOT isnan({b}) THEN (CASE WHEN {_finite(b)} "
+                    f"THEN {a} % {b} ELSE {a} END) ELSE CAST('NaN' AS DOUBLE) END)", NUM)
         raise _Native
 
     def call(self, node) -> tuple[str, str]:
@@ -2439,7 +2445,9 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
             query = compile_chain(view, table, chain, parses, gaps, plan,
                                   run=lambda sql, functions, errors: fetch_rows(connection, sql, functions, errors),
                                   cells=keepable)
-            kept = kept_rows(connection, query, table) if keepable else None
+            # An impute's rows, made by joins over every row, are held: not made again by each query over them.
+            kept = (kept_rows(connection, query, table, costly=any(type(step) is Impute for step in chain))
+                    if keepable else None)
         except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
             result.append(None)
             continue
@@ -2482,15 +2490,16 @@ DECODED = {
 }
 
 
-def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | None:
+def kept_rows(connection, query: Query, table: EngineTable, costly: bool = False) -> EngineTable | None:
     """A layer's rows left in the engine (`EngineTable.derived`), or None where Python must hold them.
 
     Each field's cells must be SQL's own: a data cell (carried as read: `Query.raw`), a computed number,
     boolean, text or date (a value of any kind whose cells are all of one of these, decoded in SQL), a fold's
     value over data columns stored alike, or an impute's field (one of these for the rows read, what it set for
     the rows it adds). Each column's kind is the one the rows read would have: the query's probes, measured
-    first, or after an impute its cells' (`EngineTable.derived` measures it). Where the query calls Python functions, its rows are computed once
-    and held by the engine (a temporary table), not computed again by each query over them.
+    first, or after an impute its cells' (`EngineTable.derived` measures it). Where the query calls Python
+    functions, or is `costly` (an impute's joins), its rows are computed once and held by the engine (a
+    temporary table), not computed again by each query over them.
     """
     import duckdb
 
@@ -2515,7 +2524,7 @@ def kept_rows(connection, query: Query, table: EngineTable) -> EngineTable | Non
                                  *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items()),
                                  *(f"{integers[name]} AS {quote_identifier(mark)}" for name, mark in marks.items())])
             return table.derived(f"{query.steps}SELECT {selects} FROM {query.last} AS r",
-                                 {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions),
+                                 {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions) or costly,
                                  integers=marks)
     except (duckdb.Error, ex.Unsupported, ex.EvaluationError, RecursionError):
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
