@@ -820,7 +820,8 @@ def gapped(tmp_path_factory):
     per run is drawn with the gaps imputed."""
     return parquet_folder(tmp_path_factory, "gaps.parquet",
                           f"SELECT i // {RUNS} AS step, 'run ' || (i % {RUNS}) AS name, CASE WHEN i = 40 THEN NULL "
-                          f"ELSE 3.0 - 2e-6 * (i // {RUNS}) + 0.1 * (i % {RUNS}) END AS loss, i % 97 AS seen "
+                          f"ELSE 3.0 - 2e-6 * (i // {RUNS}) + 0.1 * (i % {RUNS}) END AS loss, i % 97 AS seen, "
+                          f"i % 5 = 0 AS flag "
                           f"FROM range({ROWS}) AS t(i) WHERE NOT (i % {RUNS} = 1 AND (i // {RUNS}) % 10 = 4)")
 
 
@@ -851,3 +852,55 @@ def test_an_imputed_layer_is_computed_where_the_gaps_are_filled(gapped, fetched,
         assert {type(row["step"]) for row in rows if row not in added} == {int}
     if "mark: line" in drawn:  # the imputed zeros are drawn: M4 keeps each column's least value
         assert min(row["loss"] for row in rows if row["name"] == "run 1" and row["loss"] is not None) == 0.0
+
+
+@pytest.mark.parametrize("after, drawn, most", [
+    ('filter: "datum.step < 30"', "mark: point\nencoding:\n  x: step\n  y: loss\n  color: name\n  tooltip: [seen]\n",
+     90),
+    ('filter: "datum.step % 10 !== 4 && datum.step < 30"', "mark: point\nencoding:\n  x: step\n  y: loss\n"
+     "  shape: flag\n  tooltip: [flag]\n", 81),
+    ('filter: "datum.loss > 3.05"', "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"
+     "  y: {aggregate: count}\n  color: name\n", 2 * 30),
+], ids=["points drawn", "the added rows filtered out", "histogram"])
+def test_a_filter_after_an_impute_keeps_its_rows_in_the_engine(gapped, fetched, monkeypatch, after, drawn, most):
+    """A filter after an impute: its fields' kinds are those of the impute's rows (a boolean column beside the
+    rows it adds, where they are undefined, has none, though the filter leaves none of them), measured there;
+    the rows stay in the engine (before, the interpreter read every row), and the chart is the one over the
+    rows read."""
+    text = (f"data: {{path: gaps.parquet}}\ntransform:\n  - {{impute: loss, key: step, groupby: [name], value: -1}}\n"
+            f"  - {after}\n{drawn}")
+    chart = kept_as_read(gapped, text, monkeypatch, fetched, most)
+    kinds = chart.flow.layers[0].table.kinds
+    assert kinds == eager(gapped, text, monkeypatch).flow.layers[0].table.kinds
+    assert kinds["flag"] is None and kinds["step"] == kinds["seen"] == NUMBER  # (`flag` alone: BOOLEAN)
+    if "flag" in drawn:
+        rows = data_rows(chart.vega_lite)
+        assert len(rows) == 81 and {row["flag"] for row in rows} == {True, False}
+
+
+@pytest.fixture(scope="module")
+def flagged(tmp_path_factory):
+    """Logs with a nullable boolean (pandas reads booleans beside a gap as a column of no kind) and a text column
+    with no value at all."""
+    return parquet_folder(tmp_path_factory, "flags.parquet",
+                          f"SELECT i // {RUNS} AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i % 7 = 0 THEN NULL "
+                          f"ELSE i % 5 = 0 END AS flag, CAST(NULL AS VARCHAR) AS note FROM range({ROWS}) AS t(i)")
+
+
+@pytest.mark.parametrize("drawn, most", [
+    LOSS_HISTOGRAM,
+    ("transform:\n  - filter: \"datum.step < 40 && !datum.flag\"\nmark: point\nencoding:\n  x: step\n  y: loss\n"
+     "  shape: {field: flag, type: nominal}\n  tooltip: [flag, note]\n", 120),
+    ("transform:\n  - filter: \"datum.flag !== true\"\nencoding:\n  x: step\n  y: loss\n"
+     "layers:\n  - trend: {method: linear}\n", 0),
+], ids=["histogram", "points drawn", "fit of the rows without a flag"])
+def test_booleans_beside_a_gap_keep_the_rows_in_the_engine(flagged, fetched, monkeypatch, drawn, most):
+    """A nullable boolean column (and a text column of nulls) is held where the rows are as booleans and nulls:
+    before, it made the table one that could not be read in place, and every chart over the file read every
+    column of every row first (300,000 rows for a histogram of another column)."""
+    chart = kept_as_read(flagged, "data: {path: flags.parquet}\n" + drawn, monkeypatch, fetched, most)
+    if "point" in drawn:
+        rows = data_rows(chart.vega_lite)
+        unflagged = [i for i in range(40 * RUNS) if i % 7 == 0 or i % 5 != 0]  # null or false: not truthy
+        assert len(rows) == len(unflagged) and {row["flag"] for row in rows} == {False, None}
+        assert {row["note"] for row in rows} == {None}

@@ -69,6 +69,8 @@ BIG_SPECS = {
     "fit": "encoding:\n  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"
            "layers:\n  - trend: {method: linear, band: 0.95, by: run}\n",
 }
+# A histogram of the loss: its rows stay in the engine, 30 bins come back.
+LOSS_HISTOGRAM = "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
 ROWS = 240_000  # past what the line's 600 pixel columns keep (M4 reduces it), and CSV past the engine's 4 MB
 
 
@@ -697,7 +699,9 @@ def test_a_fold_of_a_float_column_and_a_complete_integer_column_stays_on_spark(s
     ("value: 0", "width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", 3 * 4 * 200 * 2),
     ("method: mean, frame: [-2, 2]", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"
      "  y: {aggregate: count}\n  color: name\n", 90),
-], ids=["lines reduced", "histogram of a framed mean"])
+    ("value: -1}\n  - {filter: \"datum.step < 20\"", "mark: point\nencoding:\n  x: step\n  y: loss\n"
+     "  color: name\n  tooltip: [seen]\n", 60),
+], ids=["lines reduced", "histogram of a framed mean", "points after a filter"])
 def test_an_imputed_layer_stays_on_spark(spark, tmp_path, impute, drawn, most):
     """An impute's rows (the steps a run lacks added, filled with a value or Vega's measure over a frame) kept
     in Spark, each field's kind measured there: DuckDB's bytes, and no query fetching more rows than drawn.
@@ -720,7 +724,21 @@ def test_an_imputed_layer_stays_on_spark(spark, tmp_path, impute, drawn, most):
 
 
 @pytest.mark.parametrize("drawn", [
-    "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n  y: {aggregate: count}\n",
+    LOSS_HISTOGRAM,
+    "transform:\n  - filter: \"datum.step < 40 && !datum.flag\"\nmark: point\nencoding:\n  x: step\n  y: loss\n"
+    "  shape: {field: flag, type: nominal}\n  tooltip: [flag, note]\n",
+], ids=["histogram", "points drawn"])
+def test_booleans_beside_a_gap_keep_the_rows_on_spark(spark, tmp_path, drawn):
+    """A nullable boolean column and a text column of nulls held as booleans, text and nulls where the rows
+    are: DuckDB's bytes, and no column of every row fetched."""
+    same_bytes_over_a_query(
+        tmp_path, "SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i % 7 = 0 THEN NULL "
+        "ELSE i % 5 = 0 END AS flag, CAST(NULL AS VARCHAR) AS note FROM range(30000) t(i)", "flags.parquet", drawn,
+        most=120)
+
+
+@pytest.mark.parametrize("drawn", [
+    LOSS_HISTOGRAM,
     "transform:\n  - filter: \"datum.step < 200\"\n  - calculate: \"datum.id + 1\"\n    as: next\n"
     "mark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id, next]\n",
 ], ids=["histogram", "ids drawn and computed"])

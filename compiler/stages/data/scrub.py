@@ -17,7 +17,7 @@ from typing import Any
 
 from ... import errors as msg
 from ...errors import SpecWarning
-from ...infra.table import TEXT, Table
+from ...infra.table import STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_TEXT, TEXT, Table
 from ...ir.nodes import DataSource
 from .read import STAGE
 from .sources import in_engine
@@ -107,7 +107,9 @@ def scrub_table(table: Table, data: DataSource) -> tuple[Table, list[SpecWarning
             warn(msg.data_column_scrubbed(name, clean_name, in_name), msg.data_scrubbed_hint())
         if table.kinds[column] not in (TEXT, None):  # numbers, booleans and dates hold no text
             continue
-        if (table.kinds[column] == TEXT and in_engine(table, column)
+        if in_engine(table, column) and table.stored[column] in (STORED_BOOLEAN, STORED_FLOAT, STORED_DATE):
+            continue  # one type of cell where the rows are, no text (booleans beside a gap have no kind)
+        if (in_engine(table, column) and table.stored[column] == STORED_TEXT
                 and not table.unsafe_text(column, RENDERER_UNSAFE_SQL)):
             continue  # the engine scans its rows: none is read unless one has such a character
         if table.kinds[column] == TEXT and not RENDERER_UNSAFE.search("\n".join(v for v in table[column] if v)):

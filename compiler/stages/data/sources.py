@@ -1247,7 +1247,7 @@ class EngineTable(Table):
         return self.numbered
 
     def derived(self, sql: str, columns: dict[str, tuple], held: bool = False,
-                integers: dict[str, str] | None = None) -> "EngineTable":
+                integers: dict[str, str] | None = None, kinds_from: str | None = None) -> "EngineTable":
         """Rows a query over this table makes (a layer's transforms, run in the engine), left there.
 
         Args:
@@ -1258,6 +1258,8 @@ class EngineTable(Table):
             held: computed once and held by the engine (a temporary table), not run again by each query.
             integers: a column of doubles whose cells Python holds as a mix of integers and floats (a fold's)
                 -> the query's column saying whether each row's cell is an integer (`fetch` makes it one).
+            kinds_from: a query of the rows whose cells give the columns of kind `KIND_MEASURED` their kinds
+                (an impute's, before a filter), with those columns; by default the rows themselves.
 
         Returns:
             A table over the query, numbered as it numbers its rows: nothing is fetched but the rows'
@@ -1271,16 +1273,12 @@ class EngineTable(Table):
         self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {listed} "
                                 f"FROM {quote_identifier(numbered)}")
         counts = "".join(f", count({quote_identifier(column)})" for column in names)
-        measured = [column for column, spec in columns.items() if spec[1] == KIND_MEASURED
-                    and spec[0] == STORED_INTEGER and not spec[2]]
-        for column in measured:  # Python's integers: numbers within 64 bits
-            counts += f", min({quote_identifier(column)}), max({quote_identifier(column)})"
         (count, last, *present), = self.connection.execute(
             f"SELECT count(*), max({quote_identifier(ROW)}){counts} FROM {quote_identifier(numbered)}").fetchall()
-        present, extents = present[:len(names)], dict(zip(measured, zip(present[len(names)::2],
-                                                                         present[len(names) + 1::2])))
-        kinds = {column: _cells_kind(spec, count, cells, extents.get(column)) if spec[1] == KIND_MEASURED else spec[1]
-                 for (column, spec), cells in zip(columns.items(), present)}
+        kinds = {column: spec[1] for column, spec in columns.items()}
+        measured = {column: spec for column, spec in columns.items() if spec[1] == KIND_MEASURED}
+        if measured:
+            kinds.update(self._cells_kinds(kinds_from or f"SELECT * FROM {quote_identifier(numbered)}", measured))
         # A copy, so that an attribute this class gains is carried; what differs is set below.
         table = copy.copy(self)
         for attribute, value in (
@@ -1293,6 +1291,17 @@ class EngineTable(Table):
                 ("integers", dict(integers or {})), ("cache", {}), ("uniques", {}), ("ordered", True)):
             object.__setattr__(table, attribute, value)
         return table
+
+    def _cells_kinds(self, sql: str, columns: dict[str, tuple]) -> dict[str, str | None]:
+        """`vega.column_kind` of each column's cells in a query's rows (`_cells_kind`), from one scan of counts."""
+        integers = [column for column, spec in columns.items() if spec[0] == STORED_INTEGER and not spec[2]]
+        measures = [f"count({quote_identifier(column)})" for column in columns]
+        measures += [f"{extreme}({quote_identifier(column)})" for column in integers for extreme in ("min", "max")]
+        (count, *found), = self.connection.execute(f"SELECT count(*), {', '.join(measures)} FROM ({sql}) AS m"
+                                                   ).fetchall()
+        extents = dict(zip(integers, zip(found[len(columns)::2], found[len(columns) + 1::2])))
+        return {column: _cells_kind(spec, count, present, extents.get(column))
+                for (column, spec), present in zip(columns.items(), found)}
 
     def sample(self, count: int) -> Table:
         """`infra.table.sample_rows` drawn in the engine: the numbers of the rows of the `count` smallest sample
@@ -1347,7 +1356,9 @@ class EngineTable(Table):
         return count
 
     def unique(self, name: str) -> list:
-        if name in self.cache or self.kinds.get(name) is None:
+        if name in self.cache or (self.kinds.get(name) is None
+                                  and self.stored[name] not in (STORED_BOOLEAN, STORED_TEXT)):
+            # (booleans beside a gap and a text column of nulls have no kind but one type: the engine's)
             return Table({name: self[name]}, {name: self.kinds[name]}).unique(name)
         if name not in self.uniques:
             column, numbered, row = quote_identifier(name), quote_identifier(self.rows_view()), quote_identifier(ROW)

@@ -231,6 +231,9 @@ class Query:
     last: str = ""
     measures: str = ""  # the probes' measures, one row of them when selected `WITH` the steps
     raw: dict = field(default_factory=dict)  # data column -> the column carrying its cells (`compile_chain`)
+    # The step whose rows give an impute's fields their kinds, where a filter follows it: then only the rows kept
+    # in the engine (`kept_rows`) can measure them, and the query is not run on its own.
+    kinds_at: str | None = None
 
 
 # ------------------------------------------------------------------ the compiler
@@ -261,6 +264,8 @@ class _Chain:
         self.binned: dict[str, tuple[str, Callable[[str], str]]] = {}
         self.raw: dict[str, str] | None = None  # data column -> the column carrying its cells, when asked for
         self.dates: frozenset = frozenset()  # date columns parsed as dates at the start, read from the dates
+        # An impute's last step, where filters follow it: its fields' kinds are measured on its rows there.
+        self.kinds_at: str | None = None
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -1407,12 +1412,17 @@ class _Chain:
         """
         if step.key == step.impute or step.key in step.groupby or step.impute in step.groupby:
             raise NotCompiled("an impute whose key, field and groups overlap")
-        if any(not isinstance(after, (Calculate, Window, JoinAggregate)) for after in later):
+        filtered = any(isinstance(after, Filter) for after in later)
+        if any(not isinstance(after, (Calculate, Window, JoinAggregate, Filter)) for after in later) \
+                or (filtered and self.raw is None):
+            # Its fields' kinds are those of its rows: measured on them where they are kept in the engine
+            # (`Query.kinds_at`), read from the cells (the rows it leaves) otherwise.
             raise NotCompiled("rows changed after an impute (its fields' kinds are those of its rows)")
         reads: set = set()
         for after in later:
-            if isinstance(after, Calculate):
-                names = ex.fields_read(after.expression.tree) if after.expression.tree is not None else None
+            expression = after.expression if isinstance(after, Calculate) else getattr(after, "predicate", None)
+            if hasattr(expression, "tree"):  # (a field predicate, a window, a joinaggregate: their reads)
+                names = ex.fields_read(expression.tree) if expression.tree is not None else None
                 if names is None:
                     raise NotCompiled("an expression after an impute reading fields not known in advance")
                 reads |= set(names)
@@ -1495,6 +1505,7 @@ class _Chain:
                 f"ON b.{SEQ} = m.{first}")
         self.add(f"{originals} UNION ALL {news}")
         if step.derived is None:
+            self.kinds_at = self.current if filtered else None
             return
         if step.frame == (None, None):  # every row's frame is its whole group: the group's measure, once
             self.joinaggregate(JoinAggregate((AggregateOp(step.method, step.derived, step.impute, path=step.path,
@@ -1516,6 +1527,7 @@ class _Chain:
         # Computed values: their kinds measured on these rows (no step after them changes the rows).
         self.fields[step.impute] = FieldState(out, ("computed", out), ("probe", filled, out))
         self.fields[step.derived] = FieldState(derived, ("computed", derived), ("probe", filled, derived))
+        self.kinds_at = filled if filtered else None
 
     def literal(self, value, kind: str) -> str:
         """A JavaScript value as SQL of a column of this kind (`_holding` made sure it has one)."""
@@ -1598,7 +1610,7 @@ class _Chain:
         else:
             sql = f"WITH {ctes}\nSELECT {select} FROM {last} AS r ORDER BY r.{SEQ}"
         return Query(sql, shown, self.functions, {key: value[:2] for key, value in probes.items()}, changes_rows,
-                     self.codec, self.errors, self.relations, f"WITH {ctes}\n", last, measured, raw)
+                     self.codec, self.errors, self.relations, f"WITH {ctes}\n", last, measured, raw, self.kinds_at)
 
     def tag(self, column: Column) -> str:
         """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
@@ -1779,6 +1791,10 @@ def registered_kind(table: Table, name: str) -> str:
     kind = table.kinds.get(name)
     if kind == NUMBER and in_engine(table, name):
         return NUM if _exact_in_engine(table, name) else ANY
+    if kind is None and in_engine(table, name) and table.stored[name] in (STORED_BOOLEAN, STORED_TEXT):
+        # One type of cell in the engine: booleans beside a gap (no table kind, as pandas reads them), or a text
+        # column of nulls. Their JavaScript values are the cells, null for null, as with a kind.
+        return BOOL if table.stored[name] == STORED_BOOLEAN else STR
     if kind == NUMBER and all(type(value) is not int or abs(value) <= vega.MAX_EXACT for value in table[name]):
         return NUM
     return {TEXT: STR, BOOLEAN: BOOL, DATE: STR}.get(kind, ANY)
@@ -2181,7 +2197,8 @@ def registered_in_place(connection, table: Table) -> bool:
     a missing cell still missing, NaN still NaN; a date its ISO text), not a copy of its cells as JavaScript
     has them."""
     return isinstance(table, EngineTable) and table.connection is connection and all(
-        (kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] == TEXT or stored_date(table, column)))
+        (kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] in (TEXT, None)
+                                       or stored_date(table, column)))
         or wide_integers(table, column)
         for column, kind in ((column, registered_kind(table, column)) for column in table.names))
 
@@ -2451,6 +2468,9 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
         except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
             result.append(None)
             continue
+        if kept is None and query.kinds_at is not None:  # kinds only the kept rows measure: the interpreter's
+            result.append(None)
+            continue
         if kept is not None:
             # The layer's rows stay where they are: a fit sums them there, an encoding aggregates them there
             # or M4 reduces them there, and a layer drawn row by row fetches them once the mark limit allows
@@ -2523,9 +2543,14 @@ def kept_rows(connection, query: Query, table: EngineTable, costly: bool = False
             selects = ", ".join([f"r.{SEQ} AS {row}", f"r.{row} AS {quote_identifier(ORIGIN)}",
                                  *(f"{sql} AS {quote_identifier(name)}" for name, (sql, _) in columns.items()),
                                  *(f"{integers[name]} AS {quote_identifier(mark)}" for name, mark in marks.items())])
+            # An impute's fields before a filter: their kinds are those of the impute's rows, measured there.
+            measured = [f"{sql} AS {quote_identifier(name)}" for name, (sql, spec) in columns.items()
+                        if spec[1] == KIND_MEASURED]
+            kinds_from = (f"{query.steps}SELECT {', '.join(measured)} FROM {quote_identifier(query.kinds_at)} AS r"
+                          if query.kinds_at and measured else None)
             return table.derived(f"{query.steps}SELECT {selects} FROM {query.last} AS r",
                                  {name: spec for name, (_, spec) in columns.items()}, held=bool(query.functions) or costly,
-                                 integers=marks)
+                                 integers=marks, kinds_from=kinds_from)
     except (duckdb.Error, ex.Unsupported, ex.EvaluationError, RecursionError):
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
 
