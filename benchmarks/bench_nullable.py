@@ -23,8 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import arguments, chartc, child_env, measure, megabytes, print_machine, python, repeats, seconds, table
-from bench_spark import CLI, DATA_FOLDER, measure_tree, spark_mode, spark_settings
+from _common import arguments, chartc, child_env, megabytes, print_machine, repeats, seconds, table
+from bench_spark import DATA_FOLDER, generated_chart, measure_tree
 
 GENERATE = """\
 import sys, duckdb
@@ -46,20 +46,7 @@ def main(argv=None) -> int:
     runs = repeats(args, 3, 1)
     n = 10 ** 5 if args.quick else 10 ** 7 if args.huge else 10 ** 6
     env = child_env(args.repo)
-    folder = args.data.expanduser().resolve()
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / ".git").mkdir(exist_ok=True)  # a project root: the spec beside the file may read it
-    path = folder / f"flags-{n}.parquet"
-    if not path.exists():
-        made = measure(python("-c", GENERATE, str(n), str(path)), timeout=args.timeout)
-        if not made.ok:
-            raise SystemExit(f"generating {n:,} rows failed: {made.status} {made.stderr[-300:]}")
-    mode, missing = spark_mode(args.repo, env)
-    engines = ["duckdb"] + ([] if missing or mode != CLI else ["spark"])
-    spec = folder / f"nullable-{n}.yaml"
-    spec.write_text(SPEC.replace("FILE", path.name), encoding="utf-8")
-    settings = folder / "chartc.toml"
-    settings.write_text(spark_settings("local[2]"), encoding="utf-8")
+    path, spec, settings, engines = generated_chart(args, env, GENERATE, "flags", SPEC, n)
     results: dict = {engine: [] for engine in engines}
     written: dict = {}
     with tempfile.TemporaryDirectory(prefix="chartc-nullable-") as tmp:
@@ -75,8 +62,6 @@ def main(argv=None) -> int:
     print_machine(args.repo)
     print(f"\n== {n:,} rows with a nullable boolean (Parquet {path.stat().st_size / 1e6:.1f} MB), a histogram of "
           f"another column, median of {runs}, fresh process each")
-    if missing or mode != CLI:
-        print(f"spark not run: {missing or 'no compile --engine at this revision'}")
     rows = []
     for engine, tracked in results.items():
         status = ", ".join(sorted({t.run.status for t in tracked}))

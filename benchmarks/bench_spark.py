@@ -89,6 +89,27 @@ def spark_settings(master: str) -> str:
     return f'[spark]\nmaster = "{master}"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n'
 
 
+def generated_chart(args, env: dict, generate: str, stem: str, spec_text: str, n: int) -> tuple[Path, Path, Path, list]:
+    """A benchmark's data and spec in the data folder: the Parquet file `generate` writes for `n` rows (kept between
+    runs), the spec over it (its ``FILE``), the Spark project file beside it, and the engines this revision runs."""
+    folder = args.data.expanduser().resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".git").mkdir(exist_ok=True)  # a project root: the spec beside the file may read it
+    path = folder / f"{stem}-{n}.parquet"
+    if not path.exists():
+        made = measure(python("-c", generate, str(n), str(path)), timeout=args.timeout)
+        if not made.ok:
+            raise SystemExit(f"generating {n:,} rows failed: {made.status} {made.stderr[-300:]}")
+    mode, missing = spark_mode(args.repo, env)
+    spec = folder / f"{stem}-{n}.yaml"
+    spec.write_text(spec_text.replace("FILE", path.name), encoding="utf-8")
+    settings = folder / "chartc.toml"
+    settings.write_text(spark_settings("local[2]"), encoding="utf-8")
+    if missing or mode != CLI:
+        print(f"spark not run: {missing or 'no compile --engine at this revision'}")
+    return path, spec, settings, ["duckdb"] + ([] if missing or mode != CLI else ["spark"])
+
+
 # The generated file is named by its size and by the generator's text: a changed generator writes a new file.
 GENERATOR = hashlib.sha256(GENERATE.encode()).hexdigest()[:8]
 
