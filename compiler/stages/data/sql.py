@@ -1447,7 +1447,7 @@ class _Chain:
             source = quote_text(self.codec.encode(ex.UNDEFINED)) if state is None else _convert(state.value, kind, self)
             copies.append(f"{source} AS {column.sql}")
             fresh[name] = column
-        self.add(f"SELECT {self.carried()}, {', '.join(copies)} FROM {quote_identifier(self.current)}")
+        copied = self.add(f"SELECT {self.carried()}, {', '.join(copies)} FROM {quote_identifier(self.current)}")
         order = list(dict.fromkeys([*self.fields, *step.groupby, step.key, step.impute]))
         fields = {}
         for name in order:
@@ -1458,51 +1458,55 @@ class _Chain:
             fields[name] = FieldState(value, ("added", inner, value, flag, name in fresh),
                                       ("cells", state.kind if state is not None else None),
                                       state.hidden if state is not None else False)
-        # 2. each row's group, the key's identity and its slot among the keyvals
+        # 2. each row's group, the key's identity and its slot among the keyvals. Each step below reads the rows
+        # at most once (on Spark each reference of a step is planned, and so scanned, again): what a group or a
+        # key takes from its first row is an `arg_min_null` of its own grouping, not a join back to the rows.
         key = fresh[step.key]
         slots = {ex.to_js_string(value): index for index, value in enumerate(domain)}
         cases = " ".join(f"WHEN {self.text_equals(key, text)} THEN {index}" for text, index in slots.items())
-        kvs, kid, first, slot, kv = (self.fresh(stem) for stem in ("kvs", "kid", "kf", "slot", "kv"))
+        kvs, kid, first, last, slot, kv = (self.fresh(stem) for stem in ("kvs", "kid", "kf", "kl", "slot", "kv"))
         groups = self.impute_groups([fresh[name] for name in step.groupby])
         group_names = [self.fresh("g") for _ in groups]
         parts = [f"{_group_key(key, self)} AS {kid}", f"{f'CASE {cases} END' if cases else 'NULL'} AS {kvs}",
                  *(f"{sql} AS {name}" for sql, name in zip(groups, group_names))]
-        base = self.add(f"SELECT *, {', '.join(parts)} FROM {quote_identifier(self.current)}")
-        keys = self.add(f"SELECT {kid}, min({SEQ}) AS {first} FROM {quote_identifier(base)} WHERE {kvs} IS NULL "
-                        f"GROUP BY {kid}")
-        keys = self.add(f"SELECT k.{kid}, b.{key.sql} AS {kv}, {len(domain)} + row_number() OVER (ORDER BY k.{first}) "
-                        f"- 1 AS {slot} FROM {quote_identifier(keys)} AS k JOIN {quote_identifier(base)} AS b "
-                        f"ON b.{SEQ} = k.{first}")
-        slotted = self.add(f"SELECT b.*, coalesce(b.{kvs}, k.{slot}) AS {slot} FROM {quote_identifier(base)} AS b "
-                           f"LEFT JOIN {quote_identifier(keys)} AS k ON b.{kid} IS NOT DISTINCT FROM k.{kid}")
-        # 3. the domain, the groups, the pairs present; the pairs missing, numbered after every row
+        base = self.add(f"SELECT *, {', '.join(parts)} FROM {quote_identifier(copied)}")
+        keys = self.add(f"SELECT {kid}, min({SEQ}) AS {first}, arg_min_null({key.sql}, {SEQ}) AS {kv} "
+                        f"FROM {quote_identifier(base)} WHERE {kvs} IS NULL GROUP BY {kid}")
+        keys = self.add(f"SELECT {kid}, {kv}, {len(domain)} + row_number() OVER (ORDER BY {first}) - 1 AS {slot} "
+                        f"FROM {quote_identifier(keys)}")
+        # 3. the domain, the groups (each with its first row's values), the pairs present; the pairs missing,
+        # numbered after every row
         listed = [f"SELECT {index} AS {slot}, CAST({self.literal(value, key.kind)} AS {SQL_TYPES[key.kind]}) AS {kv}"
                   for index, value in enumerate(domain)]
         domain_sql = self.add(" UNION ALL ".join([*listed, f"SELECT {slot}, {kv} FROM {quote_identifier(keys)}"]))
         gs = ", ".join(group_names)
-        grouped = self.add(f"SELECT {gs + ', ' if gs else ''}min({SEQ}) AS {first} FROM {quote_identifier(slotted)}"
-                           + (f" GROUP BY {gs}" if gs else " HAVING count(*) > 0"))
-        present = self.add(f"SELECT DISTINCT {gs + ', ' if gs else ''}{slot} FROM {quote_identifier(slotted)}")
+        held = list(dict.fromkeys(fresh[name].sql for name in step.groupby))
+        firsts = "".join(f", arg_min_null({column}, {SEQ}) AS {column}" for column in held)
+        grouped = self.add(f"SELECT {gs + ', ' if gs else ''}min({SEQ}) AS {first}, max({SEQ}) AS {last}{firsts} "
+                           f"FROM {quote_identifier(base)}" + (f" GROUP BY {gs}" if gs else " HAVING count(*) > 0"))
+        present = self.add(f"SELECT DISTINCT {''.join(f'b.{name}, ' for name in group_names)}"
+                           f"coalesce(b.{kvs}, k.{slot}) AS {slot} FROM {quote_identifier(base)} AS b "
+                           f"LEFT JOIN {quote_identifier(keys)} AS k ON b.{kid} IS NOT DISTINCT FROM k.{kid}")
         same = "".join(f" AND p.{name} IS NOT DISTINCT FROM g.{name}" for name in group_names)
-        missing = self.add(f"SELECT g.{first}, d.{slot}, d.{kv} FROM {quote_identifier(grouped)} AS g "
-                           f"CROSS JOIN {quote_identifier(domain_sql)} AS d WHERE NOT EXISTS "
-                           f"(SELECT 1 FROM {quote_identifier(present)} AS p WHERE p.{slot} = d.{slot}{same})")
-        values = {fresh[name].name: f"b.{fresh[name].sql}" for name in step.groupby}
+        missing = self.add(f"SELECT g.{first}{''.join(f', g.{column}' for column in held)}, d.{slot}, d.{kv} "
+                           f"FROM {quote_identifier(grouped)} AS g CROSS JOIN {quote_identifier(domain_sql)} AS d "
+                           f"WHERE NOT EXISTS (SELECT 1 FROM {quote_identifier(present)} AS p "
+                           f"WHERE p.{slot} = d.{slot}{same})")
+        values = {fresh[name].name: f"m.{fresh[name].sql}" for name in step.groupby}
         values[key.name] = f"m.{kv}"
         values[fresh[step.impute].name] = f"CAST({self.literal(fill, fresh[step.impute].kind)} AS " \
                                           f"{SQL_TYPES[fresh[step.impute].kind]})"
         for state in fields.values():
             if state.value.name not in values and state.value.kind == ANY:
                 values[state.value.name] = quote_text(self.codec.encode(ex.UNDEFINED))
-        values[SEQ] = (f"(SELECT max({SEQ}) FROM {quote_identifier(slotted)}) + "
+        values[SEQ] = (f"(SELECT max({last}) FROM {quote_identifier(grouped)}) + "
                        f"row_number() OVER (ORDER BY m.{first}, m.{slot})")
         self.fields = fields
         names = [name for name in self.columns() if name != flag]
         originals = f"SELECT {', '.join(quote_identifier(name) for name in names)}, false AS {flag} " \
-                    f"FROM {quote_identifier(slotted)}"
+                    f"FROM {quote_identifier(copied)}"
         news = (f"SELECT {', '.join(values.get(name, 'NULL') + ' AS ' + quote_identifier(name) for name in names)}, "
-                f"true AS {flag} FROM {quote_identifier(missing)} AS m JOIN {quote_identifier(slotted)} AS b "
-                f"ON b.{SEQ} = m.{first}")
+                f"true AS {flag} FROM {quote_identifier(missing)} AS m")
         self.add(f"{originals} UNION ALL {news}")
         if step.derived is None:
             self.kinds_at = self.current if filtered else None
