@@ -21,7 +21,7 @@ import vl_convert
 from chartc import errors
 from chartc.errors import SpecError
 from chartc.stages.data import read as read_stage
-from chartc.infra.table import NUMBER, STORED_INTEGER
+from chartc.infra.table import NUMBER, STORED_INTEGER, TEXT
 from chartc.stages.data.sources import EngineTable, KeptOrigin, materialise
 from chartc.trends.methods.loess import Loess
 from conftest import scene_nodes
@@ -852,6 +852,33 @@ def test_an_imputed_layer_is_computed_where_the_gaps_are_filled(gapped, fetched,
         assert {type(row["step"]) for row in rows if row not in added} == {int}
     if "mark: line" in drawn:  # the imputed zeros are drawn: M4 keeps each column's least value
         assert min(row["loss"] for row in rows if row["name"] == "run 1" and row["loss"] is not None) == 0.0
+
+
+def test_an_aggregate_after_an_impute_reads_its_groups_alone(gapped, fetched, monkeypatch):
+    """An aggregate after an impute: its groups' fields keep the kinds of the impute's cells (measured on its rows
+    in the engine, tags of the data cells and of the values it set), and only the groups are read (before, the
+    interpreter read every row)."""
+    text = ("data: {path: gaps.parquet}\ntransform:\n  - {impute: loss, key: step, groupby: [name], value: -1}\n"
+            "  - aggregate: [{op: sum, field: loss, as: total}, {op: count, as: rows}, {op: argmax, field: loss, "
+            "as: top}]\n    groupby: [name]\nmark: bar\nencoding:\n  x: name\n  y: total\n  tooltip: [rows]\n")
+    chart = kept_as_read(gapped, text, monkeypatch, fetched, RUNS)
+    layer = chart.flow.layers[0].table
+    assert layer.kinds == eager(gapped, text, monkeypatch).flow.layers[0].table.kinds
+    assert layer.kinds["name"] == TEXT and len(layer) == RUNS
+
+
+def test_a_lookup_and_a_histogram_after_an_impute_keep_its_rows_in_the_engine(gapped, fetched, monkeypatch):
+    """A lookup after an impute (each run's label), then a histogram: the rows stay in the engine, the kinds are
+    the impute's cells', and the chart is the one over the rows read."""
+    (gapped / "labels.csv").write_text("name,label\nrun 0,first\nrun 1,second\nrun 2,third\n")
+    text = ("data: {path: gaps.parquet}\ntransform:\n  - {impute: loss, key: step, groupby: [name], value: -1}\n"
+            "  - lookup: name\n    from: {data: {path: labels.csv}, key: name, fields: [label]}\n"
+            "mark: bar\nencoding:\n  x: {field: step, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+            "  color: label\n")
+    chart = kept_as_read(gapped, text, monkeypatch, fetched, RUNS * 30)
+    kinds = chart.flow.layers[0].table.kinds
+    assert kinds == eager(gapped, text, monkeypatch).flow.layers[0].table.kinds
+    assert kinds["flag"] is None and kinds["step"] == NUMBER and kinds["label"] == TEXT
 
 
 @pytest.mark.parametrize("after, drawn, most", [

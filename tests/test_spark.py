@@ -695,6 +695,17 @@ def test_a_fold_of_a_float_column_and_a_complete_integer_column_stays_on_spark(s
                                                                                            ("seen", int)}
 
 
+def test_an_aggregate_after_an_impute_runs_on_spark(spark, tmp_path):
+    """An aggregate after an impute: its groups' kinds measured on the impute's rows by Spark (the data cells'
+    tags, NaN among them, carried from the start): DuckDB's bytes."""
+    same_bytes_over_a_query(
+        tmp_path, "SELECT i // 3 AS step, 'run ' || (i % 3) AS name, CASE WHEN i % 7 = 0 THEN 'NaN'::DOUBLE ELSE "
+        "3.0 - 2e-5 * (i // 3) END AS loss FROM range(3000) t(i) WHERE i % 3 <> 1 OR (i // 3) % 10 <> 4", "gaps.parquet",
+        "transform:\n  - {impute: loss, key: step, groupby: [name], value: -1}\n"
+        "  - aggregate: [{op: sum, field: loss, as: total}, {op: count, as: rows}]\n    groupby: [name]\n"
+        "mark: bar\nencoding:\n  x: name\n  y: total\n  tooltip: [rows]\n")
+
+
 @pytest.mark.parametrize("impute, drawn, most", [
     ("value: 0", "width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", 3 * 4 * 200 * 2),
     ("method: mean, frame: [-2, 2]", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"

@@ -75,6 +75,7 @@ from .lookup import default_value, key_text, lookup_index, lookup_table
 from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, in_engine, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
+TAG = "tag"  # a column of `_Chain.tag`'s letters (a probe of cells' kinds), held as text
 SQL_TYPES = {NUM: "DOUBLE", STR: "VARCHAR", BOOL: "BOOLEAN", DATE_KIND: "DOUBLE", ANY: "VARCHAR"}
 ROW, SEQ = "__row", "__seq"   # the data row a row came from; the rows' order
 # Aggregate ops SQL computes exactly on numbers (the rest go through Vega's streaming measures).
@@ -266,6 +267,9 @@ class _Chain:
         self.dates: frozenset = frozenset()  # date columns parsed as dates at the start, read from the dates
         # An impute's last step, where filters follow it: its fields' kinds are measured on its rows there.
         self.kinds_at: str | None = None
+        # Data column -> a column carried from the start naming the kind of each of its cells (`_Chain.tag`'s
+        # letters), where an impute's fields are measured by probes (`impute`); None when not asked for.
+        self.cell_tags: dict[str, str] | None = None
 
     # names
     def fresh(self, stem: str = "c") -> str:
@@ -357,6 +361,13 @@ class _Chain:
                 read = _own_cells(self.table, name) if own else name
                 parts.append(f"{quote_identifier(read)} AS {quote_identifier(self.raw[name])}")
             self.extra = [*self.extra, *self.raw.values()]
+        if self.cell_tags is not None:
+            for name in names:
+                tag = _cell_tag_sql(self.table, name, quote_identifier(name), registered_kind(self.table, name))
+                if tag is not None:
+                    self.cell_tags[name] = self.fresh("t")
+                    parts.append(f"{tag} AS {quote_identifier(self.cell_tags[name])}")
+            self.extra = [*self.extra, *self.cell_tags.values()]
         self.add(f"SELECT {', '.join(parts)} FROM {quote_identifier(self.view)}")
         self.parse(parses, first=True)
 
@@ -1413,10 +1424,13 @@ class _Chain:
         if step.key == step.impute or step.key in step.groupby or step.impute in step.groupby:
             raise NotCompiled("an impute whose key, field and groups overlap")
         filtered = any(isinstance(after, Filter) for after in later)
-        if any(not isinstance(after, (Calculate, Window, JoinAggregate, Filter)) for after in later) \
-                or (filtered and self.raw is None):
-            # Its fields' kinds are those of its rows: measured on them where they are kept in the engine
-            # (`Query.kinds_at`), read from the cells (the rows it leaves) otherwise.
+        # Its fields' kinds are those of its rows: measured on them where they are kept in the engine
+        # (`Query.kinds_at`), read from the cells (the rows it leaves) otherwise. Where a later step changes
+        # the rows (or a filter thins rows not kept), each field's kind is a probe of its cells' kinds on the
+        # impute's own rows: each cell's tag is its data cell's (carried from the start) or its value's.
+        probed = _impute_probed(later, self.raw is not None)
+        if probed and (any(not isinstance(after, PROBED_AFTER) for after in later) or self.cell_tags is None
+                       or any(self.cell_tag(state) is None for state in self.fields.values())):
             raise NotCompiled("rows changed after an impute (its fields' kinds are those of its rows)")
         reads: set = set()
         for after in later:
@@ -1437,7 +1451,7 @@ class _Chain:
         domain = [vega.js_cell(value) for value in step.keyvals or ()]
         if any(_literal(value) is None for value in [*domain, fill]):
             raise NotCompiled("an impute of objects")
-        flag = self.fresh("added")
+        flag, before = self.fresh("added"), dict(self.fields)
         # 1. fresh copies of the fields the new rows set, of a kind that holds what they get
         copies, fresh = [], {}
         for name, literals in ((step.key, domain), (step.impute, [fill]), *((name, []) for name in step.groupby)):
@@ -1507,9 +1521,19 @@ class _Chain:
                     f"FROM {quote_identifier(copied)}"
         news = (f"SELECT {', '.join(values.get(name, 'NULL') + ' AS ' + quote_identifier(name) for name in names)}, "
                 f"true AS {flag} FROM {quote_identifier(missing)} AS m")
+        if probed:  # each field's cell tags, read rows and added ones, measured on the impute's rows
+            tags = {name: f"CASE WHEN {flag} THEN {self.tag(state.value) if state.cell[4] else quote_text('n')} "
+                          f"ELSE {self.cell_tag(before[name]) if name in before else quote_text('n')} END"
+                    for name, state in fields.items()}
         self.add(f"{originals} UNION ALL {news}")
+        if probed:
+            columns = {name: Column(self.fresh("ct"), TAG) for name in fields}
+            tagged = self.add(f"SELECT *, {', '.join(f'{sql} AS {columns[name].sql}' for name, sql in tags.items())} "
+                              f"FROM {quote_identifier(self.current)}")
+            self.fields = {name: FieldState(state.value, state.cell, (*state.kind, ("probe", tagged, columns[name])),
+                                            state.hidden) for name, state in self.fields.items()}
         if step.derived is None:
-            self.kinds_at = self.current if filtered else None
+            self.kinds_at = self.current if filtered and not probed else None
             return
         if step.frame == (None, None):  # every row's frame is its whole group: the group's measure, once
             self.joinaggregate(JoinAggregate((AggregateOp(step.method, step.derived, step.impute, path=step.path,
@@ -1531,7 +1555,19 @@ class _Chain:
         # Computed values: their kinds measured on these rows (no step after them changes the rows).
         self.fields[step.impute] = FieldState(out, ("computed", out), ("probe", filled, out))
         self.fields[step.derived] = FieldState(derived, ("computed", derived), ("probe", filled, derived))
-        self.kinds_at = filled if filtered else None
+        self.kinds_at = filled if filtered and not probed else None
+
+    def cell_tag(self, state: FieldState) -> str | None:
+        """SQL of the tag (`tag`) of each row's cell of a field, before an impute; None where it is not known:
+        a computed cell is its value's, a data cell is tagged from the start (`cell_tags`)."""
+        cell = state.cell
+        if cell[0] == "computed":
+            return self.tag(cell[1])
+        if cell[0] == "missing":
+            return quote_text("n")
+        if cell[0] == "source" and cell[2] == ROW and self.cell_tags and cell[1] in self.cell_tags:
+            return quote_identifier(self.cell_tags[cell[1]])
+        return None
 
     def literal(self, value, kind: str) -> str:
         """A JavaScript value as SQL of a column of this kind (`_holding` made sure it has one)."""
@@ -1619,6 +1655,8 @@ class _Chain:
     def tag(self, column: Column) -> str:
         """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
         sql = column.sql
+        if column.kind == TAG:  # a column of tags already
+            return sql
         tags = {NUM: f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END",
                 STR: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 's' END",
                 BOOL: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 'b' END",
@@ -1635,8 +1673,8 @@ def _probes_of(kind) -> list:
         return []
     if kind[0] == "probe":
         return [(kind[1], kind[2])]
-    if kind[0] == "cells":
-        return _probes_of(kind[1]) if len(kind) > 1 else []
+    if kind[0] == "cells":  # (before the impute, and where measured so: its own probe)
+        return [probe for part in kind[1:] for probe in _probes_of(part)]
     return [probe for part in kind[1] for probe in _probes_of(part)]
 
 
@@ -2182,6 +2220,8 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
     """
     state = _Chain(view, table, Codec(), prefix)
     state.run, state.pivots, state.raw, state.dates = run, pivots, {} if cells else None, dates
+    if any(isinstance(step, Impute) and _impute_probed(chain[index + 1:], cells) for index, step in enumerate(chain)):
+        state.cell_tags = {}
     state.start(table.names, top)
     for index, step in enumerate(chain):
         if index and gaps[index]:
@@ -2189,6 +2229,28 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         state.later = chain[index + 1:]
         STEPS[type(step)](state, step, emitted[index])
     return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate, Lookup)) for step in chain))
+
+
+# The steps that may follow an impute whose fields' kinds are probes of its rows (`_Chain.impute`).
+PROBED_AFTER = (Calculate, Window, JoinAggregate, Filter, Aggregate, Lookup)
+
+
+def _impute_probed(later: tuple, kept: bool) -> bool:
+    """Whether an impute's fields' kinds are probes on its rows: a later step changes the rows, or a filter thins
+    rows not kept in the engine (where kept, `Query.kinds_at` measures the impute's rows as they are)."""
+    return (any(not isinstance(after, (Calculate, Window, JoinAggregate, Filter)) for after in later)
+            or (not kept and any(isinstance(after, Filter) for after in later)))
+
+
+def _cell_tag_sql(table: Table, name: str, sql: str, kind: str) -> str | None:
+    """SQL of the tag (`_Chain.tag`) of each cell of a data column registered as `kind`, from the registered
+    column `sql`; None where the registered values do not tell (a mix of kinds, integers past 2^53)."""
+    table_kind = table.kinds.get(name)
+    if kind == NUM and table_kind == NUMBER:  # the cell itself: NaN and infinities, which the value makes null
+        return f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END"
+    letter = {(STR, TEXT): "s", (STR, None): "s", (STR, DATE): "d", (BOOL, BOOLEAN): "b", (BOOL, None): "b"}.get(
+        (kind, table_kind))
+    return None if letter is None else f"CASE WHEN {sql} IS NULL THEN 'n' ELSE '{letter}' END"
 
 
 def _exact_in_engine(table: EngineTable, name: str) -> bool:
@@ -2331,13 +2393,15 @@ def run_query(connection, query: Query, table: Table):
         except DateOutOfRange as error:  # a date past Python's years, a column's or computed: named by its field
             raise DateOutOfRange(error.year, name) from None
         # A field an impute made: the kind of its cells (no step after it changes the rows).
-        kinds[name] = vega.column_kind(columns[name]) if _of_cells(state.kind) else _resolve(state.kind, measured)
+        kinds[name] = ((_resolve(state.kind[2], measured) if len(state.kind) > 2 else vega.column_kind(columns[name]))
+                       if _of_cells(state.kind) else _resolve(state.kind, measured))
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
     return Table(columns, kinds), origin
 
 
 def _of_cells(kind) -> bool:
-    """Whether a field's kind is its cells' once they are made (an impute's fields, and those after it)."""
+    """Whether a field's kind is its cells' (an impute's fields, and those after it): ``("cells", kind before
+    it)``, measured once they are made, or ``("cells", kind before it, probe)``, measured on the impute's rows."""
     return isinstance(kind, tuple) and kind[0] == "cells"
 
 
@@ -2597,7 +2661,8 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
         if len(alike) > 1:  # cells of other kinds, or integers a double does not hold: only Python holds them
             return None
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
-        kind = KIND_MEASURED if cells else _resolve(state.kind, measured)
+        kind = ((_resolve(state.kind[2], measured) if len(state.kind) > 2 else KIND_MEASURED) if cells
+                else _resolve(state.kind, measured))
         columns[name] = (sql, (stored, kind, floats, exact))
     return columns, integers
 
