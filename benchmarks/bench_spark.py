@@ -9,7 +9,7 @@ run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, an
 same fits one facet panel per run, and the fits of a calculated value; and here the
 best loss so far by step, a window over every row, each run's moving median and
 distinct count binned, a frame's list of values per row, the loss and step folded and binned, and each
-run's line with a gap imputed),
+run's line with a gap imputed, and each run's total over the imputed steps),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
@@ -68,6 +68,8 @@ from bench_bigdata_peers import GENERATE, M4_PIXELS, PRIME_HASH, RUNS, SPECS as 
 # integers and floats (before, the rows were read back whole; now each kept row marks whether its cell is an integer).
 # One run's every tenth step left out, then imputed (each step a run lacks, filled with 0), each run's line reduced by
 # M4: before, the impute's rows were read back whole (and the line, past the mark limit, refused).
+# The same impute, then each run's total and count of steps (an aggregate after it): before, the interpreter read
+# every row; now only the runs are read, the kinds measured on the impute's rows.
 CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: min, field: loss, as: best}]\n"
                              "    sort: [{field: step}]\nwidth: 500\nmark: line\nencoding:\n  x: step\n  y: best\n",
           "moving": "data: {path: runs.parquet}\ntransform:\n  - window: [{op: median, field: loss, as: mid}, "
@@ -78,7 +80,13 @@ CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - 
                     "  x: {field: value, bin: {maxbins: 40}}\n  y: {aggregate: count}\n  color: {field: key}\n",
           "imputed": "data: {path: runs.parquet}\ntransform:\n  - filter: \"datum.run != 3 || datum.step % 10 != 4\"\n"
                      "  - {impute: loss, key: step, groupby: [run], value: 0}\nwidth: 500\nmark: line\nencoding:\n"
-                     "  x: step\n  y: loss\n  color: {field: run, type: nominal}\n"}
+                     "  x: step\n  y: loss\n  color: {field: run, type: nominal}\n",
+          "imputed_totals": "data: {path: runs.parquet}\ntransform:\n"
+                            "  - filter: \"datum.run != 3 || datum.step % 10 != 4\"\n"
+                            "  - {impute: loss, key: step, groupby: [run], value: 0}\n"
+                            "  - aggregate: [{op: sum, field: loss, as: total}, {op: count, as: steps}]\n"
+                            "    groupby: [run]\nmark: bar\nencoding:\n  x: {field: run, type: ordinal}\n"
+                            "  y: total\n  tooltip: [steps]\n"}
 
 # Where generated data files are kept between runs (`--data`).
 DATA_FOLDER = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks"
