@@ -207,7 +207,8 @@ class FieldState:
     column's value for the rows it added) or ``("missing",)``. `kind` is the
     table kind of its cells, ``("probe", cte, Column)`` to be measured on the
     rows of that step, or ``("cells", kind before the impute)``: `column_kind`
-    of the cells once they are made.
+    of the cells once they are made (``("cells", kind before, probe)``: measured
+    on the impute's rows, where a later step changes them).
     """
 
     value: Column
@@ -1417,9 +1418,10 @@ class _Chain:
         Vega-Lite's window over the groups in row order (`window`; over a whole group, the default frame,
         the group's measure joined back: `joinaggregate`, the same values), then the nulls filled with it.
 
-        Every field's kind is its cells' (`vega.column_kind`, read with the rows: `("cells",)`), so no
-        step after it may change the rows; nor may one read a field the new rows leave undefined where
-        its column holds null for undefined.
+        Every field's kind is its cells' (`vega.column_kind`): read with the rows (`("cells",)`) where no
+        step after it changes them, else a probe on its own rows of its cells' tags (`("cells", kind before
+        it, probe)`: then the steps after it are `PROBED_AFTER`'s, and every cell needs a tag). No step
+        after it may read a field the new rows leave undefined where its column holds null for undefined.
         """
         if step.key == step.impute or step.key in step.groupby or step.impute in step.groupby:
             raise NotCompiled("an impute whose key, field and groups overlap")
@@ -2392,7 +2394,7 @@ def run_query(connection, query: Query, table: Table):
             columns[name] = _cells(state, rows, at, table, query.codec)
         except DateOutOfRange as error:  # a date past Python's years, a column's or computed: named by its field
             raise DateOutOfRange(error.year, name) from None
-        # A field an impute made: the kind of its cells (no step after it changes the rows).
+        # A field an impute made: the kind of its cells, probed on the impute's rows or read from these.
         kinds[name] = ((_resolve(state.kind[2], measured) if len(state.kind) > 2 else vega.column_kind(columns[name]))
                        if _of_cells(state.kind) else _resolve(state.kind, measured))
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
