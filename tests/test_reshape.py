@@ -352,11 +352,19 @@ def one_kind_rows(draw):
 def test_generated_imputes_followed_by_an_aggregate_or_a_filter_run_in_the_engine(vega, values, step, after):  # noqa: F811
     """The rows are Vega's, cell by cell, and each field's kind is the interpreter's: the kind of the impute's
     cells, measured on the impute's rows (a group's first cell, or the rows a filter keeps, can differ)."""
+    steps = [step, *steps_after(step, after)]
+    engine_against_vega(vega, values, steps)
+    ours, theirs = engine_and_interpreter(values, steps)
+    assert ours.table.kinds == theirs.table.kinds
+    assert ours.table.records() == theirs.table.records()
+
+
+def engine_and_interpreter(values: list[dict], steps: list[dict]) -> tuple:
+    """One point layer over these rows and transforms: its rows as the engine computes them (None where it
+    leaves them to the interpreter) and as the interpreter does."""
     from chartc.stages.data import field_types, follow_fields
     from chartc.stages.data.interpret import interpret_layers
 
-    steps = [step, *steps_after(step, after)]
-    engine_against_vega(vega, values, steps)
     chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": steps}), "generated.json",
                    format="json")
     [chain] = transform_chains(chart)
@@ -364,27 +372,17 @@ def test_generated_imputes_followed_by_an_aggregate_or_a_filter_run_in_the_engin
     fields = follow_fields(chart, field_types(table))
     [ours] = engine_layers(chart, table)
     [theirs] = interpret_layers(chart, table, fields.layers, fields.shared)
-    assert ours.table.kinds == theirs.table.kinds
-    assert ours.table.records() == theirs.table.records()
+    return ours, theirs
 
 
 def test_a_group_of_an_imputed_key_keeps_the_kind_of_the_impute_cells_not_of_its_first_cell():
     """After an impute, an aggregate's groups keep the kind the impute's cells have: here text (the key 'null'
     beside a null, which Vega's aggregate groups together, the null first). The kind of the groups' first cells
     alone would be none."""
-    from chartc.stages.data import field_types, follow_fields
-    from chartc.stages.data.interpret import interpret_layers
-
     values = [{"k": None, "n": 1, "g": "a"}, {"k": "null", "n": 2, "g": "b"}]
     steps = [{"impute": "n", "key": "k", "groupby": ["g"], "value": 0},
              {"aggregate": [{"op": "sum", "field": "n", "as": "total"}], "groupby": ["k"]}]
-    chart = parsed(json.dumps({"data": {"values": values}, "mark": "point", "transform": steps}), "g.json",
-                   format="json")
-    [chain] = transform_chains(chart)
-    chart, table = bare(chart, chain), keyed(chart)
-    [ours] = engine_layers(chart, table)
+    ours, theirs = engine_and_interpreter(values, steps)
     assert ours is not None, "the engine left the chain to the interpreter"
-    fields = follow_fields(chart, field_types(table))
-    [theirs] = interpret_layers(chart, table, fields.layers, fields.shared)
     assert ours.table.records() == theirs.table.records() == [{"k": None, "total": 3.0}]
     assert ours.table.kinds["k"] == theirs.table.kinds["k"] == "text"

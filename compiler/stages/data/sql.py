@@ -1523,15 +1523,13 @@ class _Chain:
                     f"FROM {quote_identifier(copied)}"
         news = (f"SELECT {', '.join(values.get(name, 'NULL') + ' AS ' + quote_identifier(name) for name in names)}, "
                 f"true AS {flag} FROM {quote_identifier(missing)} AS m")
-        if probed:  # each field's cell tags, read rows and added ones, measured on the impute's rows
-            tags = {name: f"CASE WHEN {flag} THEN {self.tag(state.value) if state.cell[4] else quote_text('n')} "
-                          f"ELSE {self.cell_tag(before[name]) if name in before else quote_text('n')} END"
-                    for name, state in fields.items()}
         self.add(f"{originals} UNION ALL {news}")
-        if probed:
+        if probed:  # each field's cell tags, read rows and added ones, measured on the impute's rows
             columns = {name: Column(self.fresh("ct"), TAG) for name in fields}
-            tagged = self.add(f"SELECT *, {', '.join(f'{sql} AS {columns[name].sql}' for name, sql in tags.items())} "
-                              f"FROM {quote_identifier(self.current)}")
+            tags = [f"CASE WHEN {flag} THEN {self.tag(state.value) if state.cell[4] else quote_text('n')} "
+                    f"ELSE {self.cell_tag(before[name]) if name in before else quote_text('n')} END "
+                    f"AS {columns[name].sql}" for name, state in fields.items()]
+            tagged = self.add(f"SELECT *, {', '.join(tags)} FROM {quote_identifier(self.current)}")
             self.fields = {name: FieldState(state.value, state.cell, (*state.kind, ("probe", tagged, columns[name])),
                                             state.hidden) for name, state in self.fields.items()}
         if step.derived is None:
@@ -1659,9 +1657,7 @@ class _Chain:
         sql = column.sql
         if column.kind == TAG:  # a column of tags already
             return sql
-        tags = {NUM: f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END",
-                STR: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 's' END",
-                BOOL: f"CASE WHEN {sql} IS NULL THEN 'n' ELSE 'b' END",
+        tags = {NUM: _tag_sql(sql, "f"), STR: _tag_sql(sql, "s"), BOOL: _tag_sql(sql, "b"),
                 DATE_KIND: f"CASE WHEN {_finite(sql)} THEN 'd' ELSE 'n' END"}
         if column.kind in tags:
             return tags[column.kind]
@@ -2247,12 +2243,16 @@ def _impute_probed(later: tuple, kept: bool) -> bool:
 def _cell_tag_sql(table: Table, name: str, sql: str, kind: str) -> str | None:
     """SQL of the tag (`_Chain.tag`) of each cell of a data column registered as `kind`, from the registered
     column `sql`; None where the registered values do not tell (a mix of kinds, integers past 2^53)."""
-    table_kind = table.kinds.get(name)
-    if kind == NUM and table_kind == NUMBER:  # the cell itself: NaN and infinities, which the value makes null
-        return f"CASE WHEN {sql} IS NULL THEN 'n' WHEN isnan({sql}) THEN 'N' ELSE 'f' END"
-    letter = {(STR, TEXT): "s", (STR, None): "s", (STR, DATE): "d", (BOOL, BOOLEAN): "b", (BOOL, None): "b"}.get(
-        (kind, table_kind))
-    return None if letter is None else f"CASE WHEN {sql} IS NULL THEN 'n' ELSE '{letter}' END"
+    # (a number's tag is the cell's own: NaN and infinities, which its JavaScript value makes null)
+    letter = {(NUM, NUMBER): "f", (STR, TEXT): "s", (STR, None): "s", (STR, DATE): "d", (BOOL, BOOLEAN): "b",
+              (BOOL, None): "b"}.get((kind, table.kinds.get(name)))
+    return None if letter is None else _tag_sql(sql, letter)
+
+
+def _tag_sql(sql: str, letter: str) -> str:
+    """SQL of the tag of each value of a column whose cells are of one kind (`letter`): n for null, N for NaN."""
+    nan = f"WHEN isnan({sql}) THEN 'N' " if letter == "f" else ""
+    return f"CASE WHEN {sql} IS NULL THEN 'n' {nan}ELSE '{letter}' END"
 
 
 def _exact_in_engine(table: EngineTable, name: str) -> bool:
@@ -2395,7 +2395,8 @@ def run_query(connection, query: Query, table: Table):
         except DateOutOfRange as error:  # a date past Python's years, a column's or computed: named by its field
             raise DateOutOfRange(error.year, name) from None
         # A field an impute made: the kind of its cells, probed on the impute's rows or read from these.
-        kinds[name] = ((_resolve(state.kind[2], measured) if len(state.kind) > 2 else vega.column_kind(columns[name]))
+        probe = _cells_probe(state.kind)
+        kinds[name] = ((vega.column_kind(columns[name]) if probe is None else _resolve(probe, measured))
                        if _of_cells(state.kind) else _resolve(state.kind, measured))
     origin = tuple(row[at[ROW]] for row in rows) if query.changes_rows else None
     return Table(columns, kinds), origin
@@ -2405,6 +2406,11 @@ def _of_cells(kind) -> bool:
     """Whether a field's kind is its cells' (an impute's fields, and those after it): ``("cells", kind before
     it)``, measured once they are made, or ``("cells", kind before it, probe)``, measured on the impute's rows."""
     return isinstance(kind, tuple) and kind[0] == "cells"
+
+
+def _cells_probe(kind) -> tuple | None:
+    """The probe measuring an impute's field on the impute's rows (`_of_cells`), where it has one."""
+    return kind[2] if _of_cells(kind) and len(kind) > 2 else None
 
 
 def _resolve(kind, measured: dict) -> str | None:
@@ -2663,8 +2669,8 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
         if len(alike) > 1:  # cells of other kinds, or integers a double does not hold: only Python holds them
             return None
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
-        kind = ((_resolve(state.kind[2], measured) if len(state.kind) > 2 else KIND_MEASURED) if cells
-                else _resolve(state.kind, measured))
+        probe = _cells_probe(state.kind)
+        kind = (KIND_MEASURED if probe is None else _resolve(probe, measured)) if cells else _resolve(state.kind, measured)
         columns[name] = (sql, (stored, kind, floats, exact))
     return columns, integers
 
