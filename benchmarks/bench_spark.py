@@ -9,12 +9,14 @@ run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, an
 same fits one facet panel per run, and the fits of a calculated value; and here the
 best loss so far by step, a window over every row, each run's moving median and
 distinct count binned, a frame's list of values per row, the loss and step folded and binned, and each
-run's line with a gap imputed, and each run's total over the imputed steps),
+run's line with a gap imputed, and each run's total over the imputed steps, and the fits over the
+same rows as a CSV file, written once beside the Parquet file: chart `sent`),
 each compiled in fresh processes, interleaved:
 
 - ``duckdb``: ``chartc compile SPEC -o out.vl.json`` (the default engine);
 - ``spark``: the same with ``--engine spark``, the master (``--master``, default
-  ``local[2]``) and the Spark UI off set in a ``chartc.toml`` beside the specs
+  ``local[2]``; a Spark Connect URL, ``sc://HOST:PORT``, names a server already
+  running, whose JVM is not followed) and the Spark UI off set in a ``chartc.toml`` beside the specs
   (``[spark]``, written only for this path); where ``compile`` has no
   ``--engine`` yet, ``chartc.load`` inside the data stage's own switch,
   ``engine.use_engine(spark.SparkSettings(master=...))``, in a script.
@@ -86,15 +88,20 @@ CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - 
                             "  - {impute: loss, key: step, groupby: [run], value: 0}\n"
                             "  - aggregate: [{op: sum, field: loss, as: total}, {op: count, as: steps}]\n"
                             "    groupby: [run]\nmark: bar\nencoding:\n  x: {field: run, type: ordinal}\n"
-                            "  y: total\n  tooltip: [steps]\n"}
+                            "  y: total\n  tooltip: [steps]\n",
+          # The fits over the same rows as a CSV file (written once beside the Parquet), which DuckDB types here: a
+          # local Spark scans them as a Parquet file DuckDB writes; one that cannot read this machine's files (a
+          # Spark Connect URL as `--master`) is sent the rows, in parts (before, as one Arrow table held whole).
+          "sent": PEER_SPECS["fit"].replace("runs.parquet", "runs.csv")}
 
 # Where generated data files are kept between runs (`--data`).
 DATA_FOLDER = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "chartc-benchmarks"
 
 
 def spark_settings(master: str) -> str:
-    """The project file beside the specs that runs them on Spark: the master, no Spark UI."""
-    return f'[spark]\nmaster = "{master}"\n\n[spark.conf]\n"spark.ui.enabled" = "false"\n'
+    """The project file beside the specs that runs them on Spark: the master (or Spark Connect's URL), no Spark UI."""
+    return f'[spark]\n{"remote" if master.startswith("sc://") else "master"} = "{master}"\n\n' \
+           '[spark.conf]\n"spark.ui.enabled" = "false"\n'
 
 
 def generated_chart(args, env: dict, generate: str, stem: str, spec_text: str, n: int) -> tuple[Path, Path, Path, list]:
@@ -195,6 +202,25 @@ def measure_tree(cmd: list[str], *, cwd=None, env=None, timeout: float | None = 
 
 # ------------------------------------------------------------------ the data file
 
+TEXT_COPY = """\
+import sys, duckdb
+duckdb.sql(f"COPY (SELECT * FROM read_parquet('{sys.argv[1]}')) TO '{sys.argv[2]}' (HEADER)")
+"""
+
+
+def text_copy(path: Path, timeout: float) -> Path:
+    """The generated Parquet file's rows as a CSV file beside it, written once."""
+    copy = path.with_suffix(".csv")
+    if not copy.exists():
+        part = copy.with_suffix(".csv.part")
+        made = measure(python("-c", TEXT_COPY, str(path), str(part)), timeout=timeout)
+        if not made.ok:
+            part.unlink(missing_ok=True)
+            raise SystemExit(f"writing {copy} failed: {made.status} {made.stderr[-300:]}")
+        part.rename(copy)
+    return copy
+
+
 def data_file(folder: Path, n: int, timeout: float) -> Path:
     """The generated Parquet file of `n` rows in `folder`, written once (seeded: the same bytes every time).
 
@@ -251,7 +277,7 @@ t.append(time.perf_counter())
 settings = None
 if engine == "spark":
     from chartc.stages.data.spark import SparkSettings, spark_session
-    settings = SparkSettings(master=master)
+    settings = SparkSettings(**{"remote" if master.startswith("sc://") else "master": master})
     spark_session(settings)
 t.append(time.perf_counter())
 with use_engine(settings):
@@ -427,7 +453,8 @@ def options(parser) -> None:
     parser.add_argument("--huge", action="store_true", help="10^8 rows instead of 10^7 (~1.7 GB of Parquet)")
     parser.add_argument("--charts", nargs="+", default=list(CHARTS), choices=list(CHARTS),
                         help="only these charts (default: all four)")
-    parser.add_argument("--master", default="local[2]", help="Spark's master URL (default: local[2])")
+    parser.add_argument("--master", default="local[2]",
+                        help="Spark's master URL, or a Spark Connect server's (sc://HOST:PORT) (default: local[2])")
     parser.add_argument("--data", type=Path, default=DATA_FOLDER, help="where the generated Parquet files are kept between runs")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per child before it is killed")
     parser.add_argument("--scan", action="store_true",
@@ -457,7 +484,10 @@ def main(argv=None) -> int:
         specs = {}
         for chart in args.charts:
             spec = path.parent / f"spark-{chart}-{n}.yaml"
-            spec.write_text(CHARTS[chart].replace("runs.parquet", path.name), encoding="utf-8")
+            if "runs.csv" in CHARTS[chart]:
+                text_copy(path, timeout=3600)
+            spec.write_text(CHARTS[chart].replace("runs.parquet", path.name)
+                            .replace("runs.csv", path.with_suffix(".csv").name), encoding="utf-8")
             specs[chart] = spec
         # The data file's hash, kept in the run's cache folder, as every compile of a file after its first finds it.
         primed = measure(python("-c", PRIME_HASH, str(next(iter(specs.values())))), cwd=args.repo, env=env,

@@ -8,6 +8,7 @@ drawn there, and gallery charts. A remote nobody listens on is a diagnostic on t
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,6 +17,8 @@ import sys
 import duckdb
 import pytest
 
+import chartc.stages.data.read
+import chartc.stages.data.sources
 from conftest import ROOT
 
 pytestmark = pytest.mark.spark
@@ -76,3 +79,40 @@ def test_a_chart_on_a_spark_connect_server_is_the_same_bytes_as_on_duckdb(projec
     assert " rows" not in on_duckdb.stdout
     assert (project / f"{name}.connect.vl.json").read_bytes() == \
         (project / f"{name}.--engine-duckdb.vl.json").read_bytes()
+
+
+# A CSV past what chartc's reader takes (`read.ENGINE_TEXT_BYTES`): DuckDB types it here, and its rows are sent.
+SENT_ROWS = 300_000
+# Each row's number in the file, every 10,000th kept: the rows must reach Spark in the file's order.
+NUMBERED = ("data: {path: sent.csv}\ntransform:\n  - window: [{op: row_number, as: n}]\n"
+            "  - filter: \"datum.n % 10000 == 1\"\nmark: point\nencoding: {x: n, y: loss, color: run}\n")
+
+
+def test_a_large_csv_reaches_spark_connect_in_parts_one_held_at_a_time(tmp_path, spark_connect_server):
+    """Spark Connect cannot read this machine's files: a large CSV's typed rows are sent. Before, they were
+    collected into one Arrow table, the whole file's rows held in Python and sent as one relation. Now they are
+    streamed as DuckDB parses them, in parts of the server's `localRelationCacheThreshold` (1 MiB, set in the
+    project file; past it a part is kept on the server, named by its hash in later plans), one held at a time,
+    and the chart is DuckDB's bytes: each row numbered as in the file."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "chartc.toml").write_text(
+        f'engine = "spark"\n[spark]\nremote = "{spark_connect_server}"\n'
+        f'[spark.conf]\n"spark.sql.session.localRelationCacheThreshold" = "1048576"\n', encoding="utf-8")
+    connection = duckdb.connect()
+    connection.execute(f"""
+        COPY (SELECT i AS step, 'run-' || (i % 3) AS run, round(1.0 / (1 + i / 1000.0) + 0.01 * sin(i), 6) AS loss
+              FROM range({SENT_ROWS}) t(i)) TO '{tmp_path / 'sent.csv'}' (HEADER)""")
+    connection.close()
+    assert (tmp_path / "sent.csv").stat().st_size > chartc.stages.data.read.ENGINE_TEXT_BYTES
+    (tmp_path / "numbered.yaml").write_text(NUMBERED, encoding="utf-8")
+    on_connect = compile_in(tmp_path, "numbered")
+    assert on_connect.returncode == 0, on_connect.stderr
+    parts = [int(rows) for rows in re.findall(r"^sent ([0-9]+) rows", on_connect.stdout, re.M)]
+    assert sum(parts) == SENT_ROWS and len(parts) >= 3
+    assert max(parts) <= chartc.stages.data.sources.STREAM_BATCH  # a batch's bytes are past the 1 MiB
+    on_duckdb = compile_in(tmp_path, "numbered", "--engine", "duckdb")
+    assert on_duckdb.returncode == 0, on_duckdb.stderr
+    drawn = json.loads((tmp_path / "numbered.--engine-duckdb.vl.json").read_bytes())
+    assert [row["n"] for row in next(iter(drawn["datasets"].values()))] == list(range(1, SENT_ROWS, 10_000))
+    assert (tmp_path / "numbered.connect.vl.json").read_bytes() == \
+        (tmp_path / "numbered.--engine-duckdb.vl.json").read_bytes()

@@ -40,7 +40,7 @@ from .engine import EngineUnavailable, connect, connect_duckdb, current_engine, 
 from .sources import (DELIMITED, ENGINE_SUFFIXES, SOURCE, CatalogTableMissing, EngineReadError, EngineTable,
                       JsonNotTyped, TextReadError, engine_columns, frame_failure, is_spark, is_table,
                       register_catalog_table, register_files, register_frame, register_json_files, register_numbered,
-                      register_table, register_text_files, view_hash)
+                      register_table, register_text_files, view_hash, STREAM_BATCH)
 
 if TYPE_CHECKING:
     import duckdb
@@ -180,7 +180,7 @@ def _register_through_duckdb(connection, paths: list[Path], suffix: str, written
     the same file must draw the same chart on every engine. DuckDB writes the Parquet file as it parses,
     so no more than a row group is held here, and Spark scans it as it scans a user's Parquet (in parallel,
     each row numbered in the file's order). A Spark elsewhere (a cluster, Spark Connect) cannot read this
-    machine's files: the rows are sent. Data that outgrows this machine is Parquet or a table of the engine
+    machine's files: the rows are sent, in parts. Data that outgrows this machine is Parquet or a table of the engine
     (`data: {table: ...}`), which Spark reads where it runs.
     """
     local = connect_duckdb()
@@ -191,7 +191,8 @@ def _register_through_duckdb(connection, paths: list[Path], suffix: str, written
             local.execute(f"COPY (SELECT * FROM {quote_identifier(view)}) TO {quote_text(str(staged[0]))} "
                           "(FORMAT parquet)")
             return register_files(connection, staged, ".parquet"), staged, ".parquet"
-        connection.register(SOURCE, local.sql(f"SELECT * FROM {quote_identifier(view)}").to_arrow_table())
+        # Streamed as DuckDB parses: one part of the rows held here at a time (`SparkConnection.register`).
+        connection.register(SOURCE, local.sql(f"SELECT * FROM {quote_identifier(view)}").to_arrow_reader(STREAM_BATCH))
     finally:
         local.close()
     return SOURCE, paths, suffix

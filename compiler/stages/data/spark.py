@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import functools
 import logging
 import math
 import os
@@ -405,6 +406,77 @@ def _python(value):
     return value
 
 
+# The bytes of rows sent at a time where `PART_SETTING` cannot be read: its default on Spark 4.3.
+PART_SETTING, PART_BYTES = "spark.sql.session.localRelationCacheThreshold", 2**20
+
+
+def _arrow_reader(value):
+    """Rows held in Python as Arrow batches Spark takes: numpy arrays by name, a pandas frame, a pyarrow table,
+    batch, reader or dataset, a Polars frame (a lazy one run here), anything with the Arrow stream interface.
+
+    Spark's Arrow reader takes no dictionary-encoded nor view columns: they become their plain values."""
+    import pyarrow as pa
+
+    from .sources import STREAM_BATCH
+
+    if isinstance(value, dict):
+        # A NaN in a float array is a missing cell, as DuckDB scans numpy arrays (`sources.register_arrays`).
+        value = pa.table({key: pa.array(values, from_pandas=True) for key, values in value.items()})
+    elif type(value).__module__.split(".")[0] == "pandas":
+        value = pa.Table.from_pandas(value, preserve_index=False)
+    elif isinstance(value, pa.RecordBatch):
+        value = pa.Table.from_batches([value])
+    elif hasattr(value, "scanner"):  # a pyarrow dataset, read in its files' order
+        value = value.scanner().to_reader()
+    elif hasattr(value, "collect") and not hasattr(value, "__arrow_c_stream__"):  # a Polars LazyFrame
+        value = value.collect()
+    if isinstance(value, pa.Table):
+        reader = value.to_reader(max_chunksize=STREAM_BATCH)
+    elif isinstance(value, pa.RecordBatchReader):
+        reader = value
+    else:
+        reader = pa.RecordBatchReader.from_stream(value)
+    schema = pa.schema([field.with_type(_spark_arrow_type(field.type)) for field in reader.schema])
+    if schema == reader.schema:
+        return reader
+    return pa.RecordBatchReader.from_batches(schema, (pa.record_batch(
+        [_spark_arrow_array(column) for column in batch.columns], schema=schema) for batch in reader))
+
+
+def _spark_arrow_type(kind):
+    """An Arrow type as Spark's Arrow reader takes it: a dictionary's values, a view's plain (large) type."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        return _spark_arrow_type(kind.value_type)
+    if pa.types.is_string_view(kind):
+        return pa.large_string()
+    if pa.types.is_binary_view(kind):
+        return pa.large_binary()
+    return kind
+
+
+def _spark_arrow_array(array):
+    """An Arrow array of the type `_spark_arrow_type` gives (a dictionary's values made plain first: pyarrow
+    cannot decode a dictionary of views)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(array.type):
+        plain = pa.DictionaryArray.from_arrays(array.indices, _spark_arrow_array(array.dictionary))
+        return plain.dictionary_decode()
+    wanted = _spark_arrow_type(array.type)
+    return array if wanted == array.type else array.cast(wanted)
+
+
+def _union(frames: list):
+    """The DataFrames' rows one after another (`unionAll`), as a balanced tree: a chain of a thousand parts
+    would be a plan a thousand deep, past what a plan's recursive walks allow."""
+    if len(frames) == 1:
+        return frames[0]
+    middle = len(frames) // 2
+    return _union(frames[:middle]).unionAll(_union(frames[middle:]))
+
+
 class SparkConnection:
     """A DuckDB connection's surface over a Spark session of its own: what the data stage calls."""
 
@@ -484,19 +556,54 @@ class SparkConnection:
         if self.remote and frame is not None:
             frame.unpersist()
 
+    def unregister(self, name: str) -> None:
+        """A view of rows `register` sent, dropped once a table holds them (DuckDB's name for it)."""
+        self.drop(name)
+
     # rows in
     def register(self, name: str, columns) -> None:
-        """Columns held in Python (numpy arrays by name, an Arrow table or a pandas frame) as the view `name`."""
+        """Rows held in Python as the view `name`, sent in parts (`_send`): numpy arrays by name, or a
+        table passed from Python (`sources.TABLE_TYPES`: pandas, Polars, pyarrow, an Arrow stream)."""
+        self._send(name, _arrow_reader(columns))
+
+    def _send(self, name: str, batches) -> None:
+        """Arrow record batches (a reader) as the view `name`, sent in parts of at least `part_bytes` each, one
+        held here at a time: the union of the parts, in order."""
         import pyarrow as pa
 
-        if isinstance(columns, dict):
-            # A NaN in a float array is a missing cell, as DuckDB scans numpy arrays (`sources.register_arrays`).
-            table = pa.table({key: pa.array(values, from_pandas=True) for key, values in columns.items()})
-        elif isinstance(columns, pa.Table):
-            table = columns
-        else:
-            table = pa.Table.from_pandas(columns, preserve_index=False)
-        self._as_view(name, lambda: self.session.createDataFrame(table))
+        parts, held = [], []
+
+        def send() -> None:
+            part = pa.Table.from_batches(held, schema=batches.schema)
+            held.clear()
+            try:
+                parts.append(self.session.createDataFrame(part))
+            except Exception as error:
+                raise _refused(error) from None
+            if TRACE:
+                print(f"sent {part.num_rows} rows ({part.nbytes} bytes)", flush=True)
+
+        size = 0
+        for batch in batches:
+            held.append(batch)
+            size += batch.nbytes
+            if size >= self.part_bytes:
+                send()
+                size = 0
+        if held or not parts:
+            send()
+        # Spark's union keeps each part's partitions in order, so rows are numbered as they were read.
+        self._as_view(name, lambda: _union(parts))
+
+    @functools.cached_property
+    def part_bytes(self) -> int:
+        """The bytes of rows sent to Spark at a time (`_send`): Spark Connect's
+        `spark.sql.session.localRelationCacheThreshold`, past which a part is kept on the server as an
+        artifact, named by its hash in each later query's plan rather than sent again with it."""
+        try:
+            return max(int(self.session.conf.get(PART_SETTING, str(PART_BYTES))), 1)
+        except Exception:  # a Spark without the setting, or a value that is not a number
+            return PART_BYTES
 
     def staging_file(self) -> str:
         """A path for a Parquet file of rows typed here, in a folder of its own removed on `close`."""
