@@ -408,6 +408,9 @@ def _python(value):
 
 # The bytes of rows sent at a time where `PART_SETTING` cannot be read: its default on Spark 4.3.
 PART_SETTING, PART_BYTES = "spark.sql.session.localRelationCacheThreshold", 2**20
+# Rows per Arrow batch of a table held in Python, as it is sent (the engine's `sources.STREAM_BATCH`; not
+# imported: the sources import the engine, which imports this module).
+TABLE_BATCH_ROWS = 1 << 17
 
 
 def _arrow_reader(value):
@@ -416,8 +419,6 @@ def _arrow_reader(value):
 
     Spark's Arrow reader takes no dictionary-encoded nor view columns: they become their plain values."""
     import pyarrow as pa
-
-    from .sources import STREAM_BATCH
 
     if isinstance(value, dict):
         # A NaN in a float array is a missing cell, as DuckDB scans numpy arrays (`sources.register_arrays`).
@@ -431,7 +432,7 @@ def _arrow_reader(value):
     elif hasattr(value, "collect") and not hasattr(value, "__arrow_c_stream__"):  # a Polars LazyFrame
         value = value.collect()
     if isinstance(value, pa.Table):
-        reader = value.to_reader(max_chunksize=STREAM_BATCH)
+        reader = value.to_reader(max_chunksize=TABLE_BATCH_ROWS)
     elif isinstance(value, pa.RecordBatchReader):
         reader = value
     else:
