@@ -882,6 +882,27 @@ def test_a_lookup_and_a_histogram_after_an_impute_keep_its_rows_in_the_engine(ga
 
 
 @pytest.mark.parametrize("after, drawn, most", [
+    ("fold: [loss, step]", "mark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+     "  color: key\n", 2 * 30),
+    ("pivot: name\n    value: loss\n    op: min", "mark: point\nencoding:\n  x: {field: run 0, type: quantitative}\n"
+     "  y: {field: run 1, type: quantitative}\n", 1),
+    ("density: loss\n    groupby: [name]", "mark: line\nencoding:\n  x: {field: value, type: quantitative}\n"
+     "  y: {field: density, type: quantitative}\n  color: name\n", RUNS * 200),
+    ("{impute: loss, key: name, groupby: [step], keyvals: [run 0, run 1, run 2, run 3], value: 0}",
+     "mark: bar\nencoding:\n  x: name\n  y: {field: loss, aggregate: sum}\n", RUNS + 1),
+], ids=["fold", "pivot", "density", "another impute"])
+def test_a_fold_pivot_density_or_impute_after_an_impute_keeps_its_rows_in_the_engine(gapped, fetched, monkeypatch,
+                                                                                     after, drawn, most):
+    """A step after an impute that makes rows of its own (a fold's, a pivot's, a density's, another impute's):
+    the kinds are those of the impute's cells, measured on its rows in the engine (before, the interpreter read
+    every row), and the chart is the one over the rows read."""
+    text = (f"data: {{path: gaps.parquet}}\ntransform:\n  - {{impute: loss, key: step, groupby: [name], value: -1}}\n"
+            f"  - {after}\n{drawn}")
+    chart = kept_as_read(gapped, text, monkeypatch, fetched, most)
+    assert chart.flow.layers[0].table.kinds == eager(gapped, text, monkeypatch).flow.layers[0].table.kinds
+
+
+@pytest.mark.parametrize("after, drawn, most", [
     ('filter: "datum.step < 30"', "mark: point\nencoding:\n  x: step\n  y: loss\n  color: name\n  tooltip: [seen]\n",
      90),
     ('filter: "datum.step % 10 !== 4 && datum.step < 30"', "mark: point\nencoding:\n  x: step\n  y: loss\n"

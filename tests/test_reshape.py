@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_engine_vega import compare_engine_with_vega, engine_layers, keyed
 from test_ir import MIXED, WIDE, bare, compare_with_vega, parsed, transform_chains, vega  # noqa: F401  (a fixture)
@@ -323,6 +323,13 @@ def steps_after(step: dict, after: str) -> list[dict]:
                            "groupby": [key, *step["groupby"]]}],
             "argmax": [{"aggregate": [{"op": "argmax", "field": value, "as": "top"}], "groupby": step["groupby"]}],
             "filter": [{"filter": f"datum['{value}'] !== 4.5"}],
+            "fold": [{"fold": [value, key]}],
+            "fold, then an aggregate": [{"fold": [value, key], "as": ["f", "v"]},
+                                        {"aggregate": [{"op": "max", "field": "v", "as": "top"}], "groupby": ["f"]}],
+            "pivot": [{"pivot": key, "value": value, "groupby": step["groupby"]}],
+            "density": [{"density": value, "groupby": step["groupby"]}],
+            "impute": [{"impute": value, "key": step["groupby"][0], "groupby": [key], "value": -2}]
+            if step["groupby"] else [{"impute": value, "key": key, "value": -2}],
             }[after]
 
 
@@ -352,6 +359,24 @@ def one_kind_rows(draw):
 def test_generated_imputes_followed_by_an_aggregate_or_a_filter_run_in_the_engine(vega, values, step, after):  # noqa: F811
     """The rows are Vega's, cell by cell, and each field's kind is the interpreter's: the kind of the impute's
     cells, measured on the impute's rows (a group's first cell, or the rows a filter keeps, can differ)."""
+    steps = [step, *steps_after(step, after)]
+    engine_against_vega(vega, values, steps)
+    ours, theirs = engine_and_interpreter(values, steps)
+    assert ours.table.kinds == theirs.table.kinds
+    assert ours.table.records() == theirs.table.records()
+
+
+@pytest.mark.slow
+@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=one_kind_rows(), step=imputes(),
+       after=st.sampled_from(["fold", "fold, then an aggregate", "pivot", "density", "impute"]))
+def test_generated_imputes_followed_by_a_fold_pivot_density_or_impute_run_in_the_engine(vega, values, step, after):  # noqa: F811
+    """As an aggregate after an impute: the rows are Vega's, cell by cell, each field's kind the interpreter's
+    (a fold's value holds the cells of the fields it folds, each of its kind)."""
+    if after == "density":  # (a density of text is the interpreter's, impute or not)
+        assume(all(type(row[step["impute"]]) in (int, float, type(None)) for row in values)
+               and type(step.get("value", 0)) in (int, float) and step.get("method", "value") == "value")
     steps = [step, *steps_after(step, after)]
     engine_against_vega(vega, values, steps)
     ours, theirs = engine_and_interpreter(values, steps)

@@ -706,6 +706,25 @@ def test_an_aggregate_after_an_impute_runs_on_spark(spark, tmp_path):
         "mark: bar\nencoding:\n  x: name\n  y: total\n  tooltip: [rows]\n")
 
 
+@pytest.mark.parametrize("after, drawn", [
+    ("fold: [loss, step]", "mark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 30}}\n  y: {aggregate: count}\n"
+     "  color: key\n"),
+    ("pivot: name\n    value: loss\n    op: min", "mark: point\nencoding:\n  x: {field: run 0, type: quantitative}\n"
+     "  y: {field: run 2, type: quantitative}\n"),
+    ("density: loss\n    groupby: [name]", "mark: line\nencoding:\n  x: {field: value, type: quantitative}\n"
+     "  y: {field: density, type: quantitative}\n  color: name\n"),
+    ("{impute: loss, key: name, groupby: [step], keyvals: [run 0, run 1, run 2, run 3], value: 0}",
+     "mark: bar\nencoding:\n  x: name\n  y: {field: loss, aggregate: sum}\n"),
+], ids=["fold", "pivot", "density", "another impute"])
+def test_a_fold_pivot_density_or_impute_after_an_impute_runs_on_spark(spark, tmp_path, after, drawn):
+    """A step making rows of its own after an impute (the impute's fields' kinds measured on its rows by Spark,
+    NaN losses among them): DuckDB's bytes, and no column of every row fetched."""
+    same_bytes_over_a_query(
+        tmp_path, "SELECT i // 3 AS step, 'run ' || (i % 3) AS name, CASE WHEN i % 7 = 0 THEN 'NaN'::DOUBLE ELSE "
+        "3.0 - 2e-5 * (i // 3) END AS loss FROM range(3000) t(i) WHERE i % 3 <> 1 OR (i // 3) % 10 <> 4", "gaps.parquet",
+        f"transform:\n  - {{impute: loss, key: step, groupby: [name], value: -1}}\n  - {after}\n{drawn}")
+
+
 @pytest.mark.parametrize("impute, drawn, most", [
     ("value: 0", "width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", 3 * 4 * 200 * 2),
     ("method: mean, frame: [-2, 2]", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"

@@ -420,15 +420,17 @@ def interpret_impute(context: _Context, state: _State, step: Impute) -> _State:
         js[step.derived] = derived
         js[step.impute] = [derived[row] if js[step.impute][row] is None else js[step.impute][row]
                            for row in range(count + more)]
-    columns, kinds = {}, {}
+    columns, kinds, source = {}, {}, set()
     for name, values in js.items():
         kept = name in state.table and name in state.source and not (name == step.impute and step.derived)
         head = list(state.table[name]) if kept else [vega.python_cell(value) for value in values[:count]]
         columns[name] = [*head, *(vega.python_cell(value) for value in values[count:])]
         kinds[name] = vega.column_kind(columns[name])
+        if kept:  # the rows read still hold the data's cells (a later impute keeps them too)
+            source.add(name)
     origin = [*(state.origin or range(count)), *([None] * more)]
     unknown = {name: why for name, why in state.unknown.items() if name not in js}
-    return _State(Table(columns, kinds), origin, js, unknown, {}, set())
+    return _State(Table(columns, kinds), origin, js, unknown, {}, source)
 
 
 def interpret_window(context: _Context, state: _State, step: Window) -> _State:

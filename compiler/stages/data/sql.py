@@ -202,7 +202,7 @@ class FieldState:
     `cell` is ``("source", data field, row column)``, ``("computed", Column)``
     (the cell is `python_cell` of that column's value), ``("fold", key column,
     cell column, row column, {folded field: "source" | "computed" |
-    "missing"})``, ``("added", cell, Column, flag column, set by the impute)``
+    "missing" | an impute's ``("added", ...)`` cell})``, ``("added", cell, Column, flag column, set by the impute)``
     (a field after an impute: `cell` for the rows read, `python_cell` of the
     column's value for the rows it added) or ``("missing",)``. `kind` is the
     table kind of its cells, ``("probe", cte, Column)`` to be measured on the
@@ -478,6 +478,8 @@ class _Chain:
                 js = _convert(state.value, target, self)
                 if state.cell[0] == "computed":
                     cell_sql, mapping[name] = _convert(state.cell[1], ANY, self), "computed"
+                elif state.cell[0] == "added":  # an impute's field: its cell's columns are carried on each row
+                    cell_sql, mapping[name] = "NULL", state.cell
                 else:
                     cell_sql, mapping[name] = "NULL", state.cell[0]
             selects.append(f"SELECT {', '.join(carried)}, {quote_identifier(ROW)}, {quote_text(name)} AS {key.sql}, "
@@ -1801,7 +1803,8 @@ def _cell_columns(cell: tuple) -> list[str]:
     if cell[0] == "computed":
         return [cell[1].name]
     if cell[0] == "fold":
-        return [cell[1].name, cell[2].name, cell[3]]
+        nested = [name for how in cell[4].values() if isinstance(how, tuple) for name in _cell_columns(how)]
+        return [cell[1].name, cell[2].name, cell[3], *nested]
     if cell[0] == "added":
         return [*_cell_columns(cell[1]), cell[2].name, cell[3]]
     return []
@@ -1817,7 +1820,8 @@ def _renamed_cell(cell: tuple, names: dict) -> tuple:
     if cell[0] == "computed":
         return ("computed", _renamed(cell[1], names))
     if cell[0] == "fold":
-        return ("fold", _renamed(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]), cell[4])
+        mapping = {name: _renamed_cell(how, names) if isinstance(how, tuple) else how for name, how in cell[4].items()}
+        return ("fold", _renamed(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]), mapping)
     if cell[0] == "added":
         return ("added", _renamed_cell(cell[1], names), _renamed(cell[2], names), names.get(cell[3], cell[3]),
                 cell[4])
@@ -2230,7 +2234,7 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
 
 
 # The steps that may follow an impute whose fields' kinds are probes of its rows (`_Chain.impute`).
-PROBED_AFTER = (Calculate, Window, JoinAggregate, Filter, Aggregate, Lookup)
+PROBED_AFTER = (Calculate, Window, JoinAggregate, Filter, Aggregate, Lookup, Density, Pivot, Fold, Impute)
 
 
 def _impute_probed(later: tuple, kept: bool) -> bool:
@@ -2419,6 +2423,9 @@ def _resolve(kind, measured: dict) -> str | None:
         return kind
     if kind[0] == "probe":
         return measured[(kind[1], kind[2].name)]
+    if kind[0] == "cells":  # an impute's field, where its cells' kind is a probe on the impute's rows
+        probe = _cells_probe(kind)
+        return None if probe is None else _resolve(probe, measured)
     kinds = {_resolve(part, measured) for part in kind[1]}
     return kinds.pop() if len(kinds) == 1 else None
 
@@ -2455,10 +2462,18 @@ def _cells(state: FieldState, rows: list, at: dict, table: Table, codec: Codec) 
         return [vega.python_cell(decode(row[index])) for row in rows]
     if cell[0] == "fold":
         key, value, origin, mapping = at[cell[1].name], at[cell[2].name], at[cell[3]], cell[4]
+        nested = {}  # an impute's folded field: its cells on the rows of its key, read as that field's are
+        for name, how in mapping.items():
+            if isinstance(how, tuple):
+                positions = [index for index, row in enumerate(rows) if row[key] == name]
+                found = _cells(FieldState(state.value, how, None), [rows[index] for index in positions], at, table, codec)
+                nested.update(zip(positions, found))
         out = []
-        for row in rows:
+        for index, row in enumerate(rows):
             how = mapping[row[key]] if row[key] is not None else "missing"
-            if how == "source":
+            if isinstance(how, tuple):
+                out.append(nested[index])
+            elif how == "source":
                 out.append(table[row[key]][row[origin]])
             elif how == "computed":
                 out.append(vega.python_cell(codec.decode(row[value])))
@@ -2643,7 +2658,9 @@ def _kept_shape(cell: tuple) -> str | None:
         return "decoded"
     if cell[0] == "computed" and cell[1].kind == DATE_KIND:
         return "date"
-    if cell[0] == "fold" and cell[3] == ROW and set(cell[4].values()) <= {"source", "computed", "missing"}:
+    if cell[0] == "fold" and cell[3] == ROW and all(
+            how in ("source", "computed", "missing") or (isinstance(how, tuple) and _kept_shape(how) == "added")
+            for how in cell[4].values()):
         return "fold"
     if cell[0] == "added" and (cell[1][0] == "missing" or _kept_shape(cell[1]) is not None) \
             and not (cell[4] and cell[2].kind == ANY):
@@ -2691,8 +2708,7 @@ def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: di
     if shape == "decoded" and not _of_cells(kind) and (decoded := _resolve(kind, measured)) in DECODED:
         return DECODED[decoded][1](f"r.{cell[1].sql}"), {(DECODED[decoded][0], False, False)}, "false"
     if shape == "fold" and (folded := _folded_cells(query, table, cell, kind, measured)) is not None:
-        sql, alike, keys = folded
-        return sql, alike, f"coalesce(r.{cell[1].sql} IN ({', '.join(map(quote_text, keys)) or 'NULL'}), false)"
+        return folded
     if shape == "added":
         # The rows read: the cell before the impute. The rows it adds: a value the impute set (its key, its
         # fill, its groups), Python's cell of it (a number's is a float), or nothing (every other field).
@@ -2739,28 +2755,40 @@ def _fold_stored(specs: set) -> tuple[set, bool]:
     return {(STORED_FLOAT, False, False)}, bool(integers)
 
 
-def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, list] | None:
+def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, str] | None:
     """A fold's value cells, each folded field's own by the row's key: a data cell as read, a computed one
-    decoded from its text (by the kind its probe measured), none for a missing field; how each is stored; and
-    the keys whose cells are integers in Python."""
+    decoded from its text (by the kind its probe measured), an impute's field as its own cells are kept, none
+    for a missing field; how each is stored; and SQL of whether a row's cell is an integer in Python."""
     mapping = cell[4]
     kinds = kind[1] if isinstance(kind, tuple) and kind[0] == "union" and len(kind[1]) == len(mapping) else None
     branches, alike, integers = [], set(), []
     for index, (folded, how) in enumerate(mapping.items()):
         decoded = _resolve(kinds[index], measured) if how == "computed" and kinds is not None else None
-        if how == "source":
+        integer = "false"
+        if isinstance(how, tuple):  # an impute's field: by the kind its cells had before the impute
+            before = kinds[index] if kinds is not None else None
+            before = (before[1] if len(before) > 1 else None) if _of_cells(before) else before
+            if (kept := _kept_cell(query, table, how, before, measured)) is None:
+                return None
+            sql, specs, integer = kept
+            alike |= specs
+        elif how == "source":
             sql, spec = _raw_cell(query, table, folded), _stored_as(table, folded)
+            alike.add(spec)
+            integer = "true" if spec[0] == STORED_INTEGER and not spec[1] else "false"
         elif decoded in DECODED:
             sql, spec = DECODED[decoded][1](f"r.{cell[2].sql}"), (DECODED[decoded][0], False, False)
+            alike.add(spec)
         elif how == "missing":
             continue
         else:
             return None
         branches.append(f" WHEN {quote_text(folded)} THEN {sql}")
-        alike.add(spec)
-        if spec[0] == STORED_INTEGER and not spec[1]:
-            integers.append(folded)
-    return (f"CASE r.{cell[1].sql}{''.join(branches)} END" if branches else "CAST(NULL AS DOUBLE)"), alike, integers
+        if integer != "false":
+            integers.append(f" WHEN {quote_text(folded)} THEN {integer}")
+    key = f"r.{cell[1].sql}"
+    return ((f"CASE {key}{''.join(branches)} END" if branches else "CAST(NULL AS DOUBLE)"), alike,
+            f"coalesce(CASE {key}{''.join(integers)} END, false)" if integers else "false")
 
 
 def _stored_as(table: EngineTable, name: str) -> tuple:
