@@ -909,7 +909,9 @@ def test_a_fold_pivot_density_or_impute_after_an_impute_keeps_its_rows_in_the_en
      "  shape: flag\n  tooltip: [flag]\n", 81),
     ('filter: "datum.loss > 3.05"', "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"
      "  y: {aggregate: count}\n  color: name\n", 2 * 30),
-], ids=["points drawn", "the added rows filtered out", "histogram"])
+    ('filter: "datum.seen !== null && datum.step < 30"', "mark: point\nencoding:\n  x: step\n  y: loss\n"
+     "  color: name\n  tooltip: [seen]\n", 90),
+], ids=["points drawn", "the added rows filtered out", "histogram", "a field the added rows leave undefined"])
 def test_a_filter_after_an_impute_keeps_its_rows_in_the_engine(gapped, fetched, monkeypatch, after, drawn, most):
     """A filter after an impute: its fields' kinds are those of the impute's rows (a boolean column beside the
     rows it adds, where they are undefined, has none, though the filter leaves none of them), measured there;

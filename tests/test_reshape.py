@@ -319,6 +319,7 @@ def steps_after(step: dict, after: str) -> list[dict]:
     """A step after an impute reading only what it sets (its key, its field, its groups): the rows it leaves
     aggregated, or filtered while they are held in memory."""
     key, value = step["key"], step["impute"]
+    other = next(name for name in ["d", "h", "m", "k"] if name not in (key, value, *step["groupby"]))
     return {"aggregate": [{"aggregate": [{"op": "sum", "field": value, "as": "total"}, {"op": "count", "as": "rows"}],
                            "groupby": [key, *step["groupby"]]}],
             "argmax": [{"aggregate": [{"op": "argmax", "field": value, "as": "top"}], "groupby": step["groupby"]}],
@@ -330,6 +331,10 @@ def steps_after(step: dict, after: str) -> list[dict]:
             "density": [{"density": value, "groupby": step["groupby"]}],
             "impute": [{"impute": value, "key": step["groupby"][0], "groupby": [key], "value": -2}]
             if step["groupby"] else [{"impute": value, "key": key, "value": -2}],
+            # a field the rows it adds leave undefined (not null: the filter keeps them)
+            "filter on a field it leaves undefined": [{"filter": f"datum['{other}'] !== null"}],
+            "aggregate by a field it leaves undefined": [{"aggregate": [{"op": "count", "as": "rows"}],
+                                                          "groupby": [other]}],
             }[after]
 
 
@@ -367,13 +372,15 @@ def test_generated_imputes_followed_by_an_aggregate_or_a_filter_run_in_the_engin
 
 
 @pytest.mark.slow
-@settings(max_examples=60, derandomize=True, deadline=None, database=None,
+@settings(max_examples=80, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(values=one_kind_rows(), step=imputes(),
-       after=st.sampled_from(["fold", "fold, then an aggregate", "pivot", "density", "impute"]))
+       after=st.sampled_from(["fold", "fold, then an aggregate", "pivot", "density", "impute",
+                              "filter on a field it leaves undefined", "aggregate by a field it leaves undefined"]))
 def test_generated_imputes_followed_by_a_fold_pivot_density_or_impute_run_in_the_engine(vega, values, step, after):  # noqa: F811
     """As an aggregate after an impute: the rows are Vega's, cell by cell, each field's kind the interpreter's
-    (a fold's value holds the cells of the fields it folds, each of its kind)."""
+    (a fold's value holds the cells of the fields it folds, each of its kind). A later step may read a field the
+    impute's rows leave undefined."""
     if after == "density":  # (a density of text is the interpreter's, impute or not)
         assume(all(type(row[step["impute"]]) in (int, float, type(None)) for row in values)
                and type(step.get("value", 0)) in (int, float) and step.get("method", "value") == "value")

@@ -1422,8 +1422,9 @@ class _Chain:
 
         Every field's kind is its cells' (`vega.column_kind`): read with the rows (`("cells",)`) where no
         step after it changes them, else a probe on its own rows of its cells' tags (`("cells", kind before
-        it, probe)`: then the steps after it are `PROBED_AFTER`'s, and every cell needs a tag). No step
-        after it may read a field the new rows leave undefined where its column holds null for undefined.
+        it, probe)`: then the steps after it are `PROBED_AFTER`'s, and every cell needs a tag). A field
+        the new rows leave undefined that a later step reads is copied as a value of any kind, where its
+        column holds null for undefined.
         """
         if step.key == step.impute or step.key in step.groupby or step.impute in step.groupby:
             raise NotCompiled("an impute whose key, field and groups overlap")
@@ -1446,11 +1447,12 @@ class _Chain:
                 reads |= set(names)
             else:
                 reads |= {read.name for read in after.reads()}
+        # A field the new rows leave undefined, read after the impute, where its column holds null for undefined:
+        # copied as a value of any kind, which tells the two apart.
         set_fields = [step.key, step.impute, *step.groupby]
-        for name, state in self.fields.items():
-            if (name not in set_fields and name in reads and state.value.kind != ANY
-                    and not (state.value.kind == NUM and state.value.undefined)):
-                raise NotCompiled("a field an impute leaves undefined, read after it")
+        widened = [name for name, state in self.fields.items()
+                   if name not in set_fields and name in reads and state.value.kind != ANY
+                   and not (state.value.kind == NUM and state.value.undefined)]
         fill = (0.0 if step.value is ex.UNDEFINED else vega.js_cell(step.value)) if step.method == "value" else None
         domain = [vega.js_cell(value) for value in step.keyvals or ()]
         if any(_literal(value) is None for value in [*domain, fill]):
@@ -1465,6 +1467,10 @@ class _Chain:
             source = quote_text(self.codec.encode(ex.UNDEFINED)) if state is None else _convert(state.value, kind, self)
             copies.append(f"{source} AS {column.sql}")
             fresh[name] = column
+        for name in widened:
+            column = Column(self.fresh(), ANY)
+            copies.append(f"{_convert(self.fields[name].value, ANY, self)} AS {column.sql}")
+            fresh[name] = column
         copied = self.add(f"SELECT {self.carried()}, {', '.join(copies)} FROM {quote_identifier(self.current)}")
         order = list(dict.fromkeys([*self.fields, *step.groupby, step.key, step.impute]))
         fields = {}
@@ -1473,7 +1479,7 @@ class _Chain:
             inner = state.cell if state is not None else ("missing",)
             value = fresh.get(name, state.value if state is not None else None)
             # The kind is the cells' (measured once they are), after those before the impute (`inner`'s).
-            fields[name] = FieldState(value, ("added", inner, value, flag, name in fresh),
+            fields[name] = FieldState(value, ("added", inner, value, flag, name in fresh and name not in widened),
                                       ("cells", state.kind if state is not None else None),
                                       state.hidden if state is not None else False)
         # 2. each row's group, the key's identity and its slot among the keyvals. Each step below reads the rows
