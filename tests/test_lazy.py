@@ -928,6 +928,48 @@ def test_a_filter_after_an_impute_keeps_its_rows_in_the_engine(gapped, fetched, 
         assert len(rows) == 81 and {row["flag"] for row in rows} == {True, False}
 
 
+# A calculate whose values are of several kinds: a text for a diverged run's steps, the loss itself otherwise.
+MIXED_LABEL = "  - calculate: \"datum.loss > 3.15 ? 'diverged' : datum.run\"\n    as: label\n"
+
+
+@pytest.mark.parametrize("drawn, most", [
+    ("mark: bar\nencoding:\n  x: {field: label, type: nominal}\n  y: {aggregate: count}\n", 4),
+    ("mark: line\nwidth: 200\nencoding:\n  x: step\n  y: loss\n  color: {field: label, type: nominal}\n",
+     4 * 4 * 200 * 2),
+    ("  - filter: \"datum.step < 40\"\nmark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [label]\n", 120),
+], ids=["counted by it", "lines split by it", "drawn"])
+def test_a_value_of_several_kinds_keeps_the_rows_in_the_engine(folder, fetched, monkeypatch, drawn, most):
+    """A computed field holding numbers and text (no one kind SQL holds as Python would) stays in the engine as
+    JavaScript values, each cell Python's when fetched: before, every row was read. Its categories, counts and
+    lines are those over the rows read."""
+    text = f"data: {{path: runs.parquet}}\ntransform:\n{MIXED_LABEL}{drawn}"
+    chart = kept_as_read(folder, text, monkeypatch, fetched, most)
+    layer = chart.flow.layers[0].table
+    assert layer.kinds["label"] is None and layer.kinds == eager(folder, text, monkeypatch).flow.layers[0].table.kinds
+    if "bar" in drawn:
+        assert sorted(map(str, layer.unique("label"))) == ["0.0", "1.0", "2.0", "diverged"]
+
+
+def test_a_value_of_several_kinds_has_the_categories_python_gives_it(tmp_path_factory, fetched, monkeypatch):
+    """Values Python's cells take for one (true and 1, false, 0 and -0) are one category, NaN and null none, as
+    over the rows read; each cell is Python's (a number's float, a text, a boolean)."""
+    folder = parquet_folder(tmp_path_factory, "kinds.parquet", "SELECT i, i % 7 AS k FROM range(70) AS t(i)")
+    value = ("datum.k === 0 ? true : datum.k === 1 ? 1 : datum.k === 2 ? -0 : datum.k === 3 ? 'a' : "
+             "datum.k === 4 ? 0 / 0 : datum.k === 5 ? false : null")
+    text = (f"data: {{path: kinds.parquet}}\ntransform:\n  - calculate: \"{value}\"\n    as: v\nmark: bar\n"
+            "encoding:\n  x: {field: v, type: nominal}\n  y: {aggregate: count}\n")
+    ours = kept_as_read(folder, text, monkeypatch, fetched, 7).flow.layers[0].table
+    theirs = eager(folder, text, monkeypatch).flow.layers[0].table
+    assert ours.stored["v"] == "value" and ours.kinds["v"] is None
+    assert ours.unique("v") == theirs.unique("v") == [True, -0.0, "a"]
+    from chartc.stages.data import present_values
+
+    assert ours.distinct(["v"]) == theirs.distinct(["v"]) == 4  # (the missing ones one more)
+    assert {str(value) for value in present_values(ours, "v")} == {str(value) for value in present_values(theirs, "v")}
+    assert ours.take([0, 1, 2, 3, 5, 6])["v"] == [True, 1.0, -0.0, "a", False, None]
+    assert math.isnan(ours.take([4])["v"][0])
+
+
 @pytest.fixture(scope="module")
 def flagged(tmp_path_factory):
     """Logs with a nullable boolean (pandas reads booleans beside a gap as a column of no kind) and a text column

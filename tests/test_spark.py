@@ -11,6 +11,7 @@ Those that use the `spark` fixture are marked `spark` (conftest): they start a J
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -625,6 +626,21 @@ def test_distinct_counts_and_quantiles_over_frames_are_duckdb_s_on_spark(spark, 
         assert len(rows) == 60 and len({row["e"] for row in rows}) > 2, frame
 
 
+@contextlib.contextmanager
+def counted_fetches():
+    """The number of rows each fetch from rows left in the engine brings into Python, while the block runs."""
+    fetch, fetched = EngineTable.fetch, []
+
+    def counted(table, sql, names, parameters=None):
+        cells = fetch(table, sql, names, parameters)
+        fetched.append(len(next(iter(cells.values()), [])))
+        return cells
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(EngineTable, "fetch", counted)
+        yield fetched
+
+
 def same_bytes_over_a_query(tmp_path, select: str, file: str, drawn: str, most: int = 0) -> str:
     """The Vega-Lite of a chart (`drawn`) over a DuckDB query's rows written as a Parquet file: Spark's is the
     same bytes, and neither engine fetches a whole column of more than `most` rows (those a layer draws)."""
@@ -725,6 +741,22 @@ def test_a_fold_pivot_density_or_impute_after_an_impute_runs_on_spark(spark, tmp
         f"transform:\n  - {{impute: loss, key: step, groupby: [name], value: -1}}\n  - {after}\n{drawn}")
 
 
+@pytest.mark.parametrize("drawn", [
+    "mark: bar\nencoding:\n  x: {field: label, type: nominal}\n  y: {aggregate: count}\n",
+    "mark: line\nwidth: 200\nencoding:\n  x: step\n  y: loss\n  color: {field: label, type: nominal}\n",
+], ids=["counted by it", "lines split by it"])
+def test_a_value_of_several_kinds_stays_on_spark(spark, tmp_path, drawn):
+    """A computed field of numbers, text and nulls kept in Spark as JavaScript values (each cell Python's when
+    fetched): DuckDB's bytes, and no fetch of more rows than drawn."""
+    with counted_fetches() as fetched:
+        same_bytes_over_a_query(
+            tmp_path, "SELECT i // 3 AS step, i % 3 AS run, 3.0 - 2e-5 * (i // 3) + 0.1 * (i % 3) AS loss "
+            "FROM range(30000) t(i)", "runs.parquet",
+            "transform:\n  - calculate: \"datum.loss > 3.15 ? 'diverged' : datum.run === 1 ? null : datum.run\"\n"
+            f"    as: label\n{drawn}")
+    assert fetched and max(fetched) <= 3 * 4 * 200 * 2
+
+
 @pytest.mark.parametrize("impute, drawn, most", [
     ("value: 0", "width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", 3 * 4 * 200 * 2),
     ("method: mean, frame: [-2, 2]", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"
@@ -736,15 +768,7 @@ def test_an_imputed_layer_stays_on_spark(spark, tmp_path, impute, drawn, most):
     """An impute's rows (the steps a run lacks added, filled with a value or Vega's measure over a frame) kept
     in Spark, each field's kind measured there: DuckDB's bytes, and no query fetching more rows than drawn.
     The steps left out are a remainder's (JavaScript's `%`, the dividend's sign), computed by Spark's SQL."""
-    fetch, fetched = EngineTable.fetch, []
-
-    def counted(table, sql, names, parameters=None):
-        cells = fetch(table, sql, names, parameters)
-        fetched.append(len(next(iter(cells.values()), [])))
-        return cells
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(EngineTable, "fetch", counted)
+    with counted_fetches() as fetched:
         same_bytes_over_a_query(
             tmp_path, "SELECT i // 3 AS step, 'run ' || (i % 3) AS name, 3.0 - 2e-5 * (i // 3) + 0.1 * (i % 3) AS loss, "
             "i % 97 AS seen FROM range(30000) t(i)", "gaps.parquet",

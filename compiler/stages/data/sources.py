@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING
 
 from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
-                            STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, TEXT, TRUE_WORDS, DateOutOfRange,
+                            STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, STORED_VALUE, TEXT, TRUE_WORDS,
+                            DateOutOfRange, value_cell,
                             Table, TableError,
                             from_typed_columns, integer_array, json_value, read_header, record_names, sample_key_sql)
 from .engine import quote_identifier, quote_text
@@ -1084,7 +1085,7 @@ def _cells_kind(spec: tuple, count: int, present: int, extent: tuple | None) -> 
         return NUMBER if INTEGER_RANGE[0] <= extent[0] and extent[1] <= INTEGER_RANGE[1] else None
     if stored == STORED_BOOLEAN:
         return BOOLEAN if present == count else None
-    return {STORED_FLOAT: NUMBER, STORED_INTEGER: NUMBER, STORED_TEXT: TEXT, STORED_DATE: DATE}[stored]
+    return {STORED_FLOAT: NUMBER, STORED_INTEGER: NUMBER, STORED_TEXT: TEXT, STORED_DATE: DATE}.get(stored)
 
 
 class EngineTable(Table):
@@ -1357,13 +1358,16 @@ class EngineTable(Table):
 
     def unique(self, name: str) -> list:
         if name in self.cache or (self.kinds.get(name) is None
-                                  and self.stored[name] not in (STORED_BOOLEAN, STORED_TEXT)):
+                                  and self.stored[name] not in (STORED_BOOLEAN, STORED_TEXT, STORED_VALUE)):
             # (booleans beside a gap and a text column of nulls have no kind but one type: the engine's)
             return Table({name: self[name]}, {name: self.kinds[name]}).unique(name)
         if name not in self.uniques:
             column, numbered, row = quote_identifier(name), quote_identifier(self.rows_view()), quote_identifier(ROW)
-            firsts = (f"SELECT {column}, min({row}) AS first FROM {numbered} WHERE {self.key_sql(name)} IS NOT NULL "
-                      f"GROUP BY {column}")
+            key = self.key_sql(name)
+            firsts = f"SELECT {column}, min({row}) AS first FROM {numbered} WHERE {key} IS NOT NULL GROUP BY {column}"
+            if self.stored[name] == STORED_VALUE:  # values Python takes for one (1 and true): the first row's
+                firsts = (f"SELECT n.{column}, u.first FROM (SELECT min({row}) AS first FROM {numbered} "
+                          f"WHERE {key} IS NOT NULL GROUP BY {key}) AS u JOIN {numbered} AS n ON n.{row} = u.first")
             if name in self.integers:  # each value as its first row holds it (an integer, or a float)
                 firsts = (f"SELECT u.{column}, n.{quote_identifier(self.integers[name])}, u.first FROM ({firsts}) AS u "
                           f"JOIN {numbered} AS n ON n.{row} = u.first")
@@ -1374,8 +1378,9 @@ class EngineTable(Table):
     def present(self, name: str) -> set:
         """The column's values other than None (NaN is one of them, once), from the engine."""
         values = set(self.unique(name))
-        if self.stored[name] == STORED_FLOAT:
-            (nan,), = self.connection.execute(f"SELECT count_if(isnan({quote_identifier(name)})) "
+        nan = {STORED_FLOAT: "isnan({})", STORED_VALUE: "{} = 'nnan'"}.get(self.stored[name])
+        if nan is not None:
+            (nan,), = self.connection.execute(f"SELECT count_if({nan.format(quote_identifier(name))}) "
                                               f"FROM {quote_identifier(self.view)}").fetchall()
             values |= {math.nan} if nan else set()
         return values
@@ -1440,6 +1445,9 @@ class EngineTable(Table):
     def key_sql(self, name: str) -> str:
         """A column as a distinct key: NaN is missing, as `Table.distinct` counts it."""
         column = quote_identifier(name)
+        if self.stored[name] == STORED_VALUE:  # as Python's cells hash: 1 and true are one, -0 and 0, false and 0
+            return (f"CASE WHEN {column} IN ('l', 'u', 'nnan') THEN NULL WHEN {column} = 'b1' THEN 'n1.0' "
+                    f"WHEN {column} IN ('b0', 'n-0.0') THEN 'n0.0' ELSE {column} END")
         return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column
 
     def selected(self, names: list[str]) -> str:
@@ -1479,6 +1487,8 @@ class EngineTable(Table):
             values, kind = list(values), stored[name]
             if kind == STORED_DATE:
                 values = [v if v is None or isinstance(v, datetime.datetime) else _stored_date(v, name) for v in values]
+            elif kind == STORED_VALUE:
+                values = [value_cell(v) for v in values]
             elif kind == STORED_FLOAT or name in floats:
                 values = [None if v is None else float(v) for v in values]
             out[name] = values

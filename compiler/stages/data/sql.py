@@ -62,7 +62,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT,
-                            TEXT, DateOutOfRange, Table, integer_array, scannable)
+                            STORED_VALUE, TEXT, DateOutOfRange, Table, integer_array, scannable)
 from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, AggregateOp, Calculate, Density,
@@ -358,7 +358,7 @@ class _Chain:
         if self.raw is not None:  # each cell as read, beside its JavaScript value: `EngineTable.derived`'s columns
             for name in names:
                 self.raw[name] = self.fresh("r")
-                own = stored_date(self.table, name) or wide_integers(self.table, name)
+                own = stored_date(self.table, name) or wide_integers(self.table, name) or stored_values(self.table, name)
                 read = _own_cells(self.table, name) if own else name
                 parts.append(f"{quote_identifier(read)} AS {quote_identifier(self.raw[name])}")
             self.extra = [*self.extra, *self.raw.values()]
@@ -2277,7 +2277,7 @@ def registered_in_place(connection, table: Table) -> bool:
     return isinstance(table, EngineTable) and table.connection is connection and all(
         (kind in (NUM, STR, BOOL) and (kind != STR or table.kinds[column] in (TEXT, None)
                                        or stored_date(table, column)))
-        or wide_integers(table, column)
+        or wide_integers(table, column) or stored_values(table, column)
         for column, kind in ((column, registered_kind(table, column)) for column in table.names))
 
 
@@ -2294,6 +2294,17 @@ def _wide_integer_cells(sql: str) -> str:
             f"THEN 'n' || CAST({sql} AS VARCHAR) || '.0' ELSE 's' || CAST({sql} AS VARCHAR) END")
 
 
+def stored_values(table: Table, name: str) -> bool:
+    """Whether a column left in the engine holds JavaScript values of several kinds there (`STORED_VALUE`)."""
+    return isinstance(table, EngineTable) and table.stored.get(name) == STORED_VALUE and in_engine(table, name)
+
+
+def _value_cells(sql: str) -> str:
+    """A `STORED_VALUE` column's JavaScript values of its cells (`vega.js_cell`): NaN, infinities and undefined
+    are null, as the inline data writes them."""
+    return f"CASE WHEN {sql} IN ('nnan', 'ninf', 'n-inf', 'u') THEN 'l' ELSE {sql} END"
+
+
 def stored_date(table: EngineTable, name: str) -> bool:
     """Whether a column left in the engine holds dates there (a timestamp, not text read as dates)."""
     return table.kinds[name] == DATE and table.stored[name] == STORED_DATE
@@ -2301,7 +2312,7 @@ def stored_date(table: EngineTable, name: str) -> bool:
 
 def _own_cells(table: Table, name: str) -> str:
     """The column of a view registered in place (`register_table`) holding a column's own cells where the view
-    holds JavaScript's values of them: a date column's, a wide integer column's."""
+    holds JavaScript's values of them: a date column's, a wide integer column's, a column of several kinds'."""
     return f"{ROW}_own{table.names.index(name)}"
 
 
@@ -2327,6 +2338,8 @@ def register_table(connection, table: Table, name: str) -> str:
                 selects += [f"{_js_date(cell)} AS {cell}", f"{cell} AS {quote_identifier(_own_cells(table, column))}"]
             elif wide_integers(table, column):  # its Codec text, and beside it the integers themselves
                 selects += [f"{_wide_integer_cells(cell)} AS {cell}", f"{cell} AS {quote_identifier(_own_cells(table, column))}"]
+            elif stored_values(table, column):  # its cells' JavaScript values, and beside it the cells' own text
+                selects += [f"{_value_cells(cell)} AS {cell}", f"{cell} AS {quote_identifier(_own_cells(table, column))}"]
             else:
                 selects.append(f"CAST({cell} AS {SQL_TYPES[registered_kind(table, column)]}) AS {cell}")
         connection.execute(f"CREATE OR REPLACE TEMP VIEW {quote_identifier(name)} AS SELECT {', '.join(selects)} "
@@ -2592,6 +2605,9 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
 # The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, one of a fold, or one
 # an impute added.
 KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup, Impute)
+# The kinds of cell (`_Chain.tag`'s letters) a column of several kinds may hold to be kept as `STORED_VALUE`:
+# nulls, NaN, numbers, text and booleans (a Date's cell, a datetime Python may not hold, and objects are not).
+VALUE_TAGS = frozenset("nNfsb")
 # A computed value's SQL kind -> how its cells are stored (a number's cell is its double, NaN kept).
 KEPT_STORED = {NUM: STORED_FLOAT, BOOL: STORED_BOOLEAN, STR: STORED_TEXT}
 # A value of any kind (`Codec`'s text) whose cells are all of one kind -> how they are stored, and decoded.
@@ -2631,6 +2647,9 @@ def kept_rows(connection, query: Query, table: EngineTable, costly: bool = False
                 found, = connection.execute(f"{query.steps}SELECT {query.measures}").fetchall()
                 measured = {key: _kind_of_tags(found[2 * index], set(found[2 * index + 1] or ()))
                             for index, key in enumerate(query.probes)}
+                # (and the kinds of cell each holds, under ("tags", *key): a column of several is kept as values)
+                measured.update({("tags", *key): frozenset(found[2 * index + 1] or ())
+                                 for index, key in enumerate(query.probes)})
             kept = _kept_columns(query, table, measured)
             if kept is None:
                 return None
@@ -2713,6 +2732,10 @@ def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: di
         return sql, {(STORED_DATE, False, False)}, "false"
     if shape == "decoded" and not _of_cells(kind) and (decoded := _resolve(kind, measured)) in DECODED:
         return DECODED[decoded][1](f"r.{cell[1].sql}"), {(DECODED[decoded][0], False, False)}, "false"
+    if (shape == "decoded" and isinstance(kind, tuple) and kind[0] == "probe"
+            and measured.get(("tags", kind[1], kind[2].name), VALUE_TAGS | {"o"}) <= VALUE_TAGS):
+        # Values of several kinds (numbers and text, say), none a date or an object: held as their tagged text
+        return f"r.{cell[1].sql}", {(STORED_VALUE, False, False)}, "false"
     if shape == "fold" and (folded := _folded_cells(query, table, cell, kind, measured)) is not None:
         return folded
     if shape == "added":
