@@ -418,3 +418,21 @@ def test_a_group_of_an_imputed_key_keeps_the_kind_of_the_impute_cells_not_of_its
     assert ours is not None, "the engine left the chain to the interpreter"
     assert ours.table.records() == theirs.table.records() == [{"k": None, "total": 3.0}]
     assert ours.table.kinds["k"] == theirs.table.kinds["k"] == "text"
+
+
+@pytest.mark.parametrize("expression, kind", [
+    ("datum.n > 1 ? /ab+/ : 'x'", "text"),                 # a RegExp's cell is its text
+    ("datum.n > 1 ? [datum.n] : 'x'", None),               # an array's is a list
+    ("datum.n > 1 ? datetime(2024, 0, 5) : datum.n > 0 ? datetime(NaN, 0, 1) : 'x'", "date"),  # an Invalid Date's: none
+    ("datum.n > 1 ? datetime(2024, 0, 5) : 'x'", None),
+    ("datum.n > 1 ? datum.n : datum.nothing", "number"),   # undefined's is none
+    ("datum.n > 1 ? 0 / 0 : 'x'", "text"),                 # NaN beside text (NaN is no value)
+    ("datum.n > 1 ? true : datum.nothing", None),          # booleans beside a gap
+], ids=["regexp", "array", "invalid date", "date and text", "undefined", "nan and text", "booleans and undefined"])
+def test_the_kind_of_a_value_of_any_kind_is_its_cells(expression, kind):
+    """A computed value of any kind: its kind is `vega.column_kind` of its cells, as the interpreter's, from
+    each value's tag computed in SQL from its tagged text."""
+    values = [{"n": 1}, {"n": 2}, {"n": 3}]
+    ours, theirs = engine_and_interpreter(values, [{"calculate": expression, "as": "v"}])
+    assert ours is not None, "the engine left the chain to the interpreter"
+    assert ours.table.kinds["v"] == theirs.table.kinds["v"] == kind

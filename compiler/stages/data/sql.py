@@ -158,7 +158,8 @@ class Codec:
         if kind is ex.JSDate:
             return "d" + repr(value.time)
         self.objects.append(value)
-        return f"o{len(self.objects) - 1}"
+        # (an array or a mapping is a list or a dict cell; any other object's cell is its text: `O`, tagged so)
+        return f"{'o' if kind is list or kind is dict else 'O'}{len(self.objects) - 1}"
 
     def decode(self, text: str | None):
         if text is None:
@@ -1669,9 +1670,11 @@ class _Chain:
                 DATE_KIND: f"CASE WHEN {_finite(sql)} THEN 'd' ELSE 'n' END"}
         if column.kind in tags:
             return tags[column.kind]
-        decode = self.codec.decode
-        function = self.function(lambda cell: _value_tag(decode(cell)), ["VARCHAR"], "VARCHAR")
-        return function([sql])
+        # A value of any kind: the tag of its cell (`vega.python_cell`) from its text's (`Codec`), in SQL: undefined
+        # and an Invalid Date have none, an array or a mapping is 'o', another object's cell is its text.
+        return (f"CASE WHEN {sql} IS NULL OR {sql} IN ('l', 'u', 'dnan', 'dinf', 'd-inf') THEN 'n' "
+                f"WHEN {sql} = 'nnan' THEN 'N' WHEN left({sql}, 1) = 'n' THEN 'f' WHEN left({sql}, 1) = 'O' THEN 's' "
+                f"WHEN left({sql}, 1) IN ('s', 'b', 'd') THEN left({sql}, 1) ELSE 'o' END")
 
 
 def _probes_of(kind) -> list:
@@ -1689,22 +1692,6 @@ def _rows_frame(before: int | None, after: int | None) -> str:
     None unbounded)."""
     return (f"ROWS BETWEEN {'UNBOUNDED' if before is None else abs(before)} PRECEDING AND "
             f"{'UNBOUNDED' if after is None else abs(after)} FOLLOWING")
-
-
-def _value_tag(value) -> str:
-    """`_cell_tag` of a JavaScript value's cell; a Date Python cannot hold is a date still (its fetch refuses it)."""
-    if type(value) is ex.JSDate:
-        return "d" if math.isfinite(value.time) else "n"
-    return _cell_tag(vega.python_cell(value))
-
-
-def _cell_tag(cell) -> str:
-    kind = type(cell)
-    if cell is None:
-        return "n"
-    if kind is float:
-        return "f" if cell == cell else "N"
-    return {str: "s", bool: "b"}.get(kind, "d" if kind.__name__ == "datetime" else "o")
 
 
 # ------------------------------------------------------------------ Vega's streaming measures of numbers
