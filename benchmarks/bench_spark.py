@@ -9,7 +9,8 @@ run's line reduced by M4 to 1,000 px, a linear fit per run with its 95% band, an
 same fits one facet panel per run, and the fits of a calculated value; and here the
 best loss so far by step, a window over every row, each run's moving median and
 distinct count binned, a frame's list of values per row, the loss and step folded and binned, and each
-run's line with a gap imputed, and each run's total over the imputed steps, and the fits over the
+run's line with a gap imputed, and each run's total over the imputed steps, the imputed rows folded and
+binned, a label of several kinds (a text or a number) counted, and the fits over the
 same rows as a CSV file, written once beside the Parquet file: chart `sent`),
 each compiled in fresh processes, interleaved:
 
@@ -89,6 +90,17 @@ CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - 
                             "  - aggregate: [{op: sum, field: loss, as: total}, {op: count, as: steps}]\n"
                             "    groupby: [run]\nmark: bar\nencoding:\n  x: {field: run, type: ordinal}\n"
                             "  y: total\n  tooltip: [steps]\n",
+          # The same impute, then the loss and step folded and binned: before, the interpreter read every row.
+          "imputed_folded": "data: {path: runs.parquet}\ntransform:\n"
+                            "  - filter: \"datum.run != 3 || datum.step % 10 != 4\"\n"
+                            "  - {impute: loss, key: step, groupby: [run], value: 0}\n  - fold: [loss, step]\n"
+                            "mark: bar\nencoding:\n  x: {field: value, bin: {maxbins: 40}}\n  y: {aggregate: count}\n"
+                            "  color: {field: key}\n",
+          # A label of several kinds (a text for the high losses, the run's number otherwise), counted: before, every
+          # row was read back; now the label is kept as JavaScript values where the rows are.
+          "labelled": "data: {path: runs.parquet}\ntransform:\n"
+                      "  - calculate: \"datum.loss > 0.9 ? 'high' : datum.run\"\n    as: label\nmark: bar\n"
+                      "encoding:\n  x: {field: label, type: nominal}\n  y: {aggregate: count}\n",
           # The fits over the same rows as a CSV file (written once beside the Parquet), which DuckDB types here: a
           # local Spark scans them as a Parquet file DuckDB writes; one that cannot read this machine's files (a
           # Spark Connect URL as `--master`) is sent the rows, in parts (before, as one Arrow table held whole).
