@@ -633,21 +633,8 @@ def from_records(rows: list[dict]) -> Table:
 # How an engine holds a column, for `from_typed_columns`.
 STORED_INTEGER, STORED_FLOAT, STORED_BOOLEAN, STORED_TEXT, STORED_DATE = "integer", "float", "boolean", "text", "date"
 # A computed column of several kinds of value, held by the engine as JavaScript values in the data stage's tagged
-# text (numbers, text, booleans and nulls: `value_cell` reads each one's cell).
+# text (numbers, text, booleans and nulls).
 STORED_VALUE = "value"
-
-
-def value_cell(text: str | None):
-    """The cell of a JavaScript value held as tagged text (`STORED_VALUE`): a number's float, a text, a boolean,
-    or None for null and undefined."""
-    if text is None or text[0] in "lu":
-        return None
-    tag, body = text[0], text[1:]
-    if tag == "n":
-        return float(body)
-    if tag == "b":
-        return body == "1"
-    return body
 
 
 def from_typed_columns(columns: dict[str, tuple[list, str]]) -> Table:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_WORDS, NUMBER, STORED_BOOLEAN,
                             STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT, STORED_VALUE, TEXT, TRUE_WORDS,
-                            DateOutOfRange, value_cell,
+                            DateOutOfRange,
                             Table, TableError,
                             from_typed_columns, integer_array, json_value, read_header, record_names, sample_key_sql)
 from .engine import quote_identifier, quote_text
@@ -1488,11 +1488,24 @@ class EngineTable(Table):
             if kind == STORED_DATE:
                 values = [v if v is None or isinstance(v, datetime.datetime) else _stored_date(v, name) for v in values]
             elif kind == STORED_VALUE:
-                values = [value_cell(v) for v in values]
+                values = [_value_cell(v) for v in values]
             elif kind == STORED_FLOAT or name in floats:
                 values = [None if v is None else float(v) for v in values]
             out[name] = values
         return out
+
+
+def _value_cell(text: str | None):
+    """The cell of a JavaScript value held as the data stage's tagged text (`STORED_VALUE`, `sql.Codec`'s): a
+    number's float, a text, a boolean, or None for null and undefined."""
+    if text is None or text[0] in "lu":
+        return None
+    tag, body = text[0], text[1:]
+    if tag == "n":
+        return float(body)
+    if tag == "b":
+        return body == "1"
+    return body
 
 
 def in_engine(table: Table, name: str) -> bool:
