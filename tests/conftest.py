@@ -31,16 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ["CHARTC_WARM"] = "0"
 
 
-def _pin_blas_core() -> None:
-    """Load OpenBLAS (with numpy, later) with the kernels the command names (`cli.BLAS_CORE`): a fit compiled in
+def _pin_kernels() -> None:
+    """Load OpenBLAS and numpy (later) with the kernels the command names (`cli.pin_kernels`): a fit compiled in
     this process is then the bytes of one compiled by `chartc`, on any CPU."""
-    from chartc.commands.cli import BLAS_CORE, blas_core, cpu_flags
+    from chartc.commands.cli import pin_kernels
 
-    if blas_core(cpu_flags()) is not None:
-        os.environ.setdefault(*BLAS_CORE)
+    pin_kernels()
 
 
-_pin_blas_core()
+_pin_kernels()
 
 SPECS = ROOT / "specs"
 GOLDEN = Path(__file__).resolve().parent / "golden"

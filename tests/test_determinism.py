@@ -269,6 +269,34 @@ def test_the_command_names_the_blas_kernels_every_cpu_with_avx2_runs():
     assert blas_core({"sse2", "avx", "fma"}) is None and blas_core(set()) is None
 
 
+NUMPY_LOOPS = """
+import json
+from chartc.commands.cli import pin_kernels
+pin_kernels()
+import numpy as np
+from numpy.lib.introspect import opt_func_info
+loops = opt_func_info(func_name="^(exp|log|sin|cos)$", signature="float64")
+print(json.dumps({"targets": np._core._multiarray_umath.__cpu_dispatch__,
+                  "loops": {name: next(iter(found.values()))["current"] for name, found in loops.items()}}))
+"""
+
+
+def test_the_command_runs_numpys_avx2_loops_on_every_cpu_with_avx2():
+    """numpy picks a double's exp, log, sine and cosine loops by CPU, its AVX-512 ones a last bit apart from its
+    AVX2 ones: the command disables every dispatch target this numpy has past X86_V3, so those loops are X86_V3's
+    on any CPU with AVX2 and FMA (a density's or a fit's bytes, the same on each)."""
+    from chartc.commands.cli import NUMPY_FEATURES, blas_core, cpu_flags
+
+    if blas_core(cpu_flags()) is None:
+        pytest.skip("numpy picks its own loops on a CPU without AVX2 and FMA")
+    env = {name: value for name, value in os.environ.items() if name != NUMPY_FEATURES[0]}
+    run = subprocess.run([sys.executable, "-c", NUMPY_LOOPS], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    assert set(found["targets"]) - {"X86_V2", "X86_V3"} <= set(NUMPY_FEATURES[1].split())
+    assert found["loops"] == {"exp": "X86_V3", "log": "X86_V3", "sin": "X86_V3", "cos": "X86_V3"}
+
+
 def test_a_fit_compiled_by_the_command_runs_the_named_kernels_whatever_the_cpu(tmp_path):
     """`chartc compile` of a polynomial fit loads OpenBLAS with the kernels `blas_core` names (OpenBLAS says which
     it loaded), so its bytes are those of any machine with AVX2: those of a compile with the kernels named by

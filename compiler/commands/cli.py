@@ -39,6 +39,10 @@ BLAS_THREADS = ("OPENBLAS_NUM_THREADS",)  # numpy's wheels bring OpenBLAS; OMP_N
 # (Haswell, which AMD's Zen run too) round a least-squares solve differently, so the same chart had other bytes on
 # another machine. Every x86-64 CPU with AVX2 and FMA runs the Haswell kernels; a core the user names is kept.
 BLAS_CORE, BLAS_CORE_FLAGS = ("OPENBLAS_CORETYPE", "Haswell"), frozenset({"avx2", "fma"})
+# numpy's own loops pick their code by CPU too: where it has AVX-512, a double's exp, log and sine run AVX-512 code,
+# a last bit apart from the AVX2 code (a density's curve, an exponential or a loess fit). Those CPUs leave it out,
+# so every x86-64 CPU with AVX2 and FMA runs numpy's AVX2 loops (its dispatch targets past X86_V3 disabled).
+NUMPY_FEATURES = ("NPY_DISABLE_CPU_FEATURES", "X86_V4 AVX512_ICL AVX512_SPR")
 
 # A cold compile makes ~0.5 M objects that live as long as the process (the classes and schemas of Altair,
 # jsonschema and the chart model): at Python's default (a pass every 700 new objects) the cyclic collector
@@ -74,15 +78,15 @@ def run() -> None:
     every file chartc writes is written, closed and renamed before `main`
     returns. (mypy ends its runs the same way.)
 
-    BLAS runs one thread and, on x86-64 with AVX2, one CPU's kernels unless
-    the user says otherwise (`BLAS_THREADS`, `BLAS_CORE`), and the cyclic
-    garbage collector less often (`GC_THRESHOLD`).
+    BLAS runs one thread and, on x86-64 with AVX2, BLAS and numpy run one
+    CPU's kernels unless the user says otherwise (`BLAS_THREADS`,
+    `pin_kernels`), and the cyclic garbage collector less often
+    (`GC_THRESHOLD`).
     """
     gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
-    if blas_core(cpu_flags()) is not None:
-        os.environ.setdefault(*BLAS_CORE)
+    pin_kernels()
     status = run_warm(sys.argv[1:])  # the warm renderer, when one runs (`chartc daemon`)
     if status is None:
         status = main()
@@ -100,6 +104,15 @@ def run() -> None:
 def blas_core(flags: set[str]) -> str | None:
     """The OpenBLAS kernels every CPU with these flags runs alike (`BLAS_CORE`), or None: its own."""
     return BLAS_CORE[1] if BLAS_CORE_FLAGS <= flags else None
+
+
+def pin_kernels() -> None:
+    """On a CPU with AVX2 and FMA, name the kernels OpenBLAS and numpy run on every such CPU (`BLAS_CORE`,
+    `NUMPY_FEATURES`), unless the user named others: a fit's bytes are then the same on each. Call it before
+    numpy is imported."""
+    if blas_core(cpu_flags()) is not None:
+        for name, value in (BLAS_CORE, NUMPY_FEATURES):
+            os.environ.setdefault(name, value)
 
 
 def cpu_flags() -> set[str]:
