@@ -2418,6 +2418,14 @@ def _of_cells(kind) -> bool:
     return isinstance(kind, tuple) and kind[0] == "cells"
 
 
+def _kind_before_impute(kind):
+    """A field's kind before any impute (`_kept_cell` decodes a data cell of any kind by it): an impute's field's
+    ``("cells", kind before it, ...)`` gives it, where it has one; any other kind is its own."""
+    if not _of_cells(kind):
+        return kind
+    return kind[1] if len(kind) > 1 else None
+
+
 def _cells_probe(kind) -> tuple | None:
     """The probe measuring an impute's field on the impute's rows (`_of_cells`), where it has one."""
     return kind[2] if _of_cells(kind) and len(kind) > 2 else None
@@ -2687,8 +2695,7 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
     columns, integers = {}, {}
     for name, state in query.fields.items():
         cells = _of_cells(state.kind)
-        kept = _kept_cell(query, table, state.cell, state.kind[1] if cells and len(state.kind) > 1
-                          else None if cells else state.kind, measured)
+        kept = _kept_cell(query, table, state.cell, _kind_before_impute(state.kind), measured)
         if kept is None:
             return None
         sql, alike, integer = kept
@@ -2782,8 +2789,7 @@ def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured:
         decoded = _resolve(kinds[index], measured) if how == "computed" and kinds is not None else None
         integer = "false"
         if isinstance(how, tuple):  # an impute's field: by the kind its cells had before the impute
-            before = kinds[index] if kinds is not None else None
-            before = (before[1] if len(before) > 1 else None) if _of_cells(before) else before
+            before = _kind_before_impute(kinds[index] if kinds is not None else None)
             if (kept := _kept_cell(query, table, how, before, measured)) is None:
                 return None
             sql, specs, integer = kept
