@@ -10,6 +10,7 @@ the rows were left in the engine): the same bytes.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 
@@ -620,11 +621,14 @@ def identified(tmp_path_factory):
      "mark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id, next, name]\n", 600),
     ("transform:\n  - filter: \"datum.step < 2000\"\nmark: bar\nencoding:\n  x: {field: id, type: nominal}\n"
      "  y: {aggregate: count}\n", 6000),
-], ids=["histogram", "fit after a filter", "ids drawn and computed", "ids as categories"])
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - {impute: loss, key: step, groupby: [name], value: 0}\n"
+     "  - fold: [loss, step]\nmark: point\nencoding:\n  x: key\n  y: value\n  tooltip: [id]\n", 1200),
+], ids=["histogram", "fit after a filter", "ids drawn and computed", "ids as categories", "a fold after an impute"])
 def test_a_column_of_integers_past_2_53_keeps_the_rows_in_the_engine(identified, fetched, monkeypatch, drawn, most):
     """A column of integers past what a double holds exactly (JavaScript reads those as their decimal text) no
     longer sends every column of every row to Python: the engine holds its JavaScript values beside the
-    integers, and the chart is the one over the rows read (an id past 2^53 plus 1 is text joined to '1')."""
+    integers, and the chart is the one over the rows read (an id past 2^53 plus 1 is text joined to '1'). A
+    step changing the rows after an impute tags each id from the integers (a number, or none)."""
     text = "data: {path: ids.parquet}\n" + drawn
     chart = kept_as_read(identified, text, monkeypatch, fetched, most)
     if "next" in drawn:
@@ -968,6 +972,55 @@ def test_a_value_of_several_kinds_has_the_categories_python_gives_it(tmp_path_fa
     assert {str(value) for value in present_values(ours, "v")} == {str(value) for value in present_values(theirs, "v")}
     assert ours.take([0, 1, 2, 3, 5, 6])["v"] == [True, 1.0, -0.0, "a", False, None]
     assert math.isnan(ours.take([4])["v"][0])
+
+
+# Steps whose field holds cells stored differently: text and integers, booleans and floats folded into one
+# field, a text fill beside a column's integers, the keys an impute adds (Dates' times: numbers) beside the dates
+# read.
+# Each: its file, its steps and mark, the field, the kinds of its cells, the rows it fetches at most.
+STORED_DIFFERENTLY = {
+    "fold of text and integers": ("runs.parquet", "  - fold: [name, run]\nmark: bar\nencoding:\n"
+                                  "  x: {field: value, type: nominal}\n  y: {aggregate: count}\n",
+                                  "value", {int, str}, 6),
+    "fold of booleans and floats": ("flags.parquet", "  - fold: [flag, loss]\n  - filter: \"datum.step < 10\"\n"
+                                    "mark: point\nencoding:\n  x: key\n  y: {field: value, type: nominal}\n"
+                                    "  tooltip: [value]\n", "value", {bool, float}, 60),
+    "text fill beside integers": ("gaps.parquet", "  - {impute: seen, key: step, groupby: [name], value: none}\n"
+                                  "mark: bar\nencoding:\n  x: {field: seen, type: nominal}\n"
+                                  "  y: {aggregate: count}\n", "seen", {int, str}, 98),
+    "keys added beside dates": ("dated.parquet", "  - {impute: loss, key: at, groupby: [name], value: 0}\n"
+                                "  - filter: \"datum.loss < 1 || datum.loss > 3.0995 && datum.loss < 3.1\"\nmark: point\n"
+                                "encoding:\n  x: at\n  y: loss\n  tooltip: [{field: at, type: nominal}]\n",
+                                "at", {datetime.datetime, float}, 1300),
+}
+
+
+@pytest.fixture(scope="module")
+def dated(tmp_path_factory):
+    """Three runs' losses an hour apart (to the microsecond), run 1 missing every tenth hour: 29,000 rows."""
+    return parquet_folder(tmp_path_factory, "dated.parquet",
+                          f"SELECT TIMESTAMP '2024-01-01' + to_microseconds((i // {RUNS}) * 3600000000 + 123456) AS at, "
+                          f"'run ' || (i % {RUNS}) AS name, 3.0 - 2e-6 * (i // {RUNS}) + 0.1 * (i % {RUNS}) AS loss "
+                          f"FROM range(30000) AS t(i) WHERE NOT (i % {RUNS} = 1 AND (i // {RUNS}) % 10 = 4)")
+
+
+@pytest.mark.parametrize("case", STORED_DIFFERENTLY)
+def test_cells_stored_differently_keep_the_rows_in_the_engine(folder, flagged, gapped, dated, fetched, monkeypatch,
+                                                              case):
+    """A field whose cells are stored differently (a text column folded with an integer column, a text fill
+    beside integers, the keys an impute adds beside the dates read) is held where the rows are as tagged
+    values, each cell Python's when fetched (an integer an integer, a date a datetime): before, every row was
+    read. The chart is the one over the rows read, byte for byte."""
+    file, steps, field, kinds, most = STORED_DIFFERENTLY[case]
+    where = {"runs.parquet": folder, "flags.parquet": flagged, "gaps.parquet": gapped, "dated.parquet": dated}[file]
+    text = f"data: {{path: {file}}}\ntransform:\n{steps}"
+    chart = kept_as_read(where, text, monkeypatch, fetched, most)
+    layer, theirs = chart.flow.layers[0].table, eager(where, text, monkeypatch).flow.layers[0].table
+    assert layer.stored[field] == "value" and layer.kinds[field] is None
+    values = layer.unique(field)
+    assert values == theirs.unique(field) and {type(value) for value in values} == kinds
+    if "bar" in steps:
+        assert len(values) == most
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -757,6 +758,37 @@ def test_a_value_of_several_kinds_stays_on_spark(spark, tmp_path, drawn):
     assert fetched and max(fetched) <= 3 * 4 * 200 * 2
 
 
+@pytest.mark.parametrize("steps, drawn, most", [
+    ("fold: [name, run]", "mark: bar\nencoding:\n  x: {field: value, type: nominal}\n  y: {aggregate: count}\n", 6),
+    ("fold: [flag, odd]}\n  - {filter: \"datum.step < 100 && datum.value !== 1e-5\"", "mark: point\nencoding:\n  x: step\n"
+     "  y: {field: value, type: nominal}\n  color: key\n  tooltip: [value]\n", 600),
+    ("impute: run, key: step, groupby: [name], value: none", "mark: bar\nencoding:\n"
+     "  x: {field: run, type: nominal}\n  y: {aggregate: count}\n", 4),
+    ("calculate: \"datum.step % 2 ? 'x' : 1e-5\", as: label}\n  - {fold: [label, odd]",
+     "mark: bar\nencoding:\n  x: {field: value, type: nominal}\n  y: {aggregate: count}\n", 7),
+    ("impute: odd, key: at, groupby: [name], value: 0}\n  - {filter: \"datum.odd === 0 && datum.name === 'run 1'\"",
+     "mark: point\nencoding:\n  x: at\n  y: odd\n  tooltip: [{field: at, type: nominal}]\n", 2286),
+], ids=["text and integers folded", "booleans and odd floats folded", "text fill beside integers",
+        "a computed value and odd floats folded", "keys added beside dates"])
+def test_cells_stored_differently_stay_on_spark(spark, tmp_path, steps, drawn, most):
+    """A field of cells stored differently, held in Spark as tagged values (a float's text Python's, as DuckDB
+    writes it: 1e+20, 1e-05, nan, -0.0, inf; the computed 1e-5 and the data's one category; a date to the
+    microsecond): DuckDB's bytes, and no fetch of more rows than drawn."""
+    with counted_fetches() as fetched:
+        same_bytes_over_a_query(
+            tmp_path, "SELECT i // 3 AS step, i % 3 AS run, 'run ' || (i % 3) AS name, i % 5 = 0 AS flag, "
+            "TIMESTAMP '2024-01-01' + to_microseconds((i // 3) * 3600000000 + 123456) AS at, "
+            "CASE i % 7 WHEN 0 THEN 1e20 WHEN 1 THEN 1e-5 WHEN 2 THEN 'NaN'::DOUBLE WHEN 3 THEN -0.0 "
+            "WHEN 4 THEN 'Infinity'::DOUBLE ELSE 0.5 END AS odd FROM range(30000) t(i) "
+            "WHERE i % 3 <> 1 OR (i // 3) % 10 <> 4", "mixed.parquet", f"transform:\n  - {{{steps}}}\n{drawn}", most)
+    assert fetched and max(fetched) <= most
+    if "label" in steps:  # the categories Spark's keys make: the computed 1e-5 and the data's are one
+        layers = [chartc.load(tmp_path / "mixed.yaml", full=False, engine=engine).compiled.flow.layers[0].table
+                  for engine in ("duckdb", "spark")]
+        assert [layer.unique("value") for layer in layers] == 2 * [[1e-05, 1e20, "x", 0.0, math.inf, 0.5]]
+        assert [layer.distinct(["value"]) for layer in layers] == [7, 7]  # (NaN and null: one more)
+
+
 @pytest.mark.parametrize("impute, drawn, most", [
     ("value: 0", "width: 200\nmark: line\nencoding:\n  x: step\n  y: loss\n  color: name\n", 3 * 4 * 200 * 2),
     ("method: mean, frame: [-2, 2]", "mark: bar\nencoding:\n  x: {field: loss, bin: {maxbins: 30}}\n"
@@ -796,7 +828,10 @@ def test_booleans_beside_a_gap_keep_the_rows_on_spark(spark, tmp_path, drawn):
     # (`next` is a number or a text, as `id` is: kept where the rows are, its 600 rows drawn fetched)
     ("transform:\n  - filter: \"datum.step < 200\"\n  - calculate: \"datum.id + 1\"\n    as: next\n"
      "mark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id, next]\n", 600),
-], ids=["histogram", "ids drawn and computed"])
+    # (each id tagged from the integers, for the kinds measured on the impute's rows)
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - {impute: loss, key: step, value: 0}\n"
+     "  - fold: [loss, step]\nmark: point\nencoding:\n  x: key\n  y: value\n  tooltip: [id]\n", 1200),
+], ids=["histogram", "ids drawn and computed", "a fold after an impute"])
 def test_a_column_of_integers_past_2_53_keeps_the_rows_on_spark(spark, tmp_path, drawn, most):
     """64-bit ids (JavaScript reads those past 2^53 as their decimal text) held as JavaScript values beside the
     integers in Spark too: DuckDB's bytes, and no column of every row fetched but those drawn."""

@@ -78,7 +78,13 @@ def connect_duckdb() -> duckdb.DuckDBPyConnection:
     # that is on is turned off.
     if connection.execute("SELECT current_setting('enable_progress_bar')").fetchall() == [(True,)]:
         connection.execute("SET enable_progress_bar = false")
+    # A double's shortest text, Python's `repr` (DuckDB's cast writes it so; Spark's is a function of ours).
+    connection.execute(f"CREATE TEMP MACRO {DOUBLE_TEXT}(x) AS CAST(x AS VARCHAR)")
     return connection
+
+
+# The SQL function of a double's text as Python's `repr` writes it ('0.1', '1e+20', 'nan', '-inf'), on each engine.
+DOUBLE_TEXT = "double_text"
 
 
 def quote_identifier(name: str) -> str:

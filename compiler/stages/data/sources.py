@@ -1446,8 +1446,10 @@ class EngineTable(Table):
         """A column as a distinct key: NaN is missing, as `Table.distinct` counts it."""
         column = quote_identifier(name)
         if self.stored[name] == STORED_VALUE:  # as Python's cells hash: 1 and true are one, -0 and 0, false and 0
+            # (an integer's key is its float's text, `i` a double holds: its digits and .0, as under 10^16)
             return (f"CASE WHEN {column} IN ('l', 'u', 'nnan') THEN NULL WHEN {column} = 'b1' THEN 'n1.0' "
-                    f"WHEN {column} IN ('b0', 'n-0.0') THEN 'n0.0' ELSE {column} END")
+                    f"WHEN {column} IN ('b0', 'n-0.0') THEN 'n0.0' "
+                    f"WHEN left({column}, 1) = 'i' THEN 'n' || substr({column}, 2) || '.0' ELSE {column} END")
         return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column
 
     def selected(self, names: list[str]) -> str:
@@ -1497,14 +1499,18 @@ class EngineTable(Table):
 
 def _value_cell(text: str | None):
     """The cell of a JavaScript value held as the data stage's tagged text (`STORED_VALUE`, `sql.Codec`'s): a
-    number's float, a text, a boolean, or None for null and undefined."""
+    number's float, an integer, a text, a boolean, a date, or None for null and undefined."""
     if text is None or text[0] in "lu":
         return None
     tag, body = text[0], text[1:]
     if tag == "n":
         return float(body)
+    if tag == "i":  # a complete integer column's cell, held beside cells of other kinds (`sql._value_text`)
+        return int(body)
     if tag == "b":
         return body == "1"
+    if tag == "D":  # a date cell, held beside cells of other kinds (its ISO text to the microsecond)
+        return datetime.datetime.fromisoformat(body)
     return body
 
 

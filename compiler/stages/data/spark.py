@@ -35,6 +35,7 @@ from pathlib import Path
 import duckdb
 
 from ...infra.table import DateOutOfRange
+from .engine import DOUBLE_TEXT
 from .settings import EngineUnavailable, SparkSettings
 
 # The Spark settings every session gets, and why.
@@ -497,6 +498,9 @@ class SparkConnection:
         # as a Parquet file it scans in parallel (`staging_file`), not as Arrow batches held by its driver.
         self.reads_local_files = not self.remote and session.sparkContext.master.startswith("local")
         self.staged: list = []  # the removals of those files' folders
+        # A double's text as Python's `repr` writes it (`engine.DOUBLE_TEXT`): Java's Double.toString writes
+        # '1.0E20', and before Java 19 not always the shortest digits.
+        self.create_function(DOUBLE_TEXT, _double_text, ["DOUBLE"], "VARCHAR")
 
     # queries
     def execute(self, sql: str, parameters=None) -> _Result:
@@ -690,6 +694,10 @@ class SparkConnection:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _double_text(value):
+    return None if value is None else repr(float(value))
 
 
 def connect_spark(settings: SparkSettings) -> SparkConnection:

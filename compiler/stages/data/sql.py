@@ -69,7 +69,7 @@ from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, Aggreg
                               FieldPredicate, Filter, Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate,
                               Transform, Window, WindowOp, arg_field)
 from . import vega, window
-from .engine import quote_identifier, quote_text
+from .engine import DOUBLE_TEXT, quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
 from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, in_engine, register_arrays
@@ -365,7 +365,8 @@ class _Chain:
             self.extra = [*self.extra, *self.raw.values()]
         if self.cell_tags is not None:
             for name in names:
-                tag = _cell_tag_sql(self.table, name, quote_identifier(name), registered_kind(self.table, name))
+                tag = _cell_tag_sql(self.table, name, quote_identifier(name), registered_kind(self.table, name),
+                                    in_place=self.raw is not None)
                 if tag is not None:
                     self.cell_tags[name] = self.fresh("t")
                     parts.append(f"{tag} AS {quote_identifier(self.cell_tags[name])}")
@@ -2237,9 +2238,17 @@ def _impute_probed(later: tuple, kept: bool) -> bool:
             or (not kept and any(isinstance(after, Filter) for after in later)))
 
 
-def _cell_tag_sql(table: Table, name: str, sql: str, kind: str) -> str | None:
+def _cell_tag_sql(table: Table, name: str, sql: str, kind: str, in_place: bool = False) -> str | None:
     """SQL of the tag (`_Chain.tag`) of each cell of a data column registered as `kind`, from the registered
-    column `sql`; None where the registered values do not tell (a mix of kinds, integers past 2^53)."""
+    column `sql`; None where the registered values do not tell (a mix of kinds). In a view registered in place,
+    a wide integer column's and a column of several kinds' are read from their own cells (`_own_cells`)."""
+    own = quote_identifier(_own_cells(table, name))
+    if in_place and wide_integers(table, name):
+        return f"CASE WHEN {own} IS NULL THEN 'n' ELSE 'f' END"
+    if in_place and stored_values(table, name):  # (`sources._value_cell`'s tags: an integer's cell is a number, D a date)
+        return (f"CASE WHEN {own} IS NULL OR {own} IN ('l', 'u') THEN 'n' WHEN {own} = 'nnan' THEN 'N' "
+                f"WHEN left({own}, 1) IN ('n', 'i') THEN 'f' WHEN left({own}, 1) = 'D' THEN 'd' "
+                f"ELSE left({own}, 1) END")
     # (a number's tag is the cell's own: NaN and infinities, which its JavaScript value makes null)
     letter = {(NUM, NUMBER): "f", (STR, TEXT): "s", (STR, None): "s", (STR, DATE): "d", (BOOL, BOOLEAN): "b",
               (BOOL, None): "b"}.get((kind, table.kinds.get(name)))
@@ -2288,8 +2297,11 @@ def stored_values(table: Table, name: str) -> bool:
 
 def _value_cells(sql: str) -> str:
     """A `STORED_VALUE` column's JavaScript values of its cells (`vega.js_cell`): NaN, infinities and undefined
-    are null, as the inline data writes them."""
-    return f"CASE WHEN {sql} IN ('nnan', 'ninf', 'n-inf', 'u') THEN 'l' ELSE {sql} END"
+    are null, as the inline data writes them; an integer is its number (its digits and .0: a double holds it,
+    under 10^16); a date its ISO text to the second, as `_js_date` writes it."""
+    return (f"CASE WHEN {sql} IN ('nnan', 'ninf', 'n-inf', 'u') THEN 'l' "
+            f"WHEN left({sql}, 1) = 'i' THEN 'n' || substr({sql}, 2) || '.0' "
+            f"WHEN left({sql}, 1) = 'D' THEN 's' || substr({sql}, 2, 19) ELSE {sql} END")
 
 
 def stored_date(table: EngineTable, name: str) -> bool:
@@ -2682,8 +2694,7 @@ def _kept_shape(cell: tuple) -> str | None:
             how in ("source", "computed", "missing") or (isinstance(how, tuple) and _kept_shape(how) == "added")
             for how in cell[4].values()):
         return "fold"
-    if cell[0] == "added" and (cell[1][0] == "missing" or _kept_shape(cell[1]) is not None) \
-            and not (cell[4] and cell[2].kind == ANY):
+    if cell[0] == "added" and (cell[1][0] == "missing" or _kept_shape(cell[1]) is not None):
         return "added"
     return None
 
@@ -2702,8 +2713,11 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
         alike, mixed = _fold_stored(alike)
         if mixed:  # a float column and a complete integer column: Python's mix, each row's kind marked
             integers[name], sql = integer, f"CAST({sql} AS DOUBLE)"
-        if len(alike) > 1:  # cells of other kinds, or integers a double does not hold: only Python holds them
-            return None
+        if len(alike) > 1:  # cells stored differently (text and numbers, say): each held as its tagged text
+            kept = _kept_cell(query, table, state.cell, _kind_before_impute(state.kind), measured, values=True)
+            if kept is None:  # integers a double does not hold among them, say: only Python holds them
+                return None
+            sql, alike, _ = kept
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
         probe = _cells_probe(state.kind)
         kind = (KIND_MEASURED if probe is None else _resolve(probe, measured)) if cells else _resolve(state.kind, measured)
@@ -2711,47 +2725,107 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
     return columns, integers
 
 
-def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, str] | None:
+def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: dict,
+               values: bool = False) -> tuple[str, set, str] | None:
     """A kept cell's SQL over the query's last step, how each of its cells may be stored (`_stored_as`), and SQL
     of whether a row's cell is one of a complete integer column's (an integer in Python); None where SQL does not
-    hold it. `kind` is the field's kind before any impute (a data cell of any kind is decoded by it)."""
+    hold it. `kind` is the field's kind before any impute (a data cell of any kind is decoded by it). With
+    `values`, every cell is its tagged text (`STORED_VALUE`, `_value_text`): a column whose cells are stored
+    differently (a fold of text and numbers, an impute's text fill beside numbers) is held so."""
     shape = _kept_shape(cell)
-    if shape == "source":
-        spec = _stored_as(table, cell[1])
-        return _raw_cell(query, table, cell[1]), {spec}, "true" if _integral(spec) else "false"
-    if shape == "computed":
-        return f"r.{cell[1].sql}", {(KEPT_STORED[cell[1].kind], False, False)}, "false"
-    if shape == "date":  # held as the timestamp its time is (a cell reads it as Python's datetime)
-        sql = f"CASE WHEN {_finite(f'r.{cell[1].sql}')} THEN {_timestamp(f'r.{cell[1].sql}')} END"
-        return sql, {(STORED_DATE, False, False)}, "false"
-    if shape == "decoded" and not _of_cells(kind) and (decoded := _resolve(kind, measured)) in DECODED:
-        return DECODED[decoded][1](f"r.{cell[1].sql}"), {(DECODED[decoded][0], False, False)}, "false"
-    if (shape == "decoded" and isinstance(kind, tuple) and kind[0] == "probe"
-            and measured.get(("tags", kind[1], kind[2].name), VALUE_TAGS | {"o"}) <= VALUE_TAGS):
+    if shape == "decoded" and _value_tags(kind, measured) and (values or _resolve(kind, measured) not in DECODED):
         # Values of several kinds (numbers and text, say), none a date or an object: held as their tagged text
+        # (which a value of one kind is too, where the cells beside it are of others)
         return f"r.{cell[1].sql}", {(STORED_VALUE, False, False)}, "false"
-    if shape == "fold" and (folded := _folded_cells(query, table, cell, kind, measured)) is not None:
-        return folded
+    if shape == "fold":
+        return _folded_cells(query, table, cell, kind, measured, values)
     if shape == "added":
         # The rows read: the cell before the impute. The rows it adds: a value the impute set (its key, its
         # fill, its groups), Python's cell of it (a number's is a float), or nothing (every other field).
         inner = ("NULL", set(), "false") if cell[1][0] == "missing" else _kept_cell(query, table, cell[1], kind,
-                                                                                    measured)
+                                                                                    measured, values)
         if inner is None:
             return None
+        if cell[4] and cell[2].kind == ANY and not _plain_values(cell[1], kind, measured):
+            return None  # (the values it sets may be dates or objects, which only Python holds beside others)
         added, spec = _set_cell(cell[2]) if cell[4] else ("NULL", None)
+        if values and spec is not None:
+            added, spec = _value_text(added, spec), (STORED_VALUE, False, False)
+            if added is None:
+                return None
         flag = f"r.{quote_identifier(cell[3])}"
         return (f"CASE WHEN {flag} THEN {added} ELSE {inner[0]} END", inner[1] | ({spec} if spec else set()),
                 f"(NOT {flag} AND {inner[2]})")
+    if shape == "source":
+        sql, spec = _raw_cell(query, table, cell[1]), _stored_as(table, cell[1])
+        integer = "true" if _integral(spec) else "false"
+    elif shape == "computed":
+        sql, spec, integer = f"r.{cell[1].sql}", (KEPT_STORED[cell[1].kind], False, False), "false"
+    elif shape == "date":  # held as the timestamp its time is (a cell reads it as Python's datetime)
+        sql = f"CASE WHEN {_finite(f'r.{cell[1].sql}')} THEN {_timestamp(f'r.{cell[1].sql}')} END"
+        spec, integer = (STORED_DATE, False, False), "false"
+    elif shape == "decoded" and not _of_cells(kind) and (decoded := _resolve(kind, measured)) in DECODED:
+        sql, spec = DECODED[decoded][1](f"r.{cell[1].sql}"), (DECODED[decoded][0], False, False)
+        integer = "false"
+    else:
+        return None
+    if values:
+        sql, spec = _value_text(sql, spec), (STORED_VALUE, False, False)
+        if sql is None:
+            return None
+    return sql, {spec}, integer
+
+
+def _value_tags(kind, measured: dict) -> bool:
+    """Whether a computed value of any kind, measured by its probe, holds only cells a `STORED_VALUE` column
+    holds (`VALUE_TAGS`: no date, no object)."""
+    return (isinstance(kind, tuple) and kind[0] == "probe"
+            and measured.get(("tags", kind[1], kind[2].name), VALUE_TAGS | {"o"}) <= VALUE_TAGS)
+
+
+def _value_text(sql: str, spec: tuple) -> str | None:
+    """A cell stored as `spec`, as the tagged text a `STORED_VALUE` column holds (`sources._value_cell` reads it
+    back as the same cell): ``n`` and a float's shortest text (Python's), ``i`` and an integer's digits (a
+    complete integer column's, which a double holds), ``s`` and a text, ``b1``/``b0``, ``D`` and a date's
+    ISO text to the microsecond; a missing cell is null. None for integers a double does not hold (only
+    Python holds those beside other kinds)."""
+    stored, floats, exact = spec
+    if stored == STORED_VALUE:
+        return sql
+    if stored == STORED_DATE:
+        return f"('D' || strftime({sql}, '%Y-%m-%d') || 'T' || strftime({sql}, '%H:%M:%S.%f'))"
+    if stored == STORED_TEXT:
+        return f"('s' || {sql})"
+    if stored == STORED_BOOLEAN:
+        return f"CASE WHEN {sql} THEN 'b1' WHEN NOT {sql} THEN 'b0' END"
+    if stored == STORED_FLOAT or (stored == STORED_INTEGER and floats):
+        return f"('n' || {DOUBLE_TEXT}(CAST({sql} AS DOUBLE)))"
+    if stored == STORED_INTEGER and exact:
+        return f"('i' || CAST(CAST({sql} AS BIGINT) AS VARCHAR))"
     return None
 
 
 def _set_cell(column: Column) -> tuple[str, tuple]:
-    """A value an impute set, as Python's cell of it: its SQL over the query's last step, and how it is stored."""
+    """A value an impute set, as Python's cell of it: its SQL over the query's last step, and how it is stored
+    (a value of any kind, a number's fill in a text field say, as its tagged text)."""
     sql = f"r.{column.sql}"
     if column.kind == DATE_KIND:
         return f"CASE WHEN {_finite(sql)} THEN {_timestamp(sql)} END", (STORED_DATE, False, False)
+    if column.kind == ANY:
+        return sql, (STORED_VALUE, False, False)
     return sql, (KEPT_STORED[column.kind], False, False)
+
+
+def _plain_values(cell: tuple, kind, measured: dict) -> bool:
+    """Whether the JavaScript values of a field's cells (before an impute) are numbers, text, booleans, null or
+    undefined, never a Date or an object: a data cell's, a computed number's, text's or boolean's, one of any
+    kind whose probe saw none, a fold's of data cells. (An impute's key or group values are these values, and
+    its fill a literal: held as `STORED_VALUE` beside the rows read.)"""
+    if cell[0] in ("source", "missing"):
+        return True
+    if cell[0] == "computed":
+        return cell[1].kind in (NUM, STR, BOOL) or (cell[1].kind == ANY and _value_tags(kind, measured))
+    return cell[0] == "fold" and all(how in ("source", "missing") for how in cell[4].values())
 
 
 def _integral(spec: tuple) -> bool:
@@ -2778,10 +2852,12 @@ def _fold_stored(specs: set) -> tuple[set, bool]:
     return {(STORED_FLOAT, False, False)}, bool(integers)
 
 
-def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict) -> tuple[str, set, str] | None:
+def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured: dict,
+                  values: bool = False) -> tuple[str, set, str] | None:
     """A fold's value cells, each folded field's own by the row's key: a data cell as read, a computed one
     decoded from its text (by the kind its probe measured), an impute's field as its own cells are kept, none
-    for a missing field; how each is stored; and SQL of whether a row's cell is an integer in Python."""
+    for a missing field; how each is stored; and SQL of whether a row's cell is an integer in Python. With
+    `values`, each as its tagged text (`_kept_cell`)."""
     mapping = cell[4]
     kinds = kind[1] if isinstance(kind, tuple) and kind[0] == "union" and len(kind[1]) == len(mapping) else None
     branches, alike, integers = [], set(), []
@@ -2790,17 +2866,25 @@ def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured:
         integer = "false"
         if isinstance(how, tuple):  # an impute's field: by the kind its cells had before the impute
             before = _kind_before_impute(kinds[index] if kinds is not None else None)
-            if (kept := _kept_cell(query, table, how, before, measured)) is None:
+            if (kept := _kept_cell(query, table, how, before, measured, values)) is None:
                 return None
             sql, specs, integer = kept
             alike |= specs
         elif how == "source":
             sql, spec = _raw_cell(query, table, folded), _stored_as(table, folded)
-            alike.add(spec)
             integer = "true" if spec[0] == STORED_INTEGER and not spec[1] else "false"
+            if values and (sql := _value_text(sql, spec)) is None:
+                return None
+            alike.add((STORED_VALUE, False, False) if values else spec)
+        elif how == "computed" and kinds is not None and (
+                (values and decoded in (NUMBER, TEXT, BOOLEAN)) or (decoded is None and _value_tags(kinds[index], measured))):
+            sql = f"r.{cell[2].sql}"  # (its tagged text as it is: values of several kinds, or of one beside others)
+            alike.add((STORED_VALUE, False, False))
         elif decoded in DECODED:
             sql, spec = DECODED[decoded][1](f"r.{cell[2].sql}"), (DECODED[decoded][0], False, False)
-            alike.add(spec)
+            if values and (sql := _value_text(sql, spec)) is None:
+                return None
+            alike.add((STORED_VALUE, False, False) if values else spec)
         elif how == "missing":
             continue
         else:
