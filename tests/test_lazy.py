@@ -623,7 +623,21 @@ def identified(tmp_path_factory):
      "  y: {aggregate: count}\n", 6000),
     ("transform:\n  - filter: \"datum.step < 200\"\n  - {impute: loss, key: step, groupby: [name], value: 0}\n"
      "  - fold: [loss, step]\nmark: point\nencoding:\n  x: key\n  y: value\n  tooltip: [id]\n", 1200),
-], ids=["histogram", "fit after a filter", "ids drawn and computed", "ids as categories", "a fold after an impute"])
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - fold: [id, name]\nmark: point\nencoding:\n  x: step\n"
+     "  y: loss\n  color: key\n  tooltip: [value]\n", 1200),
+    ("transform:\n  - filter: \"datum.step < 100\"\n  - fold: [name, id, loss]\nmark: bar\nencoding:\n"
+     "  x: {field: value, type: nominal}\n  y: {aggregate: count}\n  color: key\n", 900),
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - {impute: id, key: step, groupby: [name], value: 0.5}\n"
+     "  - filter: \"datum.step > 2\"\nmark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id]\n", 600),
+    ("transform:\n  - fold: [id, loss]\nmark: bar\nencoding:\n  x: key\n  y: {aggregate: count}\n", 2),
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - fold: [id, loss, step]\nmark: point\nencoding:\n"
+     "  x: step\n  y: value\n  color: key\n  tooltip: [value]\n", 1800),
+    ("transform:\n  - filter: \"datum.step < 100\"\n  - fold: [loss, id]\nmark: bar\nencoding:\n"
+     "  x: {field: value, type: nominal}\n  y: {aggregate: count}\n", 600),
+], ids=["histogram", "fit after a filter", "ids drawn and computed", "ids as categories", "a fold after an impute",
+        "ids folded beside text", "ids, text and floats folded as categories",
+        "ids imputed beside a float", "ids folded beside floats, counted", "ids folded beside floats and integers",
+        "ids folded beside floats as categories"])
 def test_a_column_of_integers_past_2_53_keeps_the_rows_in_the_engine(identified, fetched, monkeypatch, drawn, most):
     """A column of integers past what a double holds exactly (JavaScript reads those as their decimal text) no
     longer sends every column of every row to Python: the engine holds its JavaScript values beside the
@@ -930,6 +944,38 @@ def test_a_filter_after_an_impute_keeps_its_rows_in_the_engine(gapped, fetched, 
     if "flag" in drawn:
         rows = data_rows(chart.vega_lite)
         assert len(rows) == 81 and {row["flag"] for row in rows} == {True, False}
+
+
+def test_a_bin_of_integers_past_2_53_is_drawn_by_the_renderer(tmp_path):
+    """A histogram of integers some of which JavaScript holds as their decimal text: the renderer bins them (as
+    numbers, `toNumber`), the data stage does not (before, its extent cast the text, an internal error)."""
+    (tmp_path / "ids.yaml").write_text(
+        "data:\n  values: [{id: 9007199254740993}, {id: 1}, {id: 5}, {id: 9007199254740992}]\nmark: bar\n"
+        "encoding:\n  x: {field: id, bin: {maxbins: 30}}\n  y: {aggregate: count}\n", encoding="utf-8")
+    chart = compiled(tmp_path, (tmp_path / "ids.yaml").read_text(encoding="utf-8"))
+    marks = scene_nodes(vl_convert.vegalite_to_scenegraph(chart.vega_lite), "rect", role="mark")
+    # (JavaScript's 9007199254740993 is 9007199254740992: both in one bin)
+    assert sorted(item["description"] for item in marks[0]["items"]) == [
+        "id (binned): 0 – 5e+14; Count of Records: 2", "id (binned): 9e+15 – 9.5e+15; Count of Records: 2"]
+    assert [row["id"] for row in data_rows(chart.vega_lite)] == ["9007199254740993", 1, 5, 9007199254740992]
+
+
+def test_ids_past_2_53_folded_beside_text_have_the_categories_python_gives_them(identified, fetched, monkeypatch):
+    """Ids past 10^16 folded beside text and beside their doubles (many such ids are doubles too, written
+    1.2e+16 by Python): in Python's cells an id and the float equal to it are one category, an id and the
+    neighbour it rounds to are two; the categories, their first cells and their count are those over the rows
+    read."""
+    text = ("data: {path: ids.parquet}\ntransform:\n  - filter: \"datum.step >= 40000 && datum.step < 40004\"\n"
+            "  - calculate: \"datum.id * 1\"\n    as: twin\n  - fold: [name, id, twin]\nmark: bar\n"
+            "encoding:\n  x: {field: value, type: nominal}\n  y: {aggregate: count}\n")
+    ours = kept_as_read(identified, text, monkeypatch, fetched, 36).flow.layers[0].table
+    theirs = eager(identified, text, monkeypatch).flow.layers[0].table
+    assert ours.stored["value"] == "value"
+    unique = ours.unique("value")
+    assert unique == theirs.unique("value") and [type(value) for value in unique] == [
+        type(value) for value in theirs.unique("value")]
+    assert float in map(type, unique) and 3 + 12 < len(unique) < 3 + 24  # (some twins merged with their ids)
+    assert ours.distinct(["value"]) == theirs.distinct(["value"])
 
 
 # A calculate whose values are of several kinds: a text for a diverged run's steps, the loss itself otherwise.

@@ -831,14 +831,35 @@ def test_booleans_beside_a_gap_keep_the_rows_on_spark(spark, tmp_path, drawn):
     # (each id tagged from the integers, for the kinds measured on the impute's rows)
     ("transform:\n  - filter: \"datum.step < 200\"\n  - {impute: loss, key: step, value: 0}\n"
      "  - fold: [loss, step]\nmark: point\nencoding:\n  x: key\n  y: value\n  tooltip: [id]\n", 1200),
-], ids=["histogram", "ids drawn and computed", "a fold after an impute"])
+    # (ids past 10^16 beside text and beside their doubles, as tagged values: an id and the float equal to it
+    # one category, as in Python's cells)
+    ("transform:\n  - filter: \"datum.step >= 9000 && datum.step < 9004\"\n  - calculate: \"datum.id * 1\"\n"
+     "    as: twin\n  - fold: [name, id, twin]\nmark: bar\nencoding:\n  x: {field: value, type: nominal}\n"
+     "  y: {aggregate: count}\n", 36),
+    # (ids beside floats and integers: numbers alone, each kept as its tagged value, the ids' exact)
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - fold: [id, loss, step]\nmark: point\nencoding:\n"
+     "  x: step\n  y: value\n  color: key\n  tooltip: [value]\n", 1800),
+    ("transform:\n  - filter: \"datum.step < 200\"\n  - {impute: id, key: step, groupby: [name], value: 0.5}\n"
+     "  - filter: \"datum.step > 2\"\nmark: point\nencoding:\n  x: step\n  y: loss\n  tooltip: [id]\n", 600),
+], ids=["histogram", "ids drawn and computed", "a fold after an impute", "ids folded beside text",
+        "ids folded beside floats and integers", "ids imputed beside a float"])
 def test_a_column_of_integers_past_2_53_keeps_the_rows_on_spark(spark, tmp_path, drawn, most):
     """64-bit ids (JavaScript reads those past 2^53 as their decimal text) held as JavaScript values beside the
     integers in Spark too: DuckDB's bytes, and no column of every row fetched but those drawn."""
     same_bytes_over_a_query(
-        tmp_path, "SELECT i // 3 AS step, 2.0 + 0.2 * sin(i * 1e-4) AS loss, CASE WHEN i = 5 THEN NULL "
-        "WHEN i % 1000 = 1 THEN i - 500 ELSE 9007199254740993 + i * 30000000007 END AS id FROM range(30000) t(i)",
-        "ids.parquet", drawn, most)
+        tmp_path, "SELECT i // 3 AS step, 'run ' || (i % 3) AS name, 2.0 + 0.2 * sin(i * 1e-4) AS loss, "
+        "CASE WHEN i = 5 THEN NULL WHEN i % 1000 = 1 THEN i - 500 ELSE 9007199254740993 + i * 300000000007 END "
+        "AS id FROM range(30000) t(i)", "ids.parquet", drawn, most)
+    if "twin" in drawn:
+        layers = [chartc.load(tmp_path / "ids.yaml", full=False, engine=engine).compiled.flow.layers[0].table
+                  for engine in ("duckdb", "spark")]
+        unique = [layer.unique("value") for layer in layers]
+        ids = [i - 500 if i % 1000 == 1 else 9007199254740993 + i * 300000000007 for i in range(27000, 27012)]
+        cells = [cell for i, id_ in zip(range(27000, 27012), ids) for cell in (f"run {i % 3}", id_, float(id_))]
+        expected = list(dict.fromkeys(cells))  # (Python's first of the values equal to each other)
+        assert unique == 2 * [expected] and [type(value) for value in unique[1]] == list(map(type, expected))
+        assert float in map(type, expected) and 3 + 12 < len(expected) < 3 + 24
+        assert [layer.distinct(["value"]) for layer in layers] == 2 * [len(unique[0])]
 
 
 def test_computed_rows_drawn_one_by_one_are_the_same_cells_on_spark(spark, runs):

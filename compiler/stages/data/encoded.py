@@ -220,9 +220,12 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         if binning:
             if table.kinds.get(field) != NUMBER:
                 raise NotCompiled("a bin of values that are not numbers")
+            if registered_kind(table, field) != NUM:  # integers past 2^53, whose JavaScript values are text
+                raise NotCompiled("a bin of numbers JavaScript holds as text")
             if field not in extents:  # every binned field's extent at once: one scan
-                extents.update(_extents(connection, table, view, [name for name in _binned_fields(layer)
-                                                                   if table.kinds.get(name) == NUMBER] or [field]))
+                extents.update(_extents(connection, table, view, [
+                    name for name in _binned_fields(layer) if table.kinds.get(name) == NUMBER
+                    and registered_kind(table, name) == NUM] or [field]))
             found = extents[field]
             if found[0] is None:
                 raise NotCompiled("a bin of no numbers")
@@ -321,6 +324,8 @@ def aggregate_encoding(connection, chart: Chart, layer: Layer, table: Table, typ
         in_place = registered_in_place(connection, table)
         dates = frozenset(field for field in floors if in_place and stored_date(table, field))
         numbers = [field for field in floors if table.kinds[field] == NUMBER]  # milliseconds since 1970
+        if any(registered_kind(table, field) != NUM for field in numbers):
+            raise NotCompiled("a time unit of numbers JavaScript holds as text")  # (integers past 2^53)
         if numbers and any(low is not None and max(-low, high) > MAX_DATE for low, high in
                            _extents(connection, table, view, numbers).values()):
             raise NotCompiled("a number past JavaScript's dates")  # an Invalid Date, which Vega groups apart

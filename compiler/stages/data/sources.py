@@ -44,7 +44,7 @@ from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_W
                             DateOutOfRange,
                             Table, TableError,
                             from_typed_columns, integer_array, json_value, read_header, record_names, sample_key_sql)
-from .engine import quote_identifier, quote_text
+from .engine import DOUBLE_TEXT, quote_identifier, quote_text
 
 if TYPE_CHECKING:
     import duckdb
@@ -1446,10 +1446,14 @@ class EngineTable(Table):
         """A column as a distinct key: NaN is missing, as `Table.distinct` counts it."""
         column = quote_identifier(name)
         if self.stored[name] == STORED_VALUE:  # as Python's cells hash: 1 and true are one, -0 and 0, false and 0
-            # (an integer's key is its float's text, `i` a double holds: its digits and .0, as under 10^16)
+            # (an integer's key is its float's text where a float equals it: its digits and .0 to 2^53, as under
+            # 10^16; past it, the text of the double it rounds to where that is the integer; else its own digits)
+            digits = f"substr({column}, 2)"
             return (f"CASE WHEN {column} IN ('l', 'u', 'nnan') THEN NULL WHEN {column} = 'b1' THEN 'n1.0' "
-                    f"WHEN {column} IN ('b0', 'n-0.0') THEN 'n0.0' "
-                    f"WHEN left({column}, 1) = 'i' THEN 'n' || substr({column}, 2) || '.0' ELSE {column} END")
+                    f"WHEN {column} IN ('b0', 'n-0.0') THEN 'n0.0' WHEN left({column}, 1) <> 'i' THEN {column} "
+                    f"WHEN CAST({digits} AS BIGINT) BETWEEN -{MAX_EXACT} AND {MAX_EXACT} THEN 'n' || {digits} || '.0' "
+                    f"WHEN CAST(CAST({digits} AS DOUBLE) AS DECIMAL(38, 0)) = CAST({digits} AS DECIMAL(38, 0)) "
+                    f"THEN 'n' || {DOUBLE_TEXT}(CAST({digits} AS DOUBLE)) ELSE {column} END")
         return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column
 
     def selected(self, names: list[str]) -> str:

@@ -2263,7 +2263,7 @@ def _tag_sql(sql: str, letter: str) -> str:
 
 def _exact_in_engine(table: EngineTable, name: str) -> bool:
     """Whether a number column left in the engine holds no integer past what a double holds exactly."""
-    return table.stored[name] != STORED_INTEGER or name in table.exact
+    return table.stored[name] not in (STORED_INTEGER, STORED_VALUE) or name in table.exact
 
 
 def registered_in_place(connection, table: Table) -> bool:
@@ -2280,7 +2280,8 @@ def registered_in_place(connection, table: Table) -> bool:
 def wide_integers(table: Table, name: str) -> bool:
     """Whether a column left in the engine holds integers some of which a double does not hold exactly: Python
     reads them as integers, JavaScript as numbers to 2^53 and as their decimal text past it (`vega.js_cell`)."""
-    return table.kinds.get(name) == NUMBER and in_engine(table, name) and not _exact_in_engine(table, name)
+    return (table.kinds.get(name) == NUMBER and in_engine(table, name) and table.stored[name] == STORED_INTEGER
+            and not _exact_in_engine(table, name))
 
 
 def _wide_integer_cells(sql: str) -> str:
@@ -2297,11 +2298,18 @@ def stored_values(table: Table, name: str) -> bool:
 
 def _value_cells(sql: str) -> str:
     """A `STORED_VALUE` column's JavaScript values of its cells (`vega.js_cell`): NaN, infinities and undefined
-    are null, as the inline data writes them; an integer is its number (its digits and .0: a double holds it,
-    under 10^16); a date its ISO text to the second, as `_js_date` writes it."""
+    are null, as the inline data writes them; an integer is its number to 2^53 (its digits and .0, as under
+    10^16) and its decimal text past it (`_wide_integer_cells`); a date its ISO text to the second, as
+    `_js_date` writes it."""
     return (f"CASE WHEN {sql} IN ('nnan', 'ninf', 'n-inf', 'u') THEN 'l' "
-            f"WHEN left({sql}, 1) = 'i' THEN 'n' || substr({sql}, 2) || '.0' "
+            f"WHEN left({sql}, 1) = 'i' THEN CASE WHEN {_exact_digits(f'substr({sql}, 2)')} "
+            f"THEN 'n' || substr({sql}, 2) || '.0' ELSE 's' || substr({sql}, 2) END "
             f"WHEN left({sql}, 1) = 'D' THEN 's' || substr({sql}, 2, 19) ELSE {sql} END")
+
+
+def _exact_digits(sql: str) -> str:
+    """SQL of whether an integer's digits (at most 64 bits) are of a number a double holds exactly, to 2^53."""
+    return f"CAST({sql} AS BIGINT) BETWEEN -{vega.MAX_EXACT} AND {vega.MAX_EXACT}"
 
 
 def stored_date(table: EngineTable, name: str) -> bool:
@@ -2715,7 +2723,7 @@ def _kept_columns(query: Query, table: EngineTable, measured: dict) -> tuple[dic
             integers[name], sql = integer, f"CAST({sql} AS DOUBLE)"
         if len(alike) > 1:  # cells stored differently (text and numbers, say): each held as its tagged text
             kept = _kept_cell(query, table, state.cell, _kind_before_impute(state.kind), measured, values=True)
-            if kept is None:  # integers a double does not hold among them, say: only Python holds them
+            if kept is None:
                 return None
             sql, alike, _ = kept
         stored, floats, exact = alike.pop() if alike else (STORED_FLOAT, False, False)
@@ -2786,10 +2794,9 @@ def _value_tags(kind, measured: dict) -> bool:
 def _value_text(sql: str, spec: tuple) -> str | None:
     """A cell stored as `spec`, as the tagged text a `STORED_VALUE` column holds (`sources._value_cell` reads it
     back as the same cell): ``n`` and a float's shortest text (Python's), ``i`` and an integer's digits (a
-    complete integer column's, which a double holds), ``s`` and a text, ``b1``/``b0``, ``D`` and a date's
-    ISO text to the microsecond; a missing cell is null. None for integers a double does not hold (only
-    Python holds those beside other kinds)."""
-    stored, floats, exact = spec
+    complete integer column's, past 2^53 too), ``s`` and a text, ``b1``/``b0``, ``D`` and a date's ISO text to
+    the microsecond; a missing cell is null."""
+    stored, floats, _ = spec
     if stored == STORED_VALUE:
         return sql
     if stored == STORED_DATE:
@@ -2800,7 +2807,7 @@ def _value_text(sql: str, spec: tuple) -> str | None:
         return f"CASE WHEN {sql} THEN 'b1' WHEN NOT {sql} THEN 'b0' END"
     if stored == STORED_FLOAT or (stored == STORED_INTEGER and floats):
         return f"('n' || {DOUBLE_TEXT}(CAST({sql} AS DOUBLE)))"
-    if stored == STORED_INTEGER and exact:
+    if stored == STORED_INTEGER:
         return f"('i' || CAST(CAST({sql} AS BIGINT) AS VARCHAR))"
     return None
 
