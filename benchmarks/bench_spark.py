@@ -101,6 +101,12 @@ CHARTS = {**PEER_SPECS, "running": "data: {path: runs.parquet}\ntransform:\n  - 
           "labelled": "data: {path: runs.parquet}\ntransform:\n"
                       "  - calculate: \"datum.loss > 0.9 ? 'high' : datum.run\"\n    as: label\nmark: bar\n"
                       "encoding:\n  x: {field: label, type: nominal}\n  y: {aggregate: count}\n",
+          # A run's name (text) and its loss folded into one field, the names and the lowest losses counted: before,
+          # a field of cells stored differently read every row back; now each cell is kept as its tagged text.
+          "folded_kinds": "data: {path: runs.parquet}\ntransform:\n"
+                          "  - calculate: \"'run ' + datum.run\"\n    as: name\n  - fold: [name, loss]\n"
+                          "  - filter: \"datum.key === 'name' || datum.value < 2.8\"\nmark: bar\n"
+                          "encoding:\n  x: {field: value, type: nominal}\n  y: {aggregate: count}\n",
           # The fits over the same rows as a CSV file (written once beside the Parquet), which DuckDB types here: a
           # local Spark scans them as a Parquet file DuckDB writes; one that cannot read this machine's files (a
           # Spark Connect URL as `--master`) is sent the rows, in parts (before, as one Arrow table held whole).
