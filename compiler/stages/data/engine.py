@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import duckdb
 
 from ...infra.paper import ENGINES
-from .settings import DEFAULT_MASTER, EngineUnavailable, SparkSettings
+from .settings import DEFAULT_MASTER, DOUBLE_TEXT, EngineUnavailable, SparkSettings
 
 __all__ = ["DEFAULT_MASTER", "ENGINES", "EngineUnavailable", "SparkSettings", "connect", "connect_duckdb",
            "current_engine", "quote_identifier", "quote_text", "use_engine"]
@@ -82,9 +82,6 @@ def connect_duckdb() -> duckdb.DuckDBPyConnection:
     connection.execute(f"CREATE TEMP MACRO {DOUBLE_TEXT}(x) AS CAST(x AS VARCHAR)")
     return connection
 
-
-# The SQL function of a double's text as Python's `repr` writes it ('0.1', '1e+20', 'nan', '-inf'), on each engine.
-DOUBLE_TEXT = "double_text"
 
 
 def quote_identifier(name: str) -> str:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 # Local mode's default: two worker threads.
 DEFAULT_MASTER = "local[2]"
+# The SQL function of a double's text as Python's `repr` writes it ('0.1', '1e+20', 'nan', '-inf'), on each engine.
+DOUBLE_TEXT = "double_text"
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,7 @@ from pathlib import Path
 import duckdb
 
 from ...infra.table import DateOutOfRange
-from .engine import DOUBLE_TEXT
-from .settings import EngineUnavailable, SparkSettings
+from .settings import DOUBLE_TEXT, EngineUnavailable, SparkSettings
 
 # The Spark settings every session gets, and why.
 SESSION_CONF = {
@@ -498,7 +497,7 @@ class SparkConnection:
         # as a Parquet file it scans in parallel (`staging_file`), not as Arrow batches held by its driver.
         self.reads_local_files = not self.remote and session.sparkContext.master.startswith("local")
         self.staged: list = []  # the removals of those files' folders
-        # A double's text as Python's `repr` writes it (`engine.DOUBLE_TEXT`): Java's Double.toString writes
+        # A double's text as Python's `repr` writes it (`settings.DOUBLE_TEXT`): Java's Double.toString writes
         # '1.0E20', and before Java 19 not always the shortest digits.
         self.create_function(DOUBLE_TEXT, _double_text, ["DOUBLE"], "VARCHAR")
 
