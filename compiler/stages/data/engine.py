@@ -83,7 +83,6 @@ def connect_duckdb() -> duckdb.DuckDBPyConnection:
     return connection
 
 
-
 def quote_identifier(name: str) -> str:
     """A column or table name as a SQL identifier, whatever its characters."""
     return '"' + name.replace('"', '""') + '"'
