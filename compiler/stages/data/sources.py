@@ -1451,7 +1451,7 @@ class EngineTable(Table):
             digits = f"substr({column}, 2)"
             return (f"CASE WHEN {column} IN ('l', 'u', 'nnan') THEN NULL WHEN {column} = 'b1' THEN 'n1.0' "
                     f"WHEN {column} IN ('b0', 'n-0.0') THEN 'n0.0' WHEN left({column}, 1) <> 'i' THEN {column} "
-                    f"WHEN CAST({digits} AS BIGINT) BETWEEN -{MAX_EXACT} AND {MAX_EXACT} THEN 'n' || {digits} || '.0' "
+                    f"WHEN {exact_integer_sql(digits)} THEN 'n' || {digits} || '.0' "
                     f"WHEN CAST(CAST({digits} AS DOUBLE) AS DECIMAL(38, 0)) = CAST({digits} AS DECIMAL(38, 0)) "
                     f"THEN 'n' || {DOUBLE_TEXT}(CAST({digits} AS DOUBLE)) ELSE {column} END")
         return f"CASE WHEN NOT isnan({column}) THEN {column} END" if self.stored[name] == STORED_FLOAT else column
@@ -1499,6 +1499,11 @@ class EngineTable(Table):
                 values = [None if v is None else float(v) for v in values]
             out[name] = values
         return out
+
+
+def exact_integer_sql(sql: str) -> str:
+    """SQL of whether an integer (or its digits, at most 64 bits) is one a double holds exactly: to 2^53."""
+    return f"CAST({sql} AS BIGINT) BETWEEN -{MAX_EXACT} AND {MAX_EXACT}"
 
 
 def _value_cell(text: str | None):

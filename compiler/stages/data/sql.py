@@ -72,7 +72,7 @@ from . import vega, window
 from .engine import DOUBLE_TEXT, quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
-from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, in_engine, register_arrays
+from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, exact_integer_sql, in_engine, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 TAG = "tag"  # a column of `_Chain.tag`'s letters (a probe of cells' kinds), held as text
@@ -2287,7 +2287,7 @@ def wide_integers(table: Table, name: str) -> bool:
 def _wide_integer_cells(sql: str) -> str:
     """A wide integer column's cells as `Codec` text: a number to 2^53 (whose shortest text in Python is its
     digits and ``.0``, under 10^16), its decimal text past it, null."""
-    return (f"CASE WHEN {sql} IS NULL THEN 'l' WHEN {sql} BETWEEN -{vega.MAX_EXACT} AND {vega.MAX_EXACT} "
+    return (f"CASE WHEN {sql} IS NULL THEN 'l' WHEN {exact_integer_sql(sql)} "
             f"THEN 'n' || CAST({sql} AS VARCHAR) || '.0' ELSE 's' || CAST({sql} AS VARCHAR) END")
 
 
@@ -2302,14 +2302,9 @@ def _value_cells(sql: str) -> str:
     10^16) and its decimal text past it (`_wide_integer_cells`); a date its ISO text to the second, as
     `_js_date` writes it."""
     return (f"CASE WHEN {sql} IN ('nnan', 'ninf', 'n-inf', 'u') THEN 'l' "
-            f"WHEN left({sql}, 1) = 'i' THEN CASE WHEN {_exact_digits(f'substr({sql}, 2)')} "
+            f"WHEN left({sql}, 1) = 'i' THEN CASE WHEN {exact_integer_sql(f'substr({sql}, 2)')} "
             f"THEN 'n' || substr({sql}, 2) || '.0' ELSE 's' || substr({sql}, 2) END "
             f"WHEN left({sql}, 1) = 'D' THEN 's' || substr({sql}, 2, 19) ELSE {sql} END")
-
-
-def _exact_digits(sql: str) -> str:
-    """SQL of whether an integer's digits (at most 64 bits) are of a number a double holds exactly, to 2^53."""
-    return f"CAST({sql} AS BIGINT) BETWEEN -{vega.MAX_EXACT} AND {vega.MAX_EXACT}"
 
 
 def stored_date(table: EngineTable, name: str) -> bool:
