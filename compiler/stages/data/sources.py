@@ -44,7 +44,8 @@ from ...infra.table import (BOOLEAN, DATE, FALSE_WORDS, INTEGER_RANGE, MISSING_W
                             DateOutOfRange,
                             Table, TableError,
                             from_typed_columns, integer_array, json_value, read_header, record_names, sample_key_sql)
-from .engine import DOUBLE_TEXT, quote_identifier, quote_text
+from .engine import quote_identifier, quote_text
+from .settings import DOUBLE_TEXT
 
 if TYPE_CHECKING:
     import duckdb

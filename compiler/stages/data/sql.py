@@ -69,9 +69,10 @@ from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, Aggreg
                               FieldPredicate, Filter, Fold, Impute, JoinAggregate, Lookup, Pivot, SelectionPredicate,
                               Transform, Window, WindowOp, arg_field)
 from . import vega, window
-from .engine import DOUBLE_TEXT, quote_identifier, quote_text
+from .engine import quote_identifier, quote_text
 from .interpret import Rows, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
+from .settings import DOUBLE_TEXT
 from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, exact_integer_sql, in_engine, register_arrays
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
@@ -2281,7 +2282,7 @@ def wide_integers(table: Table, name: str) -> bool:
     """Whether a column left in the engine holds integers some of which a double does not hold exactly: Python
     reads them as integers, JavaScript as numbers to 2^53 and as their decimal text past it (`vega.js_cell`)."""
     return (table.kinds.get(name) == NUMBER and in_engine(table, name) and table.stored[name] == STORED_INTEGER
-            and not _exact_in_engine(table, name))
+            and name not in table.exact)
 
 
 def _wide_integer_cells(sql: str) -> str:
@@ -2302,8 +2303,7 @@ def _value_cells(sql: str) -> str:
     10^16) and its decimal text past it (`_wide_integer_cells`); a date its ISO text to the second, as
     `_js_date` writes it."""
     return (f"CASE WHEN {sql} IN ('nnan', 'ninf', 'n-inf', 'u') THEN 'l' "
-            f"WHEN left({sql}, 1) = 'i' THEN CASE WHEN {exact_integer_sql(f'substr({sql}, 2)')} "
-            f"THEN 'n' || substr({sql}, 2) || '.0' ELSE 's' || substr({sql}, 2) END "
+            f"WHEN left({sql}, 1) = 'i' THEN {_wide_integer_cells(f'CAST(substr({sql}, 2) AS BIGINT)')} "
             f"WHEN left({sql}, 1) = 'D' THEN 's' || substr({sql}, 2, 19) ELSE {sql} END")
 
 
