@@ -22,6 +22,7 @@ import vl_convert
 from chartc import errors
 from chartc.errors import SpecError
 from chartc.stages.data import read as read_stage
+from chartc.stages.data import sql
 from chartc.infra.table import NUMBER, STORED_INTEGER, TEXT
 from chartc.stages.data.sources import EngineTable, KeptOrigin, materialise
 from chartc.trends.methods.loess import Loess
@@ -1095,3 +1096,68 @@ def test_booleans_beside_a_gap_keep_the_rows_in_the_engine(flagged, fetched, mon
         unflagged = [i for i in range(40 * RUNS) if i % 7 == 0 or i % 5 != 0]  # null or false: not truthy
         assert len(rows) == len(unflagged) and {row["flag"] for row in rows} == {False, None}
         assert {row["note"] for row in rows} == {None}
+
+
+# ------------------------------------------------------------------ a layer read into Python whole: bounded
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """2,000 rows of a sweep's logs: few enough to lower the bound on rows read into Python below and above."""
+    return parquet_folder(tmp_path_factory, "small.parquet",
+                          f"SELECT i % {RUNS} AS run, 'run ' || (i % {RUNS}) AS name, i // {RUNS} AS step, "
+                          f"1.0 + (i % 7) / 4 AS loss FROM range(2000) AS t(i)")
+
+
+# Steps the engine does not compute as Vega does, whose layer's rows come back to Python whole; where E416
+# points (line, column, spec path), the rows it counts, and why.
+READ_WHOLE = [
+    ("transform:\n  - calculate: \"datum.run ? datetime(2024, datum.run, 1) : 'none'\"\n    as: when\n"
+     "  - {impute: loss, key: step, groupby: [when], value: 0}\nmark: bar\nencoding:\n"
+     "  x: {field: when, type: nominal}\n  y: {aggregate: count}\n",
+     (2, 5, ("transform", 0)), len({i // RUNS for i in range(2000)}) * RUNS,
+     "its values are of several kinds among which a date or an array, which only Python holds beside others"),
+    ("transform:\n  - filter: datum.loss > 1\n  - calculate: \"datum.run ? [datum.step] : datum.name\"\n    as: list\n"
+     "mark: bar\nencoding:\n  x: {field: name}\n  y: {aggregate: count}\n",
+     (3, 5, ("transform", 1)), sum(1 + (i % 7) / 4 > 1 for i in range(2000)),
+     "its values are of several kinds among which a date or an array, which only Python holds beside others"),
+    ("transform:\n  - calculate: \"datetime(2024, 0, 1 + datum.step % 3)\"\n    as: day\n"
+     "  - pivot: day\n    value: loss\n    groupby: [name]\nmark: bar\nencoding:\n  x: {field: name}\n"
+     "  y: {aggregate: count}\n",
+     (4, 5, ("transform", 1)), 2000, "the engine does not compute a pivot on objects (equal only to themselves) as "
+                                     "Vega does"),
+    ("transform:\n  - aggregate: [{op: mean, field: loss, as: mean}]\n    groupby: [step]\nmark: line\n"
+     "encoding:\n  x: {field: step, type: quantitative}\n  y: {field: mean, type: quantitative}\n",
+     (2, 5, ("transform", 0)), len({i // RUNS for i in range(2000)}), "the rows after its aggregate are read whole"),
+]
+
+
+@pytest.mark.parametrize("drawn, where, count, why", READ_WHOLE,
+                         ids=["dates among text as an impute's groups", "an array beside text", "a pivot on dates",
+                              "an aggregate's groups"])
+def test_a_layer_read_whole_past_the_bound_is_refused_at_its_step(small, fetched, monkeypatch, drawn, where, count,
+                                                                  why):
+    """Past `MAX_PULLED_ROWS` (lowered here to fewer rows than the layer's), a layer the engine cannot keep is
+    refused at the step that makes it so, having fetched at most one row past the bound: what comes back to
+    Python, on a cluster its driver, stays bounded. Before, every row came back, whatever their number (the
+    counts of the rows come from Python's own arithmetic over the generated rows)."""
+    monkeypatch.setattr(sql, "MAX_PULLED_ROWS", 600)
+    with pytest.raises(SpecError) as raised:
+        compiled(small, "data: {path: small.parquet}\n" + drawn)
+    error, = raised.value.errors
+    line, column, path = where
+    assert (error.code, error.message, error.hint) == ("E416", errors.rows_pulled_past_limit(count, 600, why),
+                                                       errors.rows_pulled_past_limit_hint())
+    assert (error.location.line, error.location.column, tuple(error.path)) == (line + 1, column, path)
+    # (an aggregate's groups are read up to one past the bound, the query run once; other rows counted first)
+    assert max(fetched, default=0) == (601 if "- aggregate" in drawn else 0)
+
+
+@pytest.mark.parametrize("drawn", [case[0] for case in READ_WHOLE[:2] + READ_WHOLE[3:]],
+                         ids=["dates among text as an impute's groups", "an array beside text", "an aggregate's groups"])
+def test_a_layer_read_whole_within_the_bound_is_the_chart_over_the_rows_read(small, fetched, monkeypatch, drawn):
+    """At the bound (the layer's rows exactly), the layer is read as before: the chart over the rows read into
+    Python, byte for byte."""
+    monkeypatch.setattr(sql, "MAX_PULLED_ROWS", 2000)
+    text = "data: {path: small.parquet}\n" + drawn
+    assert json.dumps(compiled(small, text).vega_lite) == json.dumps(eager(small, text, monkeypatch).vega_lite)
+

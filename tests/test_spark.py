@@ -334,6 +334,35 @@ def test_a_smoother_past_its_limit_is_refused_on_spark_before_a_row_is_fetched(s
             "run", "run-0", errors.trend_too_many_rows("loess", ROWS // 4, 50_000))
 
 
+@pytest.mark.parametrize("drawn, why", [
+    ("transform:\n  - calculate: \"datum.step % 2 ? [datum.step] : 'none'\"\n    as: listed\n"
+     "mark: bar\nencoding:\n  x: {field: run, type: nominal}\n  y: {aggregate: count}\n",
+     "its values are of several kinds among which a date or an array, which only Python holds beside others"),
+    ("transform:\n  - calculate: \"datetime(2024, 0, 1 + datum.step % 3)\"\n    as: day\n"
+     "  - pivot: day\n    value: loss\n    groupby: [run]\nmark: bar\nencoding:\n  x: {field: run}\n"
+     "  y: {aggregate: count}\n",
+     "the engine does not compute a pivot on objects (equal only to themselves) as Vega does"),
+], ids=["an array beside text", "a pivot on dates"])
+def test_a_layer_read_whole_past_the_bound_is_refused_on_spark_as_on_duckdb(spark, runs, monkeypatch, drawn, why):
+    """A layer whose rows the engine cannot keep is refused past `MAX_PULLED_ROWS` (lowered here) at its step,
+    with DuckDB's message, having brought no row to the driver (the rows are counted where they are)."""
+    from chartc import errors
+    from chartc.stages.data import sql
+
+    monkeypatch.setattr(sql, "MAX_PULLED_ROWS", 5_000)
+    spec = runs / "read_whole.yaml"
+    spec.write_text("data: {path: runs.parquet}\n" + drawn, encoding="utf-8")
+    messages = []
+    for engine in ("duckdb", "spark"):
+        with counted_fetches() as fetched, pytest.raises(SpecError) as raised:
+            chartc.load(spec, full=False, engine=engine)
+        error, = raised.value.errors
+        messages.append((error.code, error.message, error.location.line, error.location.column))
+        assert max(fetched, default=0) == 0  # (counted where the rows are: none read)
+    assert messages[0] == messages[1] == ("E416", errors.rows_pulled_past_limit(ROWS, 5_000, why),
+                                          *((3, 5) if "pivot" not in drawn else (5, 5)))
+
+
 def test_project_file_chooses_spark_and_the_command_line_wins(spark, tmp_path):
     project = tmp_path / "project"
     project.mkdir()

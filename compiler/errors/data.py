@@ -434,6 +434,29 @@ def date_out_of_range_hint() -> str:
             "a quantity (type: quantitative)")
 
 
+@code("E416", hint="rows_pulled_past_limit_hint")
+def rows_pulled_past_limit(count: int, limit: int, why: str) -> str:
+    """A layer whose rows would all be read into Python, past the limit of such rows.
+
+    Rows left in the engine (a Parquet or Arrow file, a large CSV or JSON file, a table of the
+    engine's catalog) are filtered, computed, aggregated, reduced and fitted there, at any number of
+    rows: only the marks drawn come back. A few steps the engine does not compute as Vega does (a
+    value of several kinds among which a date or an array, an impute that may set such a value, a
+    pivot on dates, an expression only the renderer runs) need every row of the layer in Python,
+    where their memory grows with the rows (on a cluster, in its driver). Past the limit they are
+    refused before a row is read rather than exhaust the machine. Give the step's value one kind
+    (`toString(...)`, `toNumber(...)`, `time(...)` for a date's milliseconds), or filter or aggregate
+    the rows first in steps the engine runs.
+    """
+    return (f"this layer's {count:,} rows would all be read into Python ({why}), past the limit of "
+            f"{limit:,} rows chartc reads so")
+
+
+def rows_pulled_past_limit_hint() -> str:
+    return ("give the value one kind (e.g. toString(...), toNumber(...), or time(...) for a date's milliseconds), "
+            "or filter or aggregate the rows first, in steps the engine runs")
+
+
 @code("E411")
 def data_nested(field: str, index: int) -> str:
     """Nested values in a data column.

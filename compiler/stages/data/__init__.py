@@ -35,7 +35,7 @@ from .encoded import Encoded, aggregate_encoding, binnable, line_columns, reduce
 from .intervals import interval_encoding, wants_interval
 from .lookup import chart_lookups, lookup_identities, lookup_table, lookup_types, lookup_warnings
 from .engine import connect
-from .sql import evaluate_layers
+from .sql import evaluate_layers, pulled_too_many
 from .sql import pivot_columns as engine_pivot_columns
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
 from .sources import SOURCE, EngineTable, in_engine, is_table, materialise, register_frame, write_rows
@@ -141,8 +141,8 @@ def pivot_columns(chart: Chart, table: Table) -> dict | None:
     lazy = isinstance(table, EngineTable)
     with contextlib.nullcontext(table.connection) if lazy else contextlib.closing(connect()) as connection:
         pivots = engine_pivot_columns(connection, chart, table, fields.layers, fields.shared)
-    if pivots is not None:
-        return pivots
+    if pivots is not None or pulled_too_many(table):  # (past the bound the layers are refused: `evaluate_layers`)
+        return pivots or {}
     pivots = {}
     interpret_layers(chart, table, fields.layers, fields.shared, pivots)
     return pivots

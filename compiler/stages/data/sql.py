@@ -61,6 +61,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ... import errors as msg
 from ...infra.table import (BOOLEAN, DATE, NUMBER, STORED_BOOLEAN, STORED_DATE, STORED_FLOAT, STORED_INTEGER, STORED_TEXT,
                             STORED_VALUE, TEXT, DateOutOfRange, Table, integer_array, scannable)
 from ...ir import expressions as ex
@@ -70,7 +71,7 @@ from ...ir.transforms import (ARG_OPS, RANKING_OPS, VALUE_OPS, Aggregate, Aggreg
                               Transform, Window, WindowOp, arg_field)
 from . import vega, window
 from .engine import quote_identifier, quote_text
-from .interpret import Rows, pivot_keys
+from .interpret import Rows, Unknowable, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
 from .settings import DOUBLE_TEXT
 from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, exact_integer_sql, in_engine, register_arrays
@@ -133,7 +134,12 @@ MAX_INDEXED_BINS = 100_000
 
 
 class NotCompiled(Exception):
-    """A chain this module does not compile to SQL (the caller says why the rows cannot be known)."""
+    """A chain this module does not compile to SQL (the caller says why the rows cannot be known).
+
+    `step`: the transform that does not compile (set by `compile_chain`), or None.
+    """
+
+    step = None
 
 
 # ------------------------------------------------------------------ JavaScript values as text
@@ -2224,7 +2230,11 @@ def compile_chain(view: str, table: Table, chain: tuple[Transform, ...], top: di
         if index and gaps[index]:
             state.parse(gaps[index])
         state.later = chain[index + 1:]
-        STEPS[type(step)](state, step, emitted[index])
+        try:
+            STEPS[type(step)](state, step, emitted[index])
+        except NotCompiled as error:  # (where a refusal of the layer's rows points: `evaluate_layers`)
+            error.step = error.step or step
+            raise
     return state.finish(any(not isinstance(step, (Calculate, Window, JoinAggregate, Lookup)) for step in chain))
 
 
@@ -2394,8 +2404,9 @@ def fetch_rows(connection, sql: str, functions: list, errors: list) -> list:
         return connection.execute(sql).fetchall()
 
 
-def run_query(connection, query: Query, table: Table):
+def run_query(connection, query: Query, table: Table, limit: int | None = None):
     """Run a query; its rows as a `Table`, and each row's data row (None when no transform changes the rows).
+    With `limit`, its first `limit` rows at most.
 
     Raises:
         ex.Unsupported, ex.EvaluationError, RecursionError: an expression Vega
@@ -2404,7 +2415,7 @@ def run_query(connection, query: Query, table: Table):
     for name, arrays in query.relations:
         register_arrays(connection, name, arrays)
     with calling(connection, query.functions, query.errors):
-        cursor = connection.execute(query.sql)
+        cursor = connection.execute(query.sql if limit is None else f"{query.sql} LIMIT {limit}")
         names = [column[0] for column in cursor.description]
         rows = cursor.fetchall()
     at = {name: index for index, name in enumerate(names)}
@@ -2573,8 +2584,9 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
     result = []
     for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):
         chain = chart.transforms(layer)
-        if layer.mark is not None and conflicting:
-            result.append(None)
+        if layer.mark is not None and conflicting:  # (the interpreter's: it reads every row, up to the bound)
+            result.append(_refused_read(layer, types, len(table), layer, "Vega-Lite parses one of its fields two "
+                                        "ways") if pulled_too_many(table) else None)
             continue
         parses = _top_parses(layer, facet, common, gaps)
         keepable = registered_in_place(connection, table) and all(type(step) in KEPT_STEPS for step in chain)
@@ -2585,11 +2597,15 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
             # An impute's rows, made by joins over every row, are held: not made again by each query over them.
             kept = (kept_rows(connection, query, table, costly=any(type(step) is Impute for step in chain))
                     if keepable else None)
-        except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error):
-            result.append(None)
+        except (NotCompiled, RecursionError, ex.Unsupported, ex.EvaluationError, duckdb.Error) as error:
+            # The interpreter reads every row of the table: refused past the bound, before a row is read
+            result.append(_refused_read(layer, types, len(table), getattr(error, "step", None)
+                                        or _last_node(layer, chain), _not_computed(error))
+                          if pulled_too_many(table) else None)
             continue
         if kept is None and query.kinds_at is not None:  # kinds only the kept rows measure: the interpreter's
-            result.append(None)
+            result.append(_refused_read(layer, types, len(table), *_unkept(layer, chain, query))
+                          if pulled_too_many(table) else None)
             continue
         if kept is not None:
             # The layer's rows stay where they are: a fit sums them there, an encoding aggregates them there
@@ -2598,20 +2614,42 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
             origin = KeptOrigin(kept) if query.changes_rows else None
             result.append(Rows(layer, dict(types), kept, origin, {}, None, len(kept)))
             continue
+        bounded = pulled_too_many(table)
         if query.sql not in done:
             try:
-                done[query.sql] = run_query(connection, query, table)
-            except (ex.Unsupported, ex.EvaluationError, RecursionError, duckdb.Error):
+                done[query.sql] = _read_rows(connection, query, table, keepable) if bounded else run_query(
+                    connection, query, table)
+            except (ex.Unsupported, ex.EvaluationError, RecursionError, duckdb.Error) as error:
                 # Only Vega knows these rows (or the engine failed on them): the interpreter says why.
-                done[query.sql] = None
-        if done[query.sql] is None:
-            result.append(None)
-            continue
-        rows, origin = done[query.sql]
-        result.append(Rows(layer, dict(types), rows, origin, {}, None, len(rows)))
+                done[query.sql] = error
+        read = done[query.sql]
+        if isinstance(read, Exception):
+            result.append(_refused_read(layer, types, len(table), _last_node(layer, chain), _not_computed(read))
+                          if bounded else None)
+        elif isinstance(read, int):
+            result.append(_refused_read(layer, types, read, *_unkept(layer, chain, query)))
+        else:
+            rows, origin = read
+            result.append(Rows(layer, dict(types), rows, origin, {}, None, len(rows)))
     return tuple(result)
 
 
+def _read_rows(connection, query: Query, table: EngineTable, keepable: bool):
+    """A compiled layer's rows read into Python, as `run_query`'s, up to `MAX_PULLED_ROWS`; past it, their
+    number, having read at most one row past the bound. The rows of steps kept elsewhere may be every row: they
+    are counted first (the count needs no value a calculate makes, which the engine leaves out). Others (an
+    aggregate's groups, most often few) are read up to one past the bound, the query run once, and counted only
+    past it."""
+    if keepable and (count := _counted(connection, query)) > MAX_PULLED_ROWS:
+        return count
+    read = run_query(connection, query, table, MAX_PULLED_ROWS + 1)
+    return _counted(connection, query) if len(read[0]) > MAX_PULLED_ROWS else read
+
+
+# The most rows of a layer left in the engine that are read into Python whole, for a step the engine does not
+# compute as Vega does: past it the layer is refused before a row is read (E416), so what comes back to Python
+# (on a cluster, its driver) stays bounded.
+MAX_PULLED_ROWS = 1_000_000
 # The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, one of a fold, or one
 # an impute added.
 KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup, Impute)
@@ -2679,6 +2717,55 @@ def kept_rows(connection, query: Query, table: EngineTable, costly: bool = False
                                  integers=marks, kinds_from=kinds_from)
     except (duckdb.Error, ex.Unsupported, ex.EvaluationError, RecursionError):
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
+
+
+def pulled_too_many(table: Table) -> bool:
+    """Whether reading every row of `table` into Python would pass `MAX_PULLED_ROWS` (only rows left in the
+    engine are read so: others are in Python already)."""
+    return isinstance(table, EngineTable) and len(table) > MAX_PULLED_ROWS
+
+
+def _refused_read(layer, types: dict, count: int, node, why: str) -> Rows:
+    """A layer whose `count` rows Python would read whole, past `MAX_PULLED_ROWS`: refused at `node` (E416, by
+    the check stage) before a row is read."""
+    unknowable = Unknowable(node, msg.rows_pulled_past_limit(count, MAX_PULLED_ROWS, why), thrown=True,
+                            hint=msg.rows_pulled_past_limit_hint())
+    return Rows(layer, dict(types), None, None, {}, unknowable, count)
+
+
+def _not_computed(error: Exception) -> str:
+    """Why a chain that does not compile (or run) in the engine needs the interpreter, in E416's words."""
+    if isinstance(error, NotCompiled):
+        return f"the engine does not compute {error.args[0]} as Vega does"
+    if isinstance(error, ex.Unsupported):
+        return f"only the renderer computes {error}"
+    return "a step the engine does not compute as Vega does"
+
+
+def _last_node(layer, chain: tuple):
+    """The last transform of a layer's chain (the rows it makes are those read), or the layer without one."""
+    return chain[-1] if chain else layer
+
+
+def _unkept(layer, chain: tuple, query: Query) -> tuple:
+    """Where E416 points, and why in its words, for a layer whose compiled rows are read rather than kept: the
+    first step whose rows are never kept (an aggregate's, a pivot's, a density's: `KEPT_STEPS`), else the last
+    step making a value of any kind (whose cells SQL does not hold as Python does)."""
+    made = next((step for step in chain if type(step) not in KEPT_STEPS), None)
+    if made is not None:
+        return made, f"the rows after its {type(made).__name__.lower()} are read whole"
+    anything = {name for name, state in query.fields.items() if state.value.kind == ANY}
+    return (next((step for step in reversed(chain) if anything & set(step.makes())), _last_node(layer, chain)),
+            "its values are of several kinds among which a date or an array, which only Python holds beside others")
+
+
+def _counted(connection, query: Query) -> int:
+    """The number of rows a query makes, counted by the engine (nothing else is read)."""
+    for name, arrays in query.relations:
+        register_arrays(connection, name, arrays)
+    with calling(connection, query.functions, query.errors):
+        (count,), = connection.execute(f"{query.steps}SELECT count(*) FROM {query.last}").fetchall()
+    return count
 
 
 def _kept_shape(cell: tuple) -> str | None:
