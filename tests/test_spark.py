@@ -337,7 +337,8 @@ def test_a_smoother_past_its_limit_is_refused_on_spark_before_a_row_is_fetched(s
 @pytest.mark.parametrize("drawn, why", [
     ("transform:\n  - calculate: \"datum.step % 2 ? [datum.step] : 'none'\"\n    as: listed\n"
      "mark: bar\nencoding:\n  x: {field: run, type: nominal}\n  y: {aggregate: count}\n",
-     "its values are of several kinds among which a date or an array, which only Python holds beside others"),
+     ("its values are ones only Python holds: an array or another object beside other kinds, a date past the year "
+      "9999, Dates as an impute's keys or groups")),
     ("transform:\n  - calculate: \"datetime(2024, 0, 1 + datum.step % 3)\"\n    as: day\n"
      "  - pivot: day\n    value: loss\n    groupby: [run]\nmark: bar\nencoding:\n  x: {field: run}\n"
      "  y: {aggregate: count}\n",
@@ -797,12 +798,20 @@ def test_a_value_of_several_kinds_stays_on_spark(spark, tmp_path, drawn):
      "mark: bar\nencoding:\n  x: {field: value, type: nominal}\n  y: {aggregate: count}\n", 7),
     ("impute: odd, key: at, groupby: [name], value: 0}\n  - {filter: \"datum.odd === 0 && datum.name === 'run 1'\"",
      "mark: point\nencoding:\n  x: at\n  y: odd\n  tooltip: [{field: at, type: nominal}]\n", 2286),
+    ("calculate: \"datum.run === 0 ? datetime(2024, 0, 1 + datum.step % 3, 0, 0, 0, datum.step % 2) : datum.run === 1 "
+     "? 'far' : datum.step % 4\", as: when", "mark: bar\nencoding:\n  x: {field: when, type: nominal}\n"
+     "  y: {aggregate: count}\n", 11),
+    ("calculate: \"datum.run ? datetime(datum.run === 1 ? NaN : 1969, 11, 31, 23, 59, 59, datum.step % 1000) : "
+     "'none'\", as: when}\n  - {fold: [when, name]", "mark: bar\nencoding:\n  x: {field: value, type: nominal}\n"
+     "  y: {aggregate: count}\n", 1004),
 ], ids=["text and integers folded", "booleans and odd floats folded", "text fill beside integers",
-        "a computed value and odd floats folded", "keys added beside dates"])
+        "a computed value and odd floats folded", "keys added beside dates", "a date beside text and numbers",
+        "dates to the millisecond, an invalid one and text folded"])
 def test_cells_stored_differently_stay_on_spark(spark, tmp_path, steps, drawn, most):
     """A field of cells stored differently, held in Spark as tagged values (a float's text Python's, as DuckDB
     writes it: 1e+20, 1e-05, nan, -0.0, inf; the computed 1e-5 and the data's one category; a date to the
-    microsecond): DuckDB's bytes, and no fetch of more rows than drawn."""
+    microsecond; a computed Date beside text, before 1970 too, an Invalid Date none): DuckDB's bytes, and no
+    fetch of more rows than drawn."""
     with counted_fetches() as fetched:
         same_bytes_over_a_query(
             tmp_path, "SELECT i // 3 AS step, i % 3 AS run, 'run ' || (i % 3) AS name, i % 5 = 0 AS flag, "

@@ -441,7 +441,7 @@ def rows_pulled_past_limit(count: int, limit: int, why: str) -> str:
     Rows left in the engine (a Parquet or Arrow file, a large CSV or JSON file, a table of the
     engine's catalog) are filtered, computed, aggregated, reduced and fitted there, at any number of
     rows: only the marks drawn come back. A few steps the engine does not compute as Vega does (a
-    value of several kinds among which a date or an array, an impute that may set such a value, a
+    value of several kinds among which an array or another object, Dates as an impute's keys or groups, a
     pivot on dates, an expression only the renderer runs) need every row of the layer in Python,
     where their memory grows with the rows (on a cluster, in its driver). Past the limit they are
     refused before a row is read rather than exhaust the machine. Give the step's value one kind

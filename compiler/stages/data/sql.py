@@ -1670,7 +1670,8 @@ class _Chain:
                      self.codec, self.errors, self.relations, f"WITH {ctes}\n", last, measured, raw, self.kinds_at)
 
     def tag(self, column: Column) -> str:
-        """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other."""
+        """SQL naming the kind of cell a value becomes (`_kind_of_tags`): n none, N NaN, f float, s, b, d, o other;
+        S an object's text and Y a date past Python's years (cells only Python makes)."""
         sql = column.sql
         if column.kind == TAG:  # a column of tags already
             return sql
@@ -1679,10 +1680,14 @@ class _Chain:
         if column.kind in tags:
             return tags[column.kind]
         # A value of any kind: the tag of its cell (`vega.python_cell`) from its text's (`Codec`), in SQL: undefined
-        # and an Invalid Date have none, an array or a mapping is 'o', another object's cell is its text.
+        # and an Invalid Date have none, an array or a mapping is 'o'. Two are cells only Python makes: another
+        # object's, its text ('S': the object is Python's), and a Date past Python's years ('Y': refused there).
+        time = f"CAST(substr({sql}, 2) AS DOUBLE)"
         return (f"CASE WHEN {sql} IS NULL OR {sql} IN ('l', 'u', 'dnan', 'dinf', 'd-inf') THEN 'n' "
-                f"WHEN {sql} = 'nnan' THEN 'N' WHEN left({sql}, 1) = 'n' THEN 'f' WHEN left({sql}, 1) = 'O' THEN 's' "
-                f"WHEN left({sql}, 1) IN ('s', 'b', 'd') THEN left({sql}, 1) ELSE 'o' END")
+                f"WHEN {sql} = 'nnan' THEN 'N' WHEN left({sql}, 1) = 'n' THEN 'f' WHEN left({sql}, 1) = 'O' THEN 'S' "
+                f"WHEN left({sql}, 1) = 'd' THEN CASE WHEN {time} BETWEEN {vega.FIRST_TIME} AND {vega.LAST_TIME} "
+                f"THEN 'd' ELSE 'Y' END "
+                f"WHEN left({sql}, 1) IN ('s', 'b') THEN left({sql}, 1) ELSE 'o' END")
 
 
 def _probes_of(kind) -> list:
@@ -2471,8 +2476,9 @@ def _resolve(kind, measured: dict) -> str | None:
 
 
 def _kind_of_tags(count: int, tags: set) -> str | None:
-    """`vega.column_kind` from which kinds of cell a column holds."""
-    present = tags - {"n", "N"}
+    """`vega.column_kind` from which kinds of cell a column holds (an object's text is a text, a date past
+    Python's years a date)."""
+    present = {PYTHON_ONLY_AS.get(tag, tag) for tag in tags} - {"n", "N"}
     if not present:
         return NUMBER if "N" in tags else None
     if present == {"f"}:
@@ -2653,9 +2659,14 @@ MAX_PULLED_ROWS = 1_000_000
 # The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, one of a fold, or one
 # an impute added.
 KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup, Impute)
-# The kinds of cell (`_Chain.tag`'s letters) a column of several kinds may hold to be kept as `STORED_VALUE`:
-# nulls, NaN, numbers, text and booleans (a Date's cell, a datetime Python may not hold, and objects are not).
-VALUE_TAGS = frozenset("nNfsb")
+# The kinds of cell (`_Chain.tag`'s letters) a column of any kind may hold to be kept where the rows are (as
+# `STORED_VALUE` where they are of several kinds): nulls, NaN, numbers, text, booleans and dates. Not an array or a
+# mapping ('o'), an object's text ('S') nor a date past Python's years ('Y'): only Python makes those cells.
+VALUE_TAGS = frozenset("nNfsbd")
+# Those of an impute's key and groups, beside the rows read: no Date either (a Date is equal only to itself).
+PLAIN_TAGS = VALUE_TAGS - {"d"}
+# The cells only Python makes, as the kind of cell they are (`_kind_of_tags`).
+PYTHON_ONLY_AS = {"S": "s", "Y": "d"}
 # A computed value's SQL kind -> how its cells are stored (a number's cell is its double, NaN kept).
 KEPT_STORED = {NUM: STORED_FLOAT, BOOL: STORED_BOOLEAN, STR: STORED_TEXT}
 # A value of any kind (`Codec`'s text) whose cells are all of one kind -> how they are stored, and decoded.
@@ -2756,7 +2767,8 @@ def _unkept(layer, chain: tuple, query: Query) -> tuple:
         return made, f"the rows after its {type(made).__name__.lower()} are read whole"
     anything = {name for name, state in query.fields.items() if state.value.kind == ANY}
     return (next((step for step in reversed(chain) if anything & set(step.makes())), _last_node(layer, chain)),
-            "its values are of several kinds among which a date or an array, which only Python holds beside others")
+            "its values are ones only Python holds: an array or another object beside other kinds, a date past the "
+            "year 9999, Dates as an impute's keys or groups")
 
 
 def _counted(connection, query: Query) -> int:
@@ -2823,10 +2835,12 @@ def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: di
     `values`, every cell is its tagged text (`STORED_VALUE`, `_value_text`): a column whose cells are stored
     differently (a fold of text and numbers, an impute's text fill beside numbers) is held so."""
     shape = _kept_shape(cell)
+    if shape == "decoded" and _python_only(kind, measured):
+        return None
     if shape == "decoded" and _value_tags(kind, measured) and (values or _resolve(kind, measured) not in DECODED):
-        # Values of several kinds (numbers and text, say), none a date or an object: held as their tagged text
-        # (which a value of one kind is too, where the cells beside it are of others)
-        return f"r.{cell[1].sql}", {(STORED_VALUE, False, False)}, "false"
+        # Values of several kinds (numbers and text, a date and text, say): held as their tagged text (which a value
+        # of one kind is too, where the cells beside it are of others)
+        return _codec_values(f"r.{cell[1].sql}"), {(STORED_VALUE, False, False)}, "false"
     if shape == "fold":
         return _folded_cells(query, table, cell, kind, measured, values)
     if shape == "added":
@@ -2866,11 +2880,18 @@ def _kept_cell(query: Query, table: EngineTable, cell: tuple, kind, measured: di
     return sql, {spec}, integer
 
 
-def _value_tags(kind, measured: dict) -> bool:
-    """Whether a computed value of any kind, measured by its probe, holds only cells a `STORED_VALUE` column
-    holds (`VALUE_TAGS`: no date, no object)."""
+def _value_tags(kind, measured: dict, held: frozenset = VALUE_TAGS) -> bool:
+    """Whether a computed value of any kind, measured by its probe, holds only the kinds of cell `held` (by
+    default `VALUE_TAGS`: those SQL holds as Python does)."""
     return (isinstance(kind, tuple) and kind[0] == "probe"
-            and measured.get(("tags", kind[1], kind[2].name), VALUE_TAGS | {"o"}) <= VALUE_TAGS)
+            and measured.get(("tags", kind[1], kind[2].name), VALUE_TAGS | {"o"}) <= held)
+
+
+def _python_only(kind, measured: dict) -> bool:
+    """Whether a computed value's probe saw cells only Python makes (an array's or a mapping's, an object's text, a
+    date past Python's years: not `VALUE_TAGS`), which no SQL column holds."""
+    return (isinstance(kind, tuple) and kind[0] == "probe"
+            and not measured.get(("tags", kind[1], kind[2].name), frozenset("o")) <= VALUE_TAGS)
 
 
 def _value_text(sql: str, spec: tuple) -> str | None:
@@ -2894,6 +2915,16 @@ def _value_text(sql: str, spec: tuple) -> str | None:
     return None
 
 
+def _codec_values(sql: str) -> str:
+    """A value of any kind (`Codec`'s text) as the tagged text a `STORED_VALUE` column holds: its own text, but a
+    Date's ('d' and its milliseconds) is its datetime's ISO text (`_value_text`) and an Invalid Date none, as
+    `vega.python_cell` makes them (a date past Python's years is never kept: `VALUE_TAGS`)."""
+    time = f"CAST(substr({sql}, 2) AS DOUBLE)"
+    date = _value_text(_timestamp(time), (STORED_DATE, False, False))
+    return (f"CASE WHEN left({sql}, 1) <> 'd' THEN {sql} WHEN {sql} IN ('dnan', 'dinf', 'd-inf') THEN NULL "
+            f"ELSE {date} END")
+
+
 def _set_cell(column: Column) -> tuple[str, tuple]:
     """A value an impute set, as Python's cell of it: its SQL over the query's last step, and how it is stored
     (a value of any kind, a number's fill in a text field say, as its tagged text)."""
@@ -2901,7 +2932,7 @@ def _set_cell(column: Column) -> tuple[str, tuple]:
     if column.kind == DATE_KIND:
         return f"CASE WHEN {_finite(sql)} THEN {_timestamp(sql)} END", (STORED_DATE, False, False)
     if column.kind == ANY:
-        return sql, (STORED_VALUE, False, False)
+        return _codec_values(sql), (STORED_VALUE, False, False)
     return sql, (KEPT_STORED[column.kind], False, False)
 
 
@@ -2913,7 +2944,7 @@ def _plain_values(cell: tuple, kind, measured: dict) -> bool:
     if cell[0] in ("source", "missing"):
         return True
     if cell[0] == "computed":
-        return cell[1].kind in (NUM, STR, BOOL) or (cell[1].kind == ANY and _value_tags(kind, measured))
+        return cell[1].kind in (NUM, STR, BOOL) or (cell[1].kind == ANY and _value_tags(kind, measured, PLAIN_TAGS))
     return cell[0] == "fold" and all(how in ("source", "missing") for how in cell[4].values())
 
 
@@ -2965,9 +2996,11 @@ def _folded_cells(query: Query, table: EngineTable, cell: tuple, kind, measured:
             if values and (sql := _value_text(sql, spec)) is None:
                 return None
             alike.add((STORED_VALUE, False, False) if values else spec)
+        elif how == "computed" and kinds is not None and _python_only(kinds[index], measured):
+            return None
         elif how == "computed" and kinds is not None and (
                 (values and decoded in (NUMBER, TEXT, BOOLEAN)) or (decoded is None and _value_tags(kinds[index], measured))):
-            sql = f"r.{cell[2].sql}"  # (its tagged text as it is: values of several kinds, or of one beside others)
+            sql = _codec_values(f"r.{cell[2].sql}")  # (its tagged text: values of several kinds, or of one beside others)
             alike.add((STORED_VALUE, False, False))
         elif decoded in DECODED:
             sql, spec = DECODED[decoded][1](f"r.{cell[2].sql}"), (DECODED[decoded][0], False, False)
