@@ -22,7 +22,7 @@ import vl_convert
 from chartc import errors
 from chartc.errors import SpecError
 from chartc.stages.data import read as read_stage
-from chartc.stages.data import sql
+from chartc.stages.data import sources
 from chartc.infra.table import NUMBER, STORED_INTEGER, TEXT
 from chartc.stages.data.sources import EngineTable, KeptOrigin, materialise
 from chartc.trends.methods.loess import Loess
@@ -1160,7 +1160,7 @@ def test_a_layer_read_whole_past_the_bound_is_refused_at_its_step(small, fetched
     refused at the step that makes it so, having fetched at most one row past the bound: what comes back to
     Python, on a cluster its driver, stays bounded. Before, every row came back, whatever their number (the
     counts of the rows come from Python's own arithmetic over the generated rows)."""
-    monkeypatch.setattr(sql, "MAX_PULLED_ROWS", 600)
+    monkeypatch.setattr(sources, "MAX_PULLED_ROWS", 600)
     with pytest.raises(SpecError) as raised:
         compiled(small, "data: {path: small.parquet}\n" + drawn)
     error, = raised.value.errors
@@ -1177,7 +1177,7 @@ def test_a_layer_read_whole_past_the_bound_is_refused_at_its_step(small, fetched
 def test_a_layer_read_whole_within_the_bound_is_the_chart_over_the_rows_read(small, fetched, monkeypatch, drawn):
     """At the bound (the layer's rows exactly), the layer is read as before: the chart over the rows read into
     Python, byte for byte."""
-    monkeypatch.setattr(sql, "MAX_PULLED_ROWS", 2000)
+    monkeypatch.setattr(sources, "MAX_PULLED_ROWS", 2000)
     text = "data: {path: small.parquet}\n" + drawn
     assert json.dumps(compiled(small, text).vega_lite) == json.dumps(eager(small, text, monkeypatch).vega_lite)
 
@@ -1204,3 +1204,23 @@ def test_cells_only_python_makes_are_read_as_before(small, monkeypatch, steps):
     assert json.dumps(chart.vega_lite) == json.dumps(eager(small, text, monkeypatch).vega_lite)
     if "regexp" in steps:
         assert sorted(str(row["v"]) for row in data_rows(chart.vega_lite)) == ["/a+/", "x"]
+
+
+def test_a_lookup_into_a_second_source_past_the_bound_is_refused_at_its_from(small, fetched, monkeypatch):
+    """A lookup's second source is read into Python whole (Vega's index of it): left in the engine past the
+    bound (lowered here), it is refused at the lookup's `from` before a row is read; within it, the chart is the
+    one over the rows read."""
+    text = ("data: {path: small.parquet}\ntransform:\n  - lookup: step\n"
+            "    from: {data: {path: small.parquet}, key: step, fields: [name]}\n    as: [named]\n"
+            "mark: bar\nencoding:\n  x: {field: named, type: nominal}\n  y: {aggregate: count}\n")
+    monkeypatch.setattr(sources, "MAX_PULLED_ROWS", 1999)
+    with pytest.raises(SpecError) as raised:
+        compiled(small, text)
+    error, = raised.value.errors
+    assert (error.code, error.message, error.hint) == (
+        "E416", errors.rows_pulled_past_limit(2000, 1999, "to index them as Vega's lookup does", "its second source's"),
+        errors.lookup_too_many_rows_hint())
+    assert (error.location.line, error.location.column, tuple(error.path)) == (4, 11, ("transform", 0, "from"))
+    assert max(fetched, default=0) == 0
+    monkeypatch.setattr(sources, "MAX_PULLED_ROWS", 2000)
+    assert json.dumps(compiled(small, text).vega_lite) == json.dumps(eager(small, text, monkeypatch).vega_lite)

@@ -348,9 +348,8 @@ def test_a_layer_read_whole_past_the_bound_is_refused_on_spark_as_on_duckdb(spar
     """A layer whose rows the engine cannot keep is refused past `MAX_PULLED_ROWS` (lowered here) at its step,
     with DuckDB's message, having brought no row to the driver (the rows are counted where they are)."""
     from chartc import errors
-    from chartc.stages.data import sql
 
-    monkeypatch.setattr(sql, "MAX_PULLED_ROWS", 5_000)
+    monkeypatch.setattr(sources, "MAX_PULLED_ROWS", 5_000)
     spec = runs / "read_whole.yaml"
     spec.write_text("data: {path: runs.parquet}\n" + drawn, encoding="utf-8")
     messages = []

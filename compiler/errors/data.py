@@ -435,26 +435,32 @@ def date_out_of_range_hint() -> str:
 
 
 @code("E416", hint="rows_pulled_past_limit_hint")
-def rows_pulled_past_limit(count: int, limit: int, why: str) -> str:
+def rows_pulled_past_limit(count: int, limit: int, why: str, whose: str = "this layer's") -> str:
     """A layer whose rows would all be read into Python, past the limit of such rows.
 
     Rows left in the engine (a Parquet or Arrow file, a large CSV or JSON file, a table of the
     engine's catalog) are filtered, computed, aggregated, reduced and fitted there, at any number of
     rows: only the marks drawn come back. A few steps the engine does not compute as Vega does (a
-    value of several kinds among which an array or another object, Dates as an impute's keys or groups, a
-    pivot on dates, an expression only the renderer runs) need every row of the layer in Python,
-    where their memory grows with the rows (on a cluster, in its driver). Past the limit they are
-    refused before a row is read rather than exhaust the machine. Give the step's value one kind
-    (`toString(...)`, `toNumber(...)`, `time(...)` for a date's milliseconds), or filter or aggregate
-    the rows first in steps the engine runs.
+    value of several kinds among which an array or another object, Dates as an impute's keys or
+    groups, a pivot on dates, an expression only the renderer runs) need every row of the layer in
+    Python, and a lookup's second source is read whole to be indexed as Vega does: their memory
+    grows with the rows (on a cluster, in its driver). Past the limit they are refused before a row
+    is read rather than exhaust the machine. Give the step's value one kind (`toString(...)`,
+    `toNumber(...)`, `time(...)` for a date's milliseconds), or filter or aggregate the rows first in
+    steps the engine runs; look up in a table of one row per key.
     """
-    return (f"this layer's {count:,} rows would all be read into Python ({why}), past the limit of "
+    return (f"{whose} {count:,} rows would all be read into Python ({why}), past the limit of "
             f"{limit:,} rows chartc reads so")
 
 
 def rows_pulled_past_limit_hint() -> str:
     return ("give the value one kind (e.g. toString(...), toNumber(...), or time(...) for a date's milliseconds), "
             "or filter or aggregate the rows first, in steps the engine runs")
+
+
+def lookup_too_many_rows_hint() -> str:
+    return ("look up in a smaller table (one row per key: aggregate the second source first and save it), or join "
+            "the two in the engine before charting (a view or table of its catalog)")
 
 
 @code("E411")

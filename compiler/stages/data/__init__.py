@@ -35,10 +35,10 @@ from .encoded import Encoded, aggregate_encoding, binnable, line_columns, reduce
 from .intervals import interval_encoding, wants_interval
 from .lookup import chart_lookups, lookup_identities, lookup_table, lookup_types, lookup_warnings
 from .engine import connect
-from .sql import evaluate_layers, pulled_too_many
+from .sql import evaluate_layers
 from .sql import pivot_columns as engine_pivot_columns
 from .scrub import MAX_SAFE_INTEGER, RENDERER_UNSAFE, scrub_table, scrub_text
-from .sources import SOURCE, EngineTable, in_engine, is_table, materialise, register_frame, write_rows
+from .sources import SOURCE, EngineTable, in_engine, is_table, materialise, pulled_too_many, register_frame, write_rows
 from .vega import channel_type, emitted_predicate
 
 __all__ = [

@@ -21,6 +21,7 @@ from ...ir import expressions as ex
 from ...ir.nodes import Chart
 from ...ir.transforms import Lookup
 from . import vega
+from . import sources
 from .read import STAGE, data_identity, read_rows
 from .scrub import scrub_table
 
@@ -53,16 +54,25 @@ def lookup_identities(chart: Chart) -> tuple[tuple[str, str, object], ...]:
     return tuple(seen.values())
 
 
+# Why a lookup's second source comes to Python whole (E416's words).
+LOOKUP_READ = "to index them as Vega's lookup does"
+
+
 def lookup_table(step: Lookup) -> Table:
     """The second source's rows, read and scrubbed once per compile (kept on the node), key and fields checked.
 
     Raises:
         SpecError: the source cannot be read (as the chart's data: missing file, outside the project,
-            no rows...), or `from.key` or a `from.fields` entry is not one of its columns.
+            no rows...), or `from.key` or a `from.fields` entry is not one of its columns, or it is rows left in
+            the engine past `sources.MAX_PULLED_ROWS` (E416).
     """
     loaded = step.loaded
     if loaded.table is None:
-        table, scrubbed = scrub_table(read_rows(step.data), step.data)
+        read = read_rows(step.data)
+        if sources.pulled_too_many(read):  # (Vega's index of it is made in Python: refused before a row is read)
+            message = msg.rows_pulled_past_limit(len(read), sources.MAX_PULLED_ROWS, LOOKUP_READ, "its second source's")
+            raise step.error(message, "from", stage=STAGE, hint=msg.lookup_too_many_rows_hint())
+        table, scrubbed = scrub_table(read, step.data)
         source = msg.lookup_source(source_label(step))
         errors = []
         if step.key not in table.names:

@@ -990,6 +990,10 @@ _TESTS = itertools.count()
 # A date column read as text starts so (`table.ISO_DATE`); only then is it parsed (`iso_date_sql`) to decide.
 DATE_PREFIX_SQL = "^[0-9]{4}-[0-9]{2}-[0-9]{2}"
 MAX_EXACT = 2**53
+# The most rows left in the engine that are read into Python whole (a layer's, for a step the engine does not compute
+# as Vega does; a lookup's second source): past it they are refused before a row is read (E416), so what comes back
+# to Python (on a cluster, its driver) stays bounded.
+MAX_PULLED_ROWS = 1_000_000
 # `table.ISO_DATE` for both engines' regular expressions (no backslash: Spark's literals read them as escapes).
 ISO_DATE_TEXT_SQL = ("^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.][0-9]+)?)?"
                      "(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?")
@@ -1522,6 +1526,12 @@ def _value_cell(text: str | None):
     if tag == "D":  # a date cell, held beside cells of other kinds (its ISO text to the microsecond)
         return datetime.datetime.fromisoformat(body)
     return body
+
+
+def pulled_too_many(table: Table) -> bool:
+    """Whether reading every row of `table` into Python would pass `MAX_PULLED_ROWS` (only rows left in the
+    engine are read so: others are in Python already)."""
+    return isinstance(table, EngineTable) and len(table) > MAX_PULLED_ROWS
 
 
 def in_engine(table: Table, name: str) -> bool:

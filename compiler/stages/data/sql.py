@@ -74,7 +74,9 @@ from .engine import quote_identifier, quote_text
 from .interpret import Rows, Unknowable, pivot_keys
 from .lookup import default_value, key_text, lookup_index, lookup_table
 from .settings import DOUBLE_TEXT
-from .sources import KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, exact_integer_sql, in_engine, register_arrays
+from . import sources
+from .sources import (KIND_MEASURED, ORIGIN, EngineTable, KeptOrigin, exact_integer_sql, in_engine, pulled_too_many,
+                      register_arrays)
 
 NUM, STR, BOOL, DATE_KIND, ANY = "num", "str", "bool", "date", "any"
 TAG = "tag"  # a column of `_Chain.tag`'s letters (a probe of cells' kinds), held as text
@@ -2641,21 +2643,17 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
 
 
 def _read_rows(connection, query: Query, table: EngineTable, keepable: bool):
-    """A compiled layer's rows read into Python, as `run_query`'s, up to `MAX_PULLED_ROWS`; past it, their
+    """A compiled layer's rows read into Python, as `run_query`'s, up to `sources.MAX_PULLED_ROWS`; past it, their
     number, having read at most one row past the bound. The rows of steps kept elsewhere may be every row: they
     are counted first (the count needs no value a calculate makes, which the engine leaves out). Others (an
     aggregate's groups, most often few) are read up to one past the bound, the query run once, and counted only
     past it."""
-    if keepable and (count := _counted(connection, query)) > MAX_PULLED_ROWS:
+    if keepable and (count := _counted(connection, query)) > sources.MAX_PULLED_ROWS:
         return count
-    read = run_query(connection, query, table, MAX_PULLED_ROWS + 1)
-    return _counted(connection, query) if len(read[0]) > MAX_PULLED_ROWS else read
+    read = run_query(connection, query, table, sources.MAX_PULLED_ROWS + 1)
+    return _counted(connection, query) if len(read[0]) > sources.MAX_PULLED_ROWS else read
 
 
-# The most rows of a layer left in the engine that are read into Python whole, for a step the engine does not
-# compute as Vega does: past it the layer is refused before a row is read (E416), so what comes back to Python
-# (on a cluster, its driver) stays bounded.
-MAX_PULLED_ROWS = 1_000_000
 # The steps whose rows can stay in the engine (`kept_rows`): each row is a row of the data, one of a fold, or one
 # an impute added.
 KEPT_STEPS = (Filter, Calculate, Fold, Window, JoinAggregate, Lookup, Impute)
@@ -2730,16 +2728,10 @@ def kept_rows(connection, query: Query, table: EngineTable, costly: bool = False
         return None  # an expression only Vega runs: the rows are read, and the interpreter says why
 
 
-def pulled_too_many(table: Table) -> bool:
-    """Whether reading every row of `table` into Python would pass `MAX_PULLED_ROWS` (only rows left in the
-    engine are read so: others are in Python already)."""
-    return isinstance(table, EngineTable) and len(table) > MAX_PULLED_ROWS
-
-
 def _refused_read(layer, types: dict, count: int, node, why: str) -> Rows:
-    """A layer whose `count` rows Python would read whole, past `MAX_PULLED_ROWS`: refused at `node` (E416, by
+    """A layer whose `count` rows Python would read whole, past `sources.MAX_PULLED_ROWS`: refused at `node` (E416, by
     the check stage) before a row is read."""
-    unknowable = Unknowable(node, msg.rows_pulled_past_limit(count, MAX_PULLED_ROWS, why), thrown=True,
+    unknowable = Unknowable(node, msg.rows_pulled_past_limit(count, sources.MAX_PULLED_ROWS, why), thrown=True,
                             hint=msg.rows_pulled_past_limit_hint())
     return Rows(layer, dict(types), None, None, {}, unknowable, count)
 
