@@ -2589,12 +2589,13 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
     view = register_table(connection, table, f"rows_{id(table)}")
     emitted, facet, plans, common, conflicting = vega.parse_plans(chart, layer_fields, shared_fields)
     done: dict = {}
+    bounded = pulled_too_many(table)  # the rows read into Python whole, refused past the bound (E416)
     result = []
     for layer, plan, gaps, types in zip(chart.layers, emitted, plans, layer_fields):
         chain = chart.transforms(layer)
         if layer.mark is not None and conflicting:  # (the interpreter's: it reads every row, up to the bound)
             result.append(_refused_read(layer, types, len(table), layer, "Vega-Lite parses one of its fields two "
-                                        "ways") if pulled_too_many(table) else None)
+                                        "ways") if bounded else None)
             continue
         parses = _top_parses(layer, facet, common, gaps)
         keepable = registered_in_place(connection, table) and all(type(step) in KEPT_STEPS for step in chain)
@@ -2609,11 +2610,11 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
             # The interpreter reads every row of the table: refused past the bound, before a row is read
             result.append(_refused_read(layer, types, len(table), getattr(error, "step", None)
                                         or _last_node(layer, chain), _not_computed(error))
-                          if pulled_too_many(table) else None)
+                          if bounded else None)
             continue
         if kept is None and query.kinds_at is not None:  # kinds only the kept rows measure: the interpreter's
             result.append(_refused_read(layer, types, len(table), *_unkept(layer, chain, query))
-                          if pulled_too_many(table) else None)
+                          if bounded else None)
             continue
         if kept is not None:
             # The layer's rows stay where they are: a fit sums them there, an encoding aggregates them there
@@ -2622,7 +2623,6 @@ def evaluate_layers(connection, chart: Chart, table: Table, layer_fields: tuple,
             origin = KeptOrigin(kept) if query.changes_rows else None
             result.append(Rows(layer, dict(types), kept, origin, {}, None, len(kept)))
             continue
-        bounded = pulled_too_many(table)
         if query.sql not in done:
             try:
                 done[query.sql] = _read_rows(connection, query, table, keepable) if bounded else run_query(
